@@ -1,0 +1,275 @@
+"""The ``debug eval`` harness: answer Pi-oracle requests with our own implementation.
+
+A request is the JSON object the Pi oracle (``shared/oracle/pi-oracle.mjs``) accepts: an ``op``
+name, op-specific keys, and the common set-up keys (``fs`` written into a fresh temp dir,
+``${TMP}`` / ``${FIXTURES}`` substitution, ``env``, ``relativize``). The answer uses the oracle's
+envelope (``{"ok": true, "op", "result"}`` or ``{"ok": false, "op", "error"}``), so the same
+request file can be piped through both programs and the results compared key by key.
+
+Ops live in ``ops_*.py`` modules next to this one; each registers its handlers with :func:`op`.
+They are discovered by name, so adding an op never touches this file.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import os
+import pkgutil
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from lsp_server import __version__
+from lsp_server.jscompat import js_json_stringify
+
+Json = Any
+OpHandler = Callable[[dict[str, Any], "EvalContext"], Json]
+Mask = Callable[[dict[str, Any], Json], Json]
+
+
+class OpError(Exception):
+    """An error answer (``ok: false``) whose message is part of the contract."""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    handler: OpHandler
+    # Applied to both our result and the oracle's before comparing: hides what we do not
+    # reproduce on purpose (Pi's prose, a YAML parser's own error wording).
+    mask: Mask | None = None
+
+
+OPS: dict[str, OpSpec] = {}
+
+
+def op(name: str, *, mask: Mask | None = None) -> Callable[[OpHandler], OpHandler]:
+    def register(fn: OpHandler) -> OpHandler:
+        if name in OPS:
+            raise RuntimeError(f"op {name!r} registered twice")
+        OPS[name] = OpSpec(fn, mask)
+        return fn
+
+    return register
+
+
+_loaded = False
+
+
+def load_ops() -> dict[str, OpSpec]:
+    global _loaded
+    if not _loaded:
+        package = importlib.import_module("lsp_server.conformance")
+        for module in pkgutil.iter_modules(package.__path__):
+            if module.name.startswith("ops_"):
+                importlib.import_module(f"lsp_server.conformance.{module.name}")
+        _loaded = True
+    return OPS
+
+
+def default_fixtures_dir() -> Path:
+    """Pi's test fixtures: ``PI_FIXTURES_DIR``, else the copy under ``tests/fixtures/pi``."""
+    env = os.environ.get("PI_FIXTURES_DIR")
+    if env:
+        return Path(env)
+    repo_copy = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "pi"
+    return repo_copy
+
+
+@dataclass
+class EvalContext:
+    """Per-request state: the temp dir, the fixtures dir, and deterministic clock and ids."""
+
+    tmp: Path | None
+    fixtures: Path
+    package_dir: str | None = None
+    clock_start_ms: int = 1735689600000  # 2025-01-01T00:00:00.000Z, the oracle's default
+    clock_step_ms: int = 1000
+    deterministic_ids: bool = True
+    _clock_now: int = field(default=0, init=False)
+    _id_counter: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self._clock_now = self.clock_start_ms
+
+    def now_ms(self) -> int:
+        """The oracle's fake clock: starts at ``clock.start`` and advances on every read."""
+        value = self._clock_now
+        self._clock_now += self.clock_step_ms
+        return value
+
+    def new_uuid(self) -> str:
+        """The oracle's deterministic ``crypto.randomUUID``: 00000001-0000-4000-8000-000000000001, ..."""
+        if not self.deterministic_ids:
+            import uuid
+
+            return str(uuid.uuid4())
+        self._id_counter += 1
+        hex8 = f"{self._id_counter:08x}"
+        return f"{hex8}-0000-4000-8000-{hex8.rjust(12, '0')}"
+
+
+def map_strings(value: Json, fn: Callable[[str], str]) -> Json:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def materialize_fs(spec: dict[str, Any], root: Path) -> None:
+    """Write the request's ``fs`` map below ``root`` exactly as the oracle does."""
+    token = "${TMP}"
+    for rel, content in spec.items():
+        target = root / rel
+        if content is None or rel.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_bytes(content.replace(token, str(root)).encode("utf-8", "surrogatepass"))
+        elif isinstance(content, dict) and isinstance(content.get("symlink"), str):
+            os.symlink(content["symlink"].replace(token, str(root)), target)
+        elif isinstance(content, dict) and isinstance(content.get("base64"), str):
+            target.write_bytes(base64.b64decode(content["base64"]))
+        else:
+            raise OpError(f"fs entry {rel}: expected string, null, {{symlink}}, or {{base64}}")
+
+
+@contextmanager
+def _patched_env(env: dict[str, Any]) -> Iterator[None]:
+    saved: dict[str, str | None] = {}
+    try:
+        for key, value in env.items():
+            saved[key] = os.environ.get(key)
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = str(value)
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def gen_content(spec: Json) -> str:
+    """The oracle's content generators, so requests need not embed megabytes of text."""
+    if isinstance(spec, str):
+        return spec
+    if not isinstance(spec, dict):
+        raise OpError("content spec must be a string or an object")
+    if isinstance(spec.get("repeat"), str):
+        return str(spec["repeat"]) * int(spec.get("times", 1))
+    if isinstance(spec.get("lines"), int):
+        template = str(spec.get("template", "Line {n}"))
+        start = int(spec.get("startAt", 1))
+        pad = str(spec.get("padChar", "x")) * int(spec.get("padLength", 0))
+        lines = [
+            template.replace("{n}", str(start + i)).replace("{i}", str(i)).replace("{pad}", pad)
+            for i in range(spec["lines"])
+        ]
+        return str(spec.get("joiner", "\n")).join(lines) + ("\n" if spec.get("trailingNewline") else "")
+    if isinstance(spec.get("concat"), list):
+        return "".join(gen_content(part) for part in spec["concat"])
+    raise OpError("unknown content spec")
+
+
+def handle(raw: dict[str, Any]) -> dict[str, Any]:
+    """Answer one request; never raises (errors become ``ok: false`` envelopes)."""
+    ops = load_ops()
+    name = raw.get("op") if isinstance(raw, dict) else None
+    tmp: Path | None = None
+    fixtures = default_fixtures_dir()
+    try:
+        if not isinstance(raw, dict):
+            raise OpError("request must be a JSON object")
+        req = map_strings(raw, lambda s: s.replace("${FIXTURES}", str(fixtures)))
+        if req.get("fs") or "${TMP}" in js_json_stringify(req):
+            tmp = Path(tempfile.mkdtemp(prefix="pi-context-eval-"))
+            materialize_fs(req.get("fs") or {}, tmp)
+            tmp_str = str(tmp)
+            req = map_strings(req, lambda s: s.replace("${TMP}", tmp_str))
+        spec = ops.get(str(name))
+        if spec is None:
+            raise OpError(f"unknown op: {name}. Known: {', '.join(sorted(ops))}")
+        ctx = EvalContext(tmp=tmp, fixtures=fixtures, package_dir=req.get("packageDir"))
+        clock = req.get("clock")
+        if isinstance(clock, dict):
+            if isinstance(clock.get("stepMs"), int):
+                ctx.clock_step_ms = clock["stepMs"]
+            if isinstance(clock.get("start"), int):
+                ctx.clock_start_ms = clock["start"]
+            elif isinstance(clock.get("start"), str):
+                from datetime import datetime
+
+                parsed = datetime.fromisoformat(clock["start"].replace("Z", "+00:00"))
+                ctx.clock_start_ms = int(parsed.timestamp() * 1000)
+            ctx.__post_init__()
+        ctx.deterministic_ids = req.get("deterministicIds") is not False
+        with _patched_env(dict(req.get("env") or {})):
+            result = spec.handler(req, ctx)
+        if req.get("relativize") is not False:
+            result = relativize(result, tmp, fixtures)
+        return {"ok": True, "op": name, "implementation": f"pi-context {__version__}", "result": result}
+    except Exception as exc:  # every failure is an answer, as in the oracle
+        message = str(exc) if isinstance(exc, OpError) else f"{type(exc).__name__}: {exc}"
+        if tmp is not None:
+            message = message.replace(str(tmp), "${TMP}")
+        return {"ok": False, "op": name, "error": message}
+    finally:
+        if tmp is not None and not (isinstance(raw, dict) and raw.get("keepTmp") is True):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def relativize(result: Json, tmp: Path | None, fixtures: Path) -> Json:
+    def fix(s: str) -> str:
+        if tmp is not None:
+            s = s.replace(str(tmp), "${TMP}")
+        return s.replace(str(fixtures), "${FIXTURES}")
+
+    return map_strings(result, fix)
+
+
+def run_jsonl(stdin: TextIO, stdout: TextIO) -> int:
+    """One request per line in, one compact answer per line out, in order."""
+    import json
+
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as exc:
+            stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
+            continue
+        stdout.write(js_json_stringify(handle(req)) + "\n")
+        stdout.flush()
+    return 0
+
+
+def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True) -> int:
+    import json
+
+    try:
+        req = json.loads(stdin.read())
+    except json.JSONDecodeError as exc:
+        stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
+        return 2
+    answer = handle(req)
+    indent = 1 if pretty and req.get("pretty") is not False else None
+    stdout.write(js_json_stringify(answer, indent=indent) + "\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience for ad-hoc runs
+    sys.exit(run_jsonl(sys.stdin, sys.stdout))

@@ -1,0 +1,149 @@
+"""Reading the user's files the way Node does, without ever raising on bad input.
+
+Pi reads context files, SYSTEM.md and skills with ``readFileSync(path, "utf-8")``: invalid
+UTF-8 becomes U+FFFD and the read goes on. We decode the same way (so the prompt we rebuild is
+the prompt Pi builds) and also remember where the bad bytes were, so a finding can point at
+them. Everything that can fail on a real disk (permissions, a directory where a file was
+expected, a symlink loop, a file that vanished, a huge file) comes back as a value, not an
+exception.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsp_server.jscompat import node_dir_sort_key
+
+# Files above this size are not read at all (a finding says so). Pi would try; a language
+# server holding a 500 MB "AGENTS.md" in memory on every keystroke would not survive.
+MAX_READ_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class InvalidUtf8:
+    """First undecodable byte sequence: 0-based line, column (code points) and byte offset."""
+
+    line: int
+    column: int
+    byte_offset: int
+    count: int  # how many replacement characters decoding produced
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    path: str
+    text: str | None  # None when the file could not be read
+    error: str | None = None  # Node-style message, e.g. "EACCES: permission denied, open '<path>'"
+    size: int = 0
+    invalid_utf8: InvalidUtf8 | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.text is not None
+
+
+_ERRNO_NAMES = {
+    errno.ENOENT: ("ENOENT", "no such file or directory"),
+    errno.EACCES: ("EACCES", "permission denied"),
+    errno.EISDIR: ("EISDIR", "illegal operation on a directory"),
+    errno.ELOOP: ("ELOOP", "too many symbolic links encountered"),
+    errno.ENOTDIR: ("ENOTDIR", "not a directory"),
+    errno.EPERM: ("EPERM", "operation not permitted"),
+}
+
+
+def node_error_message(exc: OSError, syscall: str, path: str) -> str:
+    """``EACCES: permission denied, open '/x'``: the shape of Node's fs error messages."""
+    code, text = _ERRNO_NAMES.get(exc.errno or 0, (errno.errorcode.get(exc.errno or 0, "EIO"),
+                                                   (exc.strerror or "i/o error").lower()))
+    return f"{code}: {text}, {syscall} '{path}'"
+
+
+def decode_like_node(data: bytes) -> tuple[str, InvalidUtf8 | None]:
+    """UTF-8 decode with U+FFFD replacement (WHATWG / Node semantics) and locate the first error."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    text = data.decode("utf-8", errors="replace")
+    prefix = data[:first].decode("utf-8", errors="replace")
+    line = prefix.count("\n")
+    column = len(prefix) - (prefix.rfind("\n") + 1)
+    valid = data.decode("utf-8", errors="ignore")
+    count = text.count("\ufffd") - valid.count("\ufffd")
+    return text, InvalidUtf8(line=line, column=column, byte_offset=first, count=count)
+
+
+def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> ReadResult:
+    """Read a file as Node's ``readFileSync(path, "utf-8")`` would, reporting failures as values."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        return ReadResult(p, None, node_error_message(exc, "stat", p))
+    if stat.S_ISDIR(st.st_mode):
+        return ReadResult(p, None, node_error_message(IsADirectoryError(errno.EISDIR, ""), "read", p))
+    if st.st_size > max_bytes:
+        return ReadResult(p, None, f"file is too large to read ({st.st_size} bytes, limit {max_bytes})",
+                          size=st.st_size)
+    try:
+        with open(p, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return ReadResult(p, None, node_error_message(exc, "open", p), size=st.st_size)
+    if len(data) > max_bytes:
+        return ReadResult(p, None, f"file is too large to read (over {max_bytes} bytes)", size=len(data))
+    text, invalid = decode_like_node(data)
+    return ReadResult(p, text, size=len(data), invalid_utf8=invalid)
+
+
+def is_regular_file(path: str | os.PathLike[str]) -> bool:
+    """``statSync(path).isFile()`` with symlinks followed; False on any error (loops included)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def is_directory(path: str | os.PathLike[str]) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: str | os.PathLike[str]) -> bool:
+    """``existsSync``: follows symlinks, so a broken link or a loop does not exist."""
+    try:
+        os.stat(path)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def list_dir_sorted(path: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
+    """Directory entries in Node's ``readdirSync`` order (UTF-8 byte order); [] when unreadable."""
+    try:
+        with os.scandir(path) as it:
+            entries = list(it)
+    except OSError:
+        return []
+    entries.sort(key=lambda e: node_dir_sort_key(e.name))
+    return entries
+
+
+def real_path(path: str | os.PathLike[str]) -> str:
+    """``realpathSync`` when it succeeds, else the absolute path (loops and dangling links)."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
+
+
+def resolve(path: str, base: str | Path) -> str:
+    """Node's ``path.resolve(base, path)``: absolute, normalized, no symlink resolution."""
+    return os.path.normpath(os.path.join(os.fspath(base), path))

