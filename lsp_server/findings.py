@@ -27,8 +27,13 @@ class Severity(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Severity:
-        lookup = {"error": cls.ERROR, "warning": cls.WARNING, "info": cls.INFORMATION,
-                  "information": cls.INFORMATION, "hint": cls.HINT}
+        lookup = {
+            "error": cls.ERROR,
+            "warning": cls.WARNING,
+            "info": cls.INFORMATION,
+            "information": cls.INFORMATION,
+            "hint": cls.HINT,
+        }
         try:
             return lookup[text.lower()]
         except KeyError:
@@ -48,8 +53,10 @@ class Range:
 
     @classmethod
     def at(cls, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Range:
-        return cls(Position(line, column),
-                   Position(line if end_line is None else end_line, column if end_column is None else end_column))
+        return cls(
+            Position(line, column),
+            Position(line if end_line is None else end_line, column if end_column is None else end_column),
+        )
 
     @classmethod
     def file_start(cls) -> Range:
@@ -57,8 +64,10 @@ class Range:
         return cls.at(0, 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"start": {"line": self.start.line, "column": self.start.column},
-                "end": {"line": self.end.line, "column": self.end.column}}
+        return {
+            "start": {"line": self.start.line, "column": self.start.column},
+            "end": {"line": self.end.line, "column": self.end.column},
+        }
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,9 @@ _ERRNO_NAMES = {
 
 def node_error_message(exc: OSError, syscall: str, path: str) -> str:
     """``EACCES: permission denied, open '/x'``: the shape of Node's fs error messages."""
-    code, text = _ERRNO_NAMES.get(exc.errno or 0, (errno.errorcode.get(exc.errno or 0, "EIO"),
-                                                   (exc.strerror or "i/o error").lower()))
+    code, text = _ERRNO_NAMES.get(
+        exc.errno or 0, (errno.errorcode.get(exc.errno or 0, "EIO"), (exc.strerror or "i/o error").lower())
+    )
     return f"{code}: {text}, {syscall} '{path}'"
 
 
@@ -88,8 +89,9 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> 
     if stat.S_ISDIR(st.st_mode):
         return ReadResult(p, None, node_error_message(IsADirectoryError(errno.EISDIR, ""), "read", p))
     if st.st_size > max_bytes:
-        return ReadResult(p, None, f"file is too large to read ({st.st_size} bytes, limit {max_bytes})",
-                          size=st.st_size)
+        return ReadResult(
+            p, None, f"file is too large to read ({st.st_size} bytes, limit {max_bytes})", size=st.st_size
+        )
     try:
         with open(p, "rb") as handle:
             data = handle.read(max_bytes + 1)

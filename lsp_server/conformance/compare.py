@@ -60,11 +60,13 @@ def _diff(expected: Json, actual: Json, path: str, found: list[str], limit: int)
         return
     if not _same_scalar(expected, actual):
         if isinstance(expected, str) and isinstance(actual, str):
-            at = next((i for i, (x, y) in enumerate(zip(expected, actual, strict=False)) if x != y),
-                      min(len(expected), len(actual)))
+            at = next(
+                (i for i, (x, y) in enumerate(zip(expected, actual, strict=False)) if x != y),
+                min(len(expected), len(actual)),
+            )
             found.append(
-                f"{path}: strings differ at index {at}: expected ...{expected[max(0, at - 40):at + 60]!r}"
-                f" got ...{actual[max(0, at - 40):at + 60]!r}"
+                f"{path}: strings differ at index {at}: expected ...{expected[max(0, at - 40) : at + 60]!r}"
+                f" got ...{actual[max(0, at - 40) : at + 60]!r}"
             )
         else:
             found.append(f"{path}: expected {_short(expected)}, got {_short(actual)}")

@@ -22,8 +22,13 @@ class SourceInfo:
     base_dir: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "source": self.source, "scope": self.scope,
-                "origin": self.origin, "baseDir": self.base_dir}
+        return {
+            "path": self.path,
+            "source": self.source,
+            "scope": self.scope,
+            "origin": self.origin,
+            "baseDir": self.base_dir,
+        }
 
 
 @dataclass(frozen=True)
@@ -38,9 +43,14 @@ class Skill:
     disable_model_invocation: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "filePath": self.file_path,
-                "baseDir": self.base_dir, "sourceInfo": self.source_info.to_json(),
-                "disableModelInvocation": self.disable_model_invocation}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "filePath": self.file_path,
+            "baseDir": self.base_dir,
+            "sourceInfo": self.source_info.to_json(),
+            "disableModelInvocation": self.disable_model_invocation,
+        }
 
 
 @dataclass(frozen=True)
