@@ -89,7 +89,7 @@ def js_number_to_string(value: float) -> str:
         return "0"
     if not math.isfinite(value):
         return "null"
-    if value == int(value) and abs(value) < 1e21:
+    if value == int(value) and abs(value) < 2**53:
         return str(int(value))
     # Shortest round-trip digits and exponent, then ECMAScript's layout rules.
     sign = "-" if value < 0 else ""
