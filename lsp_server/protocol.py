@@ -1,0 +1,284 @@
+"""The contract between the language server and its clients: custom methods and their payloads.
+
+Every custom request, notification and command argument/result is a pydantic model here. The
+server validates what it receives and serializes what it sends with these models;
+``docs/protocol.md`` embeds their JSON schemas (``python -m lsp_server.protocol``), and the VS Code
+extension's TypeScript types are checked against the same schemas by a test. Field names are
+camelCase on the wire, as LSP's own are.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown input keys are rejected."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+# --- methods -------------------------------------------------------------------------------
+
+SYSTEM_PROMPT = "pi/systemPrompt"
+PROMPT_SECTIONS_CHANGED = "pi/promptSectionsChanged"
+CONTEXT_BUDGET = "pi/contextBudget"
+PROJECTED_REQUEST = "pi/projectedRequest"
+SESSIONS = "pi/sessions"
+SESSION_TREE = "pi/sessionTree"
+CMD_COMPACT = "pi.compact"
+CMD_BRANCH_SUMMARY = "pi.branchSummary"
+CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
+
+EstimatorName = Literal["pi", "weighted", "exact"]
+
+
+class TokenCounts(WireModel):
+    """A count by Pi's own heuristic (ceil(UTF-16 length / 4)) and by the configured estimator."""
+
+    pi: int = Field(description="Pi's estimate: ceil(UTF-16 length / 4), what Pi uses for its decisions.")
+    estimate: int = Field(description="The configured estimator's count (see `estimator` on the parent).")
+
+
+class EstimatorInfo(WireModel):
+    name: EstimatorName
+    family: str | None = Field(default=None, description="Model family of the weights or tokenizer, e.g. gpt.")
+    exact: bool = Field(description="True when a real tokenizer produced the counts.")
+    label: str = Field(description="Human label, e.g. 'weighted estimate (gpt family)'.")
+
+
+# --- system prompt -------------------------------------------------------------------------
+
+
+class SectionSource(WireModel):
+    path: str
+    kind: Literal["context_file", "system_prompt", "append_system_prompt", "skill", "settings", "builtin", "option"]
+    uri: str | None = None
+
+
+class PromptSection(WireModel):
+    name: str
+    text: str = Field(description="The section as it appears in the prompt (tag-wrapped except the preamble).")
+    position: int = Field(description="0-based index in the assembled prompt.")
+    tokens: TokenCounts
+    sources: list[SectionSource] = Field(default_factory=list)
+    pi_prose: bool = Field(
+        default=False,
+        description="True when the text is pi-context's stand-in for Pi's built-in prose (same role and size).",
+    )
+
+
+class SystemPromptParams(WireModel):
+    workspace_folder: str | None = Field(default=None, description="Workspace folder URI; default: the first.")
+    cwd: str | None = Field(default=None, description="Directory Pi would run in; default: the folder root.")
+
+
+class SystemPromptResult(WireModel):
+    cwd: str
+    agent_dir: str
+    project_trusted: bool
+    sections: list[PromptSection]
+    rendered: str
+    total: TokenCounts
+    estimator: EstimatorInfo
+
+
+class SectionChange(WireModel):
+    name: str
+    status: Literal["added", "changed", "removed"]
+    tokens_before: TokenCounts | None = None
+    tokens_after: TokenCounts | None = None
+    delta: TokenCounts
+
+
+class PromptSectionsChangedParams(WireModel):
+    """Sent after a context source changed and the assembled prompt differs from the last one sent."""
+
+    workspace_folder: str
+    cwd: str
+    patch: dict[str, str | None] = Field(description="Pi's patch: changed sections in order, removed as null.")
+    changes: list[SectionChange]
+    total_before: TokenCounts
+    total_after: TokenCounts
+    rendered_update: str = Field(description="The patch as Pi renders a mid-conversation system message.")
+    trigger_paths: list[str] = Field(default_factory=list, description="Files whose change caused this.")
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+
+class SessionRef(WireModel):
+    session: str = Field(description="Path of the session .jsonl file.")
+    leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
+
+
+class SessionSummary(WireModel):
+    path: str
+    id: str
+    cwd: str | None = None
+    name: str | None = None
+    created: str | None = Field(default=None, description="Header timestamp (ISO 8601).")
+    modified: float = Field(description="File modification time, seconds since the epoch.")
+    size: int
+    entry_count: int | None = None
+
+
+class SessionsParams(WireModel):
+    workspace_folder: str | None = None
+    cwd: str | None = None
+
+
+class SessionsResult(WireModel):
+    sessions_dir: str
+    sessions: list[SessionSummary] = Field(description="Newest first.")
+
+
+class TreeNode(WireModel):
+    id: str
+    parent_id: str | None
+    type: str
+    role: str | None = None
+    label: str | None = None
+    timestamp: str | None = None
+    preview: str = ""
+    children: list[str] = Field(default_factory=list)
+    on_active_path: bool = False
+
+
+class SessionTreeResult(WireModel):
+    session: str
+    leaf_id: str | None
+    roots: list[str]
+    nodes: list[TreeNode]
+    problems: list[str] = Field(default_factory=list, description="Skipped lines etc., with line numbers.")
+
+
+# --- budget and projected request ----------------------------------------------------------
+
+
+class ModelInfo(WireModel):
+    provider: str | None = None
+    id: str | None = None
+    context_window: int
+    source: Literal["session", "settings", "default"]
+
+
+class BudgetCategory(WireModel):
+    id: str = Field(description="Stable id, e.g. system.project_context, messages.toolResult, reserve, free.")
+    group: Literal["system", "messages", "reserve", "free"]
+    label: str
+    tokens: int
+    count: int | None = Field(default=None, description="How many items (messages, files) the category holds.")
+
+
+class Breakdown(WireModel):
+    estimator: EstimatorInfo
+    categories: list[BudgetCategory] = Field(description="Add up to the window (free may be 0 when over).")
+    used: int
+    free: int
+    overflow: int = Field(description="Tokens beyond the window (0 when it fits).")
+
+
+class ContextBudgetParams(WireModel):
+    session: str | None = Field(default=None, description="Session file; without it, the prompt alone.")
+    leaf_id: str | None = None
+    workspace_folder: str | None = None
+
+
+class ContextBudgetResult(WireModel):
+    model: ModelInfo
+    window: int
+    reserve_tokens: int
+    threshold: int = Field(description="Pi compacts when context tokens exceed this (window - reserve).")
+    compaction_enabled: bool
+    context_tokens: int = Field(description="Context tokens as Pi computes them (usage + trailing estimate).")
+    context_tokens_source: Literal["usage", "estimate", "none"]
+    should_compact: bool
+    percent_used: float
+    pi: Breakdown = Field(description="Breakdown with Pi's chars/4 estimate.")
+    estimated: Breakdown = Field(description="The same breakdown with pi-context's better estimator.")
+
+
+class ProjectedMessage(WireModel):
+    index: int
+    role: str
+    kind: str = Field(description="user, assistant, toolResult, compactionSummary, branchSummary, custom, ...")
+    entry_id: str | None = None
+    text: str = Field(description="The message as the model receives it (after Pi's conversion), as text.")
+    tokens: TokenCounts
+    timestamp: int | None = None
+
+
+class ProjectedRequestResult(WireModel):
+    session: str
+    leaf_id: str | None
+    system: SystemPromptResult
+    messages: list[ProjectedMessage]
+    thinking_level: str
+    model: ModelInfo
+    total: TokenCounts
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+class CompactArgs(WireModel):
+    session: str
+    instructions: str | None = None
+    preview_only: bool = False
+    expected_size: int | None = Field(
+        default=None, description="Apply only if the file still has this size (the previewed state)."
+    )
+
+
+class BranchSummaryArgs(WireModel):
+    session: str
+    from_id: str = Field(description="The leaf being left.")
+    to_id: str = Field(description="The entry to summarize back to (new position).")
+    instructions: str | None = None
+    preview_only: bool = False
+
+
+class CommandOutcome(WireModel):
+    written: bool
+    preview_only: bool
+    summary: str
+    entry: dict[str, Any] | None = Field(default=None, description="The JSON entry appended (when written).")
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    summarizer: str = Field(description="Which summarizer produced it, e.g. 'offline (extractive)'.")
+    session_size: int | None = Field(default=None, description="File size the result applies to.")
+
+
+ALL_MODELS: dict[str, type[WireModel]] = {
+    "SystemPromptParams": SystemPromptParams,
+    "SystemPromptResult": SystemPromptResult,
+    "PromptSectionsChangedParams": PromptSectionsChangedParams,
+    "SessionsParams": SessionsParams,
+    "SessionsResult": SessionsResult,
+    "SessionRef": SessionRef,
+    "SessionTreeResult": SessionTreeResult,
+    "ContextBudgetParams": ContextBudgetParams,
+    "ContextBudgetResult": ContextBudgetResult,
+    "ProjectedRequestResult": ProjectedRequestResult,
+    "CompactArgs": CompactArgs,
+    "BranchSummaryArgs": BranchSummaryArgs,
+    "CommandOutcome": CommandOutcome,
+}
+
+
+def json_schemas() -> dict[str, Any]:
+    return {name: model.model_json_schema(by_alias=True) for name, model in ALL_MODELS.items()}
+
+
+if __name__ == "__main__":
+    json.dump(json_schemas(), sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
