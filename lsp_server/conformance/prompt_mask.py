@@ -1,0 +1,174 @@
+"""The mask for the system-prompt ops: hide Pi's prose and ours, keep everything else exact.
+
+pi-context writes its own sentences for the default prompt (:mod:`lsp_server.prompt.texts`), so
+a golden from Pi and our answer differ exactly there. This mask puts the same placeholder
+``{pi-prose:<role>}`` in place of either wording of each sentence, on both sides, so the
+comparison still checks *which* sentence appears *where* (the role), and every byte around it.
+
+Pi's sentences are recognized by their SHA-256 (the table below, made from Pi 1.6.0's answers to
+``default_tool_prompts`` and ``build_sections``), so this module does not contain Pi's text.
+Ours are recognized by exact text. Matching is per line:
+
+- a whole line (preamble, docs lines with the package folder written as ``<pkg>``, skills intro);
+- ``- <sentence>`` (a rule bullet);
+- ``- <tool>: <sentence>`` (a built-in tool's line in ``tools``).
+
+One structural difference survives the placeholders: Pi removes a rule bullet that repeats an
+earlier one *by text*. When a caller's guideline is one of Pi's fixed rules, Pi lists it once and
+we list it next to our own fixed rule (different texts); when it is one of ours, the reverse.
+So a rule bullet whose role already appeared **with a different original text** is dropped
+from the masked string. A bullet repeated with the *same* text is kept, so a missing
+deduplication on our side still fails the comparison.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from lsp_server.prompt.package_dir import normalize_user_path
+from lsp_server.prompt.texts import OUR_TEXTS, PromptTexts
+
+Json = Any
+
+# role -> sha256 of Pi 1.6.0's sentence (docs lines with the package folder as "<pkg>").
+PI_PROSE_SHA256: dict[str, str] = {
+    "snippet:read": "4b24d940f5836c690daf7c56f5735e35962fdf3de849ad858b3fad72e5468a8b",
+    "snippet:bash": "849d8ed376ae899cc824e25f43bd855946c22f4b1dcfd03ebe0ea50fbbb893d2",
+    "snippet:edit": "d43326dc03ce4709819e76bfbd3ea140a0538887b8e9910822499c454c95eb15",
+    "snippet:write": "b29a2552b08fc6afff15e7d9e6276beeaa33e59f3fa298a999c6e8115b487d7a",
+    "snippet:grep": "24865d1332c234302a153e897f0b4b8ef27dcc2292409fa79db8253245804fb2",
+    "snippet:find": "4fd588c4c5fc43395ddf2bb18165f68c8535e934ac587d26cce9437db96998bc",
+    "snippet:ls": "005f8b8312283e7693df099b151dd976be5f4ef8106056062fc37d80bf9752d2",
+    "snippet:powershell": "e28c07c191f8654ece7536127f7b22afc5223b79c970621ad7ec2d9eed67e213",
+    "guideline:read:0": "9b67a94e6457dc2558f9f082ab8cb1c0601faa88770c654073cca0540b1f0a36",
+    "guideline:env": "600ca02ace9c0e6e28c6ab6029cc6cbc7dc54572a5573347d829b6315efe6040",
+    "guideline:edit:0": "40d710af7a1656678635e6f11cb6cddd64b7b01138ee79e68ee64da6a97f832c",
+    "guideline:edit:1": "440f4ee2046d4267ccf22458d50ecd82d48e2dd1e4b959244e921422dccc6214",
+    "guideline:write:0": "fa74847372950510319d8f60aeb918c7f137617763816058183eb732dba53809",
+    "preamble": "52b86ec55caba7168f91b679de867d700924bf2641d661550566408fd6a59e48",
+    "rule:explore:bash": "c822b12774a61203057dacd8e997052f43f210e276956914e80ee98a4a6b11da",
+    "rule:explore:powershell": "0f8b7d4cca5711bd638c19e182c87412918289af98e703eba7b6c76986f62eb4",
+    "rule:explore:both": "a48aeccc76f2cbd67e9941883e4f32b5a290aebf048cb36907d8a619e08bacea",
+    "rule:fixed:0": "c59d51a23042a8cca61ce0dde02c231d1cbbb35e7fb0b3b6bbc6f66e823af08c",
+    "rule:fixed:1": "c3f4f51497e8638775529f3c1aabcff61009b92e1de12011a104116af7f4b9c0",
+    "docs:0": "9b7c7694732d3cae28b6d648f7f1b877fa90512c59357dfba7f05d0e0e13c6db",
+    "docs:1": "1221fb5e4c6dcc4b9a8211aae9cc6ca84d1707ba84cf3c445d63882e91d52752",
+    "docs:2": "8a3fdc45521784d31a8b2f69dafbc0b4711858c6cf9bc81bd9bc1d604bc6d5ba",
+    "docs:3": "794f69454d9bb0bd4cb4b7b27d7c4bd9c0c88bb42298282dac960a77712a1ddd",
+    "docs:4": "8a802ab8ff7daf893f16c78f48f5a5aa8fb17fff73fc8ae4f13eb9889e64ca22",
+    "docs:5": "622e5364154ba1071d01c240a4b5693d164e437e69de1c964f594f69496ae6b1",
+    "docs:6": "f061253aef4feab3f93ffa1fa62816ed0f49a8de3b1aac5c1010f5331b7c026c",
+    "skills:intro": "a9ad8d6565cfab64f1d0953f141356bb6d8c63764d0bf08a163b692d196124dd",
+    "skills:reader:read": "3de47773cfbe5595c08b69ac74fa90faf8d30185ddd50e58e875c7e5669899ef",
+    "skills:reader:bash": "79e8ee7d76427921407a3966cd4aeaaba4ba5070e66bedf2cac575eafdf4c563",
+    "skills:reader:indirect": "4e19b7a779e311797c84d191ab19f530806e97a8424d6b474c214c0742501582",
+    "skills:paths": "7d8aa6a7641de5d95d4e07615047d418765531ceed91ca8f6f9e9fdbdfcd39ec",
+}
+PKG_TOKEN = "<pkg>"
+
+
+def our_prose_roles(texts: PromptTexts = OUR_TEXTS) -> dict[str, str]:
+    """role -> our sentence, with the same roles as :data:`PI_PROSE_SHA256`."""
+    roles: dict[str, str] = {"preamble": texts.preamble}
+    for name, tool in texts.tools.items():
+        roles[f"snippet:{name}"] = tool.snippet
+    roles["guideline:read:0"] = texts.tools["read"].guidelines[0]
+    roles["guideline:env"] = texts.tools["bash"].guidelines[0]
+    roles["guideline:edit:0"], roles["guideline:edit:1"] = texts.tools["edit"].guidelines
+    roles["guideline:write:0"] = texts.tools["write"].guidelines[0]
+    roles["rule:explore:bash"] = texts.exploration.bash
+    roles["rule:explore:powershell"] = texts.exploration.powershell
+    roles["rule:explore:both"] = texts.exploration.both
+    roles["rule:fixed:0"], roles["rule:fixed:1"] = texts.fixed_rules
+    docs = texts.docs.render(f"{PKG_TOKEN}/README.md", f"{PKG_TOKEN}/docs", f"{PKG_TOKEN}/examples")
+    for index, line in enumerate(docs.split("\n")):
+        roles[f"docs:{index}"] = line
+    roles["skills:intro"] = texts.skills.intro
+    for reader in ("read", "bash", "indirect"):
+        roles[f"skills:reader:{reader}"] = texts.skills.reader_line(reader)
+    roles["skills:paths"] = texts.skills.paths
+    return roles
+
+
+_OUR_ROLE_BY_TEXT = {text: role for role, text in our_prose_roles().items()}
+_PI_ROLE_BY_HASH = {digest: role for role, digest in PI_PROSE_SHA256.items()}
+
+
+def prose_role(text: str) -> str | None:
+    """The role of a sentence if it is Pi's or ours, else ``None``."""
+    role = _OUR_ROLE_BY_TEXT.get(text)
+    if role is not None:
+        return role
+    return _PI_ROLE_BY_HASH.get(hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+
+
+def _placeholder(role: str) -> str:
+    return "{pi-prose:" + role + "}"
+
+
+def _mask_line(line: str, package_dir: str | None) -> tuple[str, str | None]:
+    """The masked line and, for a rule bullet, its role (used by the cross-wording dedup)."""
+    role = prose_role(line)
+    if role is None and package_dir:
+        role = prose_role(line.replace(package_dir, PKG_TOKEN))
+        if role is not None and not role.startswith("docs:"):
+            role = None
+    if role is not None:
+        return _placeholder(role), None
+    if line.startswith("- "):
+        rest = line[2:]
+        role = prose_role(rest)
+        if role is not None:
+            bullet = role if role.startswith(("rule:", "guideline:")) else None
+            return "- " + _placeholder(role), bullet
+        name, sep, snippet = rest.partition(": ")
+        if sep:
+            role = prose_role(snippet)
+            if role is not None and role.startswith("snippet:"):
+                return f"- {name}: {_placeholder(role)}", None
+    return line, None
+
+
+def mask_prose(text: str, package_dir: str | None = None) -> str:
+    """``text`` with every prose line (Pi's or ours) replaced by its role placeholder."""
+    if "\n" not in text:
+        return _mask_line(text, package_dir)[0]
+    out: list[str] = []
+    first_text_by_role: dict[str, str] = {}
+    for line in text.split("\n"):
+        masked, bullet_role = _mask_line(line, package_dir)
+        if bullet_role is not None:
+            first = first_text_by_role.setdefault(bullet_role, line)
+            if first != line:
+                continue  # the same rule in the other wording: Pi's text-based dedup kept only one
+        out.append(masked)
+    return "\n".join(out)
+
+
+def _map_strings(value: Json, fn: Callable[[str], str]) -> Json:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_map_strings(item, fn) for item in value]
+    if isinstance(value, dict):
+        return {key: _map_strings(item, fn) for key, item in value.items()}
+    return value
+
+
+def request_package_dir(req: dict[str, Any]) -> str | None:
+    """The package folder the request's docs section names (absolute, as Pi resolves it)."""
+    package_dir = req.get("packageDir")
+    if not isinstance(package_dir, str) or not package_dir:
+        return None
+    import os
+
+    return os.path.abspath(normalize_user_path(package_dir))
+
+
+def mask_prompt_result(req: dict[str, Any], result: Json) -> Json:
+    """The registered mask: every string of the result, prose lines replaced; input left untouched."""
+    package_dir = request_package_dir(req)
+    return _map_strings(copy.deepcopy(result), lambda s: mask_prose(s, package_dir))
