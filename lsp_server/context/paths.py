@@ -1,0 +1,176 @@
+"""Paths the way Pi spells and resolves them (``utils/paths.js``, ``config.js``), POSIX only.
+
+Pi accepts ``~``, ``~/...`` and ``file://`` URLs wherever a user types a path, resolves relative
+paths against a base directory with Node's ``path.resolve`` and, for comparisons, uses real paths.
+Python's ``os.path`` differs in small ways that matter for exact answers: ``normpath`` keeps a
+leading ``//``, ``expanduser`` also expands ``~user``, and ``urllib`` does not reject a file URL
+with a host. The helpers here reproduce Node's results; none of them raises on bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import pwd
+import re
+from urllib.parse import unquote, urlsplit
+
+from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
+
+# Characters Pi's normalizePath turns into a plain space when asked (extension paths).
+_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def node_resolve(*parts: str) -> str:
+    """Node's ``path.resolve``: right-most absolute part wins, then normalize, no trailing slash.
+
+    Relative results are made absolute with the process cwd, as Node does. Unlike
+    ``os.path.normpath``, a leading ``//`` collapses to ``/``.
+    """
+    resolved = ""
+    for part in reversed(parts):
+        if not part:
+            continue
+        resolved = f"{part}/{resolved}" if resolved else part
+        if part.startswith("/"):
+            break
+    if not resolved.startswith("/"):
+        resolved = f"{os.getcwd()}/{resolved}" if resolved else os.getcwd()
+    normalized = posixpath.normpath(resolved)
+    if normalized.startswith("//"):
+        normalized = "/" + normalized.lstrip("/")
+    return normalized
+
+
+def home_dir() -> str:
+    """Node's ``os.homedir()``: ``$HOME`` when set and non-empty, else the passwd entry."""
+    home = os.environ.get("HOME")
+    if home:
+        return home
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (KeyError, OSError):
+        return "/"
+
+
+def file_url_to_path(url: str) -> str | None:
+    """Node's ``fileURLToPath`` for POSIX; ``None`` where Node would throw (host, encoded ``/``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "file":
+        return None
+    host = parts.hostname or ""
+    if host not in ("", "localhost"):
+        return None
+    raw_path = parts.path.replace("\\", "/") or "/"
+    if re.search("%2f", raw_path, flags=re.IGNORECASE):
+        return None
+    return unquote(_remove_dot_segments(raw_path))
+
+
+_SINGLE_DOT = {".", "%2e"}
+_DOUBLE_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
+
+
+def _remove_dot_segments(path: str) -> str:
+    """WHATWG URL path parsing: drop ``.``, pop on ``..``, keep empty segments (``//`` stays)."""
+    output: list[str] = []
+    segments = path.split("/")[1:]
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        lowered = segment.lower()
+        if lowered in _DOUBLE_DOT:
+            if output:
+                output.pop()
+            if last:
+                output.append("")
+        elif lowered in _SINGLE_DOT:
+            if last:
+                output.append("")
+        else:
+            output.append(segment)
+    return "/" + "/".join(output)
+
+
+def normalize_path(
+    value: str,
+    *,
+    trim: bool = False,
+    normalize_unicode_spaces: bool = False,
+    strip_at_prefix: bool = False,
+    expand_tilde: bool = True,
+    home: str | None = None,
+) -> str:
+    """Pi's ``normalizePath``: optional trim, ``~`` / ``~/x`` expansion and ``file://`` URLs.
+
+    Only a bare ``~`` and ``~/`` are expanded (``~user`` stays as typed). A file URL Node would
+    reject is returned unchanged rather than raising (Pi would stop with an error there).
+    """
+    text = value.strip() if trim else value
+    if normalize_unicode_spaces:
+        text = _UNICODE_SPACES.sub(" ", text)
+    if strip_at_prefix and text.startswith("@"):
+        text = text[1:]
+    if expand_tilde:
+        base = home if home is not None else home_dir()
+        if text == "~":
+            return base
+        if text.startswith("~/"):
+            return posixpath.join(base, text[2:])
+    if text.startswith("file://"):
+        converted = file_url_to_path(text)
+        return converted if converted is not None else text
+    return text
+
+
+def resolve_path(value: str, base_dir: str | None = None, *, trim: bool = False, home: str | None = None) -> str:
+    """Pi's ``resolvePath``: normalize, then ``path.resolve`` against ``base_dir`` (default: process cwd)."""
+    normalized = normalize_path(value, trim=trim, home=home)
+    if normalized.startswith("/"):
+        return node_resolve(normalized)
+    base = normalize_path(base_dir, home=home) if base_dir is not None else os.getcwd()
+    return node_resolve(base, normalized)
+
+
+def canonicalize_path(path: str) -> str:
+    """Pi's ``canonicalizePath``: the real path, or the path unchanged when that fails."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except (OSError, ValueError):
+        return path
+
+
+def paths_equal(left: str, right: str) -> bool:
+    """Pi's ``pathsEqual`` on POSIX: equal after ``path.resolve`` (no file system access)."""
+    return node_resolve(left) == node_resolve(right)
+
+
+def is_path_within(parent: str, child: str) -> bool:
+    """Pi's ``isPathWithin``: ``child`` is ``parent`` or below it (string comparison after resolve)."""
+    parent_key = node_resolve(parent)
+    child_key = node_resolve(child)
+    if child_key == parent_key:
+        return True
+    prefix = parent_key if parent_key.endswith("/") else parent_key + "/"
+    return child_key.startswith(prefix)
+
+
+def default_agent_dir(env: dict[str, str] | None = None) -> str:
+    """Pi's ``getAgentDir``: ``$PI_CODING_AGENT_DIR`` (``~`` and file URLs expanded) or ``~/.pi/agent``.
+
+    The value is returned as Pi keeps it (possibly relative); callers resolve it.
+    """
+    environ = os.environ if env is None else env
+    configured = environ.get(AGENT_DIR_ENV)
+    if configured:
+        return normalize_path(configured)
+    return posixpath.join(home_dir(), PROJECT_CONFIG_DIR, "agent")
+
+
+def resolve_agent_dir(override: str | None = None, cwd: str | None = None) -> str:
+    """The agent dir pi-context uses: our own override if set, else Pi's; always absolute."""
+    if override:
+        return resolve_path(override, cwd)
+    return resolve_path(default_agent_dir(), cwd)
