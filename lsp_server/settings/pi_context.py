@@ -1,0 +1,141 @@
+"""pi-context's own settings: how it checks, counts, summarizes and where it finds Pi's files.
+
+They arrive as one JSON object (the editor's ``piContext`` configuration section, the language
+server's initialization options, or ``--settings <file>`` on the command line) with camelCase keys.
+Validation never fails as a whole: each bad value is reported (file or source, line, key path) and
+replaced by its default, so one typo in an editor setting does not switch the server off.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from lsp_server import fsread
+from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
+
+RuleProfile = Literal["pi", "agentskills", "claude-code", "vscode"]
+TokenEstimator = Literal["pi", "weighted", "exact"]
+ModelFamily = Literal["auto", "gpt", "claude", "claude47"]
+SummarizerMode = Literal["offline", "endpoint"]
+WireFormat = Literal["openai", "anthropic"]
+TrustOverride = Literal["pi", "trusted", "untrusted"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, strict=True, extra="forbid", frozen=True)
+
+
+class TokenSettings(_Model):
+    estimator: TokenEstimator = Field(
+        default="weighted",
+        description=(
+            '"pi": Pi\'s own ceil(chars/4), the number Pi compares with the window; "weighted": per-script '
+            'weights fitted per model family (about 5-8% error); "exact": a real tokenizer where one exists '
+            "offline (GPT-style vocabularies), else weighted."
+        ),
+    )
+    model_family: ModelFamily = Field(
+        default="auto",
+        description=(
+            'Which weight table the weighted estimator uses: "gpt" (o200k-like), "claude" (Claude 3 to '
+            'Opus 4.6), "claude47" (Opus 4.7 and later), or "auto" to pick it from the model name.'
+        ),
+    )
+
+
+class SummarizerSettings(_Model):
+    mode: SummarizerMode = Field(
+        default="offline",
+        description='"offline": an extractive summary made locally, no network; "endpoint": call an LLM.',
+    )
+    url: str | None = Field(
+        default=None, description="Base URL of the endpoint (OpenAI-compatible or Anthropic Messages API)."
+    )
+    model: str | None = Field(default=None, description="Model name sent to the endpoint.")
+    api_key_env: str | None = Field(
+        default=None,
+        description="Name of the environment variable holding the API key (the key itself is never stored).",
+    )
+    wire_format: WireFormat = Field(default="openai", description='Request format: "openai" or "anthropic".')
+    timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one request, in seconds.")
+    retries: int = Field(default=2, ge=0, le=10, description="Retries on transient failures (429, 5xx, network).")
+
+    @model_validator(mode="after")
+    def _endpoint_needs_url_and_model(self) -> SummarizerSettings:
+        if self.mode == "endpoint":
+            missing = [name for name, value in (("url", self.url), ("model", self.model)) if not value]
+            if missing:
+                raise ValueError(f'mode "endpoint" needs {" and ".join(missing)}')
+        return self
+
+
+class ContextFileThresholds(_Model):
+    warn_bytes: int = Field(
+        default=32 * 1024,
+        ge=0,
+        description="Warn when one context file is larger than this (Codex's whole-chain budget is 32 KiB).",
+    )
+    error_bytes: int = Field(
+        default=1024 * 1024, ge=0, description="Report an error when one context file is larger than this."
+    )
+    total_warn_bytes: int = Field(
+        default=64 * 1024, ge=0, description="Warn when all context files together are larger than this."
+    )
+
+
+class PiContextSettings(_Model):
+    """Everything pi-context itself can be told; all of it goes beyond Pi."""
+
+    rule_profile: RuleProfile = Field(
+        default="pi",
+        description=(
+            'Which rules check skills and context files: "pi" (what Pi enforces), "agentskills" (the '
+            'Agent Skills spec), "claude-code" or "vscode" (what those hosts accept).'
+        ),
+    )
+    tokens: TokenSettings = Field(default_factory=TokenSettings)
+    summarizer: SummarizerSettings = Field(default_factory=SummarizerSettings)
+    agent_dir: str | None = Field(
+        default=None, description="Pi's agent dir; default $PI_CODING_AGENT_DIR, else ~/.pi/agent."
+    )
+    trust: TrustOverride = Field(
+        default="pi",
+        description=(
+            '"pi": decide project trust as Pi does (trust.json, defaultProjectTrust); "trusted" / "untrusted": '
+            "force it, like Pi's --approve / --no-approve."
+        ),
+    )
+    debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Delay after an edit before re-checking.")
+    context_files: ContextFileThresholds = Field(default_factory=ContextFileThresholds)
+
+    @property
+    def trust_override(self) -> bool | None:
+        """The trust override in Pi's terms (``--approve`` is True), None to let Pi's rules decide."""
+        return {"pi": None, "trusted": True, "untrusted": False}[self.trust]
+
+
+def parse_pi_context_settings(
+    data: Any, source: str = "settings", text: str | None = None
+) -> tuple[PiContextSettings, list[SettingsProblem]]:
+    """Validate a settings object; bad values are reported and replaced by defaults.
+
+    ``source`` names where the object came from (a file path, ``piContext`` for editor settings)
+    and ``text`` (the file's JSON text, when there is one) gives problems their line.
+    """
+    if data is None:
+        return PiContextSettings(), []
+    return validate_leniently(PiContextSettings, data, source, text)
+
+
+def load_pi_context_settings_file(path: str) -> tuple[PiContextSettings, list[SettingsProblem]]:
+    """Read a JSON settings file (``pi-context --settings <file>``); never raises."""
+    result = fsread.read_text(path)
+    if result.text is None:
+        return PiContextSettings(), [SettingsProblem(path, (), f"cannot read settings file: {result.error}")]
+    loaded = parse_json_text(result.text, path)
+    if loaded.problem is not None:
+        return PiContextSettings(), [loaded.problem]
+    return parse_pi_context_settings(loaded.value, path, result.text)
