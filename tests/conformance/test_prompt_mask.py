@@ -1,0 +1,139 @@
+"""The prompt ops' mask hides prose sentences only: each test shows a difference it must not hide."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from lsp_server.conformance.compare import compare_answers
+from lsp_server.conformance.harness import handle
+from lsp_server.conformance.prompt_mask import (
+    PI_PROSE_SHA256,
+    PKG_TOKEN,
+    mask_prompt_result,
+    mask_prose,
+    our_prose_roles,
+)
+from lsp_server.prompt.texts import OUR_TEXTS
+
+HERE = Path(__file__).resolve().parent
+PROMPT_OPS = ("build_sections", "build_system_prompt", "diff_sections", "format_skills_for_prompt")
+
+
+def _pairs(op: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    requests = (HERE / "requests" / f"{op}.jsonl").read_text(encoding="utf-8").splitlines()
+    goldens = (HERE / "golden" / f"{op}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [(json.loads(r), json.loads(g)) for r, g in zip(requests, goldens, strict=True) if r.strip()]
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    return []
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_every_pi_sentence_hash_occurs_in_the_goldens() -> None:
+    """The table is not stale: each hashed sentence is really in Pi's answers."""
+    seen: set[str] = set()
+    for op in PROMPT_OPS:
+        for _request, golden in _pairs(op):
+            for text in _strings(golden):
+                for line in text.split("\n"):
+                    candidates = {line, line[2:], line.partition(": ")[2], line.replace("/opt/pi", PKG_TOKEN)}
+                    seen.update(_sha(c) for c in candidates)
+    missing = [role for role, digest in PI_PROSE_SHA256.items() if digest not in seen]
+    assert not missing
+
+
+def test_our_texts_cover_exactly_pi_roles() -> None:
+    assert set(our_prose_roles()) == set(PI_PROSE_SHA256)
+
+
+def test_our_sentences_are_not_pi_sentences() -> None:
+    assert not {_sha(text) for text in our_prose_roles().values()} & set(PI_PROSE_SHA256.values())
+
+
+def test_user_lines_are_left_untouched() -> None:
+    text = "<rules>\n- Prefer tabs\n</rules>\n\n<cwd>\n/p\n</cwd>\n- read: my own snippet"
+    assert mask_prose(text) == text
+
+
+def test_same_rule_repeated_with_same_text_is_kept() -> None:
+    rule = f"- {OUR_TEXTS.fixed_rules[0]}"
+    assert mask_prose(f"<rules>\n{rule}\n{rule}\n</rules>").count("rule:fixed:0") == 2
+
+
+def test_reader_lines_of_different_kinds_stay_different() -> None:
+    read = mask_prose(OUR_TEXTS.skills.reader_lines["read"])
+    bash = mask_prose(OUR_TEXTS.skills.reader_lines["bash"])
+    assert read != bash
+
+
+def test_docs_line_with_wrong_package_path_is_not_masked() -> None:
+    docs = OUR_TEXTS.docs.render("/opt/other/README.md", "/opt/pi/docs", "/opt/pi/examples").split("\n")
+    assert mask_prose(docs[1], "/opt/pi") == docs[1]
+    assert mask_prose(docs[2], "/opt/pi") == "{pi-prose:docs:2}"
+
+
+def test_mask_does_not_mutate_its_input() -> None:
+    result = {"text": OUR_TEXTS.preamble, "list": [OUR_TEXTS.preamble]}
+    before = copy.deepcopy(result)
+    mask_prompt_result({}, result)
+    assert result == before
+
+
+def _first(op: str, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    return next((r, g) for r, g in _pairs(op) if r["name"] == name)
+
+
+def test_comparison_still_fails_on_a_changed_user_section() -> None:
+    request, golden = _first("build_sections", "example/build_sections")
+    ours = handle(request)
+    ours["result"]["sections"]["cwd"] = "<cwd>\n/elsewhere\n</cwd>"
+    assert compare_answers(request, golden, ours)
+
+
+def test_comparison_still_fails_on_a_missing_skill() -> None:
+    request, golden = _first("format_skills_for_prompt", "vector/fmt-multi")
+    ours = handle(request)
+    ours["result"]["text"] = ours["result"]["text"].replace("<name>skill-two</name>", "<name>skill-2</name>")
+    assert compare_answers(request, golden, ours)
+
+
+def test_comparison_still_fails_on_a_dropped_rule() -> None:
+    request, golden = _first("build_sections", "example/build_sections")
+    ours = handle(request)
+    rules = ours["result"]["sections"]["rules"].split("\n")
+    ours["result"]["sections"]["rules"] = "\n".join(rules[:2] + rules[3:])
+    assert compare_answers(request, golden, ours)
+
+
+def test_comparison_still_fails_on_a_swapped_reader() -> None:
+    request, golden = _first("build_sections", "edge/hidden-bash-reader-indirect")
+    ours = handle(request)
+    skills = ours["result"]["sections"]["skills"]
+    ours["result"]["sections"]["skills"] = skills.replace(
+        OUR_TEXTS.skills.reader_lines["indirect"], OUR_TEXTS.skills.reader_lines["bash"]
+    )
+    assert compare_answers(request, golden, ours)
+
+
+def test_comparison_still_fails_on_a_missing_deduplication() -> None:
+    request, golden = _first("build_sections", "edge/caller-guideline-equals-our-fixed-rule")
+    ours = handle(request)
+    extra = f"- {OUR_TEXTS.fixed_rules[0]}"
+    ours["result"]["sections"]["rules"] = ours["result"]["sections"]["rules"].replace(
+        "\n</rules>", f"\n{extra}\n</rules>"
+    )
+    assert compare_answers(request, golden, ours)
