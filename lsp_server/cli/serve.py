@@ -1,0 +1,74 @@
+"""``pi-context serve``: run the language server on stdio (default) or TCP.
+
+On stdio, stdout belongs to the protocol: every log line goes to stderr (or ``--log-file``).
+pygls logs each message it sends at INFO, so its loggers are kept at WARNING unless
+``--log-level debug`` asks for everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="start the language server (stdio; --tcp HOST:PORT)",
+        description="Start the pi-context language server. Editors start it on stdio.",
+    )
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (the default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead, e.g. 127.0.0.1:2087")
+    serve.add_argument(
+        "--debug", action="store_true", default=None, help="enable the pi.debug.* commands (also PI_CONTEXT_DEBUG=1)"
+    )
+    serve.add_argument("--log-file", metavar="PATH", help="write the server's log here instead of stderr")
+    serve.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"], help="log level (default info)"
+    )
+    serve.set_defaults(func=_run_serve)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:2087`` for IPv6) -> ``(host, port)``; raises ``ValueError``."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host or not port_text.isdigit():
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    port = int(port_text)
+    if not 0 < port < 65536:
+        raise ValueError(f"port out of range: {port}")
+    return host.strip("[]"), port
+
+
+def _configure_logging(level_name: str, log_file: str | None) -> None:
+    level = getattr(logging, level_name.upper())
+    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    if level > logging.DEBUG:
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    try:
+        address = parse_address(args.tcp) if args.tcp else None
+    except ValueError as exc:
+        print(f"pi-context serve: {exc}", file=sys.stderr)
+        return 2
+    _configure_logging(args.log_level, args.log_file)
+
+    from lsp_server.server.app import create_server
+
+    server = create_server(debug=args.debug)
+    if address is None:
+        server.start_io()
+    else:
+        host, port = address
+        print(f"pi-context: listening on {host}:{port}", file=sys.stderr, flush=True)
+        server.start_tcp(host, port)
+    return 0

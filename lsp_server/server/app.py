@@ -1,0 +1,370 @@
+"""The pygls server: state, the guard on every handler, and ``create_server()``.
+
+``PiLanguageServer`` holds what the handlers share (settings, open buffers, the watcher, the
+per-file scheduler, the diagnostics book, running operations). Handlers live in small modules
+(``lifecycle``, ``sync``, ``debug_commands``); each registers itself with ``register(server)``
+and stays a few lines long: LSP params in, a call into the core, LSP result out.
+
+Two pygls behaviours are adjusted here, both in ``PiProtocol``:
+
+* ``$/cancelRequest`` also sets our cancel token for the request, because for
+  ``workspace/executeCommand`` pygls cancels only the outer future and the command keeps running;
+* ``workspace/executeCommand`` records its params and request id in a context variable, so a
+  command can find its ``workDoneToken`` (pygls passes only ``arguments`` to commands).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Generator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import from_fs_path, to_fs_path
+
+from lsp_server import __version__
+from lsp_server.server.checking import CheckStats, FileChecker, load_checker
+from lsp_server.server.config import ServerSettings, resolve_agent_dir
+from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, to_diagnostics
+from lsp_server.server.documents import DocumentStore, path_key
+from lsp_server.server.errors import guard, is_notification, log_failure
+from lsp_server.server.progress import (
+    CancelRegistry,
+    Operation,
+    create_progress_token,
+    long_operation,
+)
+from lsp_server.server.scheduler import DebouncedScheduler
+from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "pi-context"
+DEBUG_ENV = "PI_CONTEXT_DEBUG"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class CommandCall:
+    """The ``workspace/executeCommand`` request being handled in this context."""
+
+    params: types.ExecuteCommandParams
+    request_id: int | str | None
+
+
+_COMMAND_CALL: contextvars.ContextVar[CommandCall | None] = contextvars.ContextVar("pi_command_call", default=None)
+
+
+def current_command() -> CommandCall | None:
+    return _COMMAND_CALL.get()
+
+
+class PiProtocol(LanguageServerProtocol):
+    _server: PiLanguageServer
+
+    def _handle_cancel_notification(self, msg_id: int | str) -> None:
+        self._server.cancels.cancel_request(msg_id)
+        super()._handle_cancel_notification(msg_id)
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Generator[Any, Any, Any]:
+        # Runs inside the request's context; the command's task copies it, and with it this var.
+        _COMMAND_CALL.set(CommandCall(params=params, request_id=self.msg_id))
+        return (yield from super().lsp_workspace__execute_command(params))
+
+
+class PiLanguageServer(LanguageServer):
+    """pi-context's language server. Construct with ``create_server()``."""
+
+    def __init__(self, *, debug: bool = False, checker: FileChecker | None = None) -> None:
+        super().__init__(
+            SERVER_NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=PiProtocol,
+        )
+        self.debug = debug
+        self.checker: FileChecker = checker if checker is not None else load_checker()
+        self.settings = ServerSettings()
+        self.init_options: Any = None
+        self.config_layer: Any = None  # last piContext from workspace/configuration or a push
+        self.documents = DocumentStore()
+        self.cancels = CancelRegistry()
+        self.book = DiagnosticsBook()
+        self.stats = CheckStats()
+        self.roots: list[str] = []
+        self.watcher: WorkspaceWatcher | None = None
+        self.pulled: set[str] = set()  # open files the client pulls diagnostics for (no push)
+        self.listeners: list[Callable[[str, list[str]], None]] = []
+        self._scheduler: DebouncedScheduler | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready: asyncio.Event | None = None
+
+    # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
+
+    @property
+    def ready(self) -> asyncio.Event:
+        if self._ready is None:
+            self._ready = asyncio.Event()
+        return self._ready
+
+    async def wait_ready(self, timeout: float = 30.0) -> bool:
+        """For handlers that need settings and roots: wait for the end of ``initialized``."""
+        try:
+            await asyncio.wait_for(self.ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    # --- registration: every handler goes through the guard --------------------------------
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        register = super().feature(feature_name, options)
+        request = not is_notification(feature_name)
+
+        def decorator(fn: F) -> F:
+            register(guard(fn, what=feature_name, request=request))
+            return fn
+
+        return decorator
+
+    def command(self, command_name: str) -> Callable[[F], F]:
+        register = super().command(command_name)
+
+        def decorator(fn: F) -> F:
+            register(guard(fn, what=f"command {command_name}", request=True))
+            return fn
+
+        return decorator
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Out-of-band errors go to the log, not to a pop-up; request errors were answered."""
+        if source is FeatureRequestError:
+            return
+        log_failure(self, "server", error)
+
+    # --- logging -----------------------------------------------------------------------------
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        logger.log(logging.WARNING if kind <= types.MessageType.Warning else logging.INFO, "%s", message)
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:
+            logger.exception("could not send window/logMessage")
+
+    # --- loop-bound parts --------------------------------------------------------------------
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
+
+    @property
+    def scheduler(self) -> DebouncedScheduler:
+        if self._scheduler is None:
+            self._scheduler = DebouncedScheduler(self.settings.debounce_ms / 1000, on_error=self._job_failed)
+        return self._scheduler
+
+    def _job_failed(self, key: str, exc: BaseException) -> None:
+        log_failure(self, f"checking {key}", exc)
+
+    # --- paths and URIs ----------------------------------------------------------------------
+
+    @staticmethod
+    def uri_to_path(uri: str) -> str | None:
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        return path_key(path) if path else None
+
+    def path_to_uri(self, path: str) -> str:
+        buffer = self.documents.get(path)
+        if buffer is not None:
+            return buffer.uri  # the client's own spelling of the URI
+        return from_fs_path(path) or f"file://{path}"
+
+    @property
+    def agent_dir(self) -> str:
+        return resolve_agent_dir(self.settings)
+
+    def workspace_roots(self) -> list[str]:
+        """Folders from initialize / didChangeWorkspaceFolders, else the root URI."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:
+            return []
+        uris = [folder.uri for folder in workspace.folders.values()]
+        if not uris and workspace.root_uri:
+            uris = [workspace.root_uri]
+        paths = [self.uri_to_path(uri) for uri in uris]
+        return list(dict.fromkeys(path for path in paths if path))
+
+    def watch_roots(self) -> list[str]:
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        return [*self.roots, self.agent_dir, os.path.join(home, ".agents", "skills")]
+
+    # --- client capabilities -------------------------------------------------------------------
+
+    def client_supports(self, *attrs: str) -> bool:
+        """``client_supports("workspace", "configuration")``: walk the capabilities, truthy at the end."""
+        value: Any = getattr(self.protocol, "client_capabilities", None)
+        for attr in attrs:
+            if value is None:
+                return False
+            value = getattr(value, attr, None)
+        return bool(value)
+
+    # --- long operations -----------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def long_operation(
+        self, title: str, *, cancellable: bool = True, message: str | None = None
+    ) -> AsyncIterator[Operation]:
+        """Progress + cancellation for the current command (see ``progress.long_operation``)."""
+        call = current_command()
+        progress_token = call.params.work_done_token if call is not None else None
+        if progress_token is None:
+            progress_token = await create_progress_token(
+                self.work_done_progress, self.client_supports("window", "work_done_progress")
+            )
+        async with long_operation(
+            title,
+            registry=self.cancels,
+            progress=self.work_done_progress,
+            progress_token=progress_token,
+            request_id=call.request_id if call is not None else None,
+            cancellable=cancellable,
+            message=message,
+        ) as operation:
+            yield operation
+
+    # --- files: check, publish, watch ------------------------------------------------------------
+
+    def notify_listeners(self, reason: str, paths: list[str]) -> None:
+        """Tell feature modules (prompt sections, sessions) that files changed; never raises."""
+        for listener in list(self.listeners):
+            try:
+                listener(reason, paths)
+            except Exception as exc:
+                log_failure(self, f"listener for {reason}", exc)
+
+    def request_check(self, path: str, *, delay_s: float | None = None) -> None:
+        """Validate ``path`` after the debounce (only the latest request per file runs)."""
+        key = path_key(path)
+        if self.book.get(key) is None and not self.checker.wants(key, self.settings):
+            return
+        self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
+
+    def check_now(self, path: str) -> FileDiagnostics:
+        """Validate the file's current text (buffer or disk), record, and push if it changed."""
+        source = self.documents.read(path)
+        self.stats.validations[path] += 1
+        self.stats.last_version[path] = source.version
+        findings = self.checker.check(path, source.text, self.settings) if source.text is not None else ()
+        entry = FileDiagnostics(path, tuple(findings), source.text, source.version)
+        if self.book.record(entry):
+            self.publish(entry)
+        return entry
+
+    def publish(self, entry: FileDiagnostics) -> None:
+        if entry.path in self.pulled and self.documents.is_open(entry.path):
+            return  # the client pulls this one
+        diagnostics = to_diagnostics(entry.findings, entry.text, self.workspace.position_codec)
+        self.stats.published += 1
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=self.path_to_uri(entry.path), diagnostics=diagnostics, version=entry.version
+            )
+        )
+
+    def clear(self, path: str) -> None:
+        """Forget a file's diagnostics and clear them in the client."""
+        if self.book.forget(path) is not None:
+            self.publish(FileDiagnostics(path, (), None, None))
+
+    async def check_workspace(self) -> int:
+        """Schedule a check of every file the checker wants; returns how many."""
+        roots = [*self.roots, self.agent_dir]
+        paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
+        wanted = {path_key(p) for p in paths} | set(self.book.paths()) | set(self.documents.open_paths())
+        for path in sorted(wanted):
+            self.request_check(path, delay_s=0)
+        return len(wanted)
+
+    def start_watcher(self) -> None:
+        """(Re)start the watcher over the current roots; a no-op when watching is off."""
+        self.stop_watcher()
+        if not self.settings.watch:
+            return
+        loop = self.loop
+
+        def deliver(batch: WatchBatch) -> None:  # watcher thread -> event loop
+            loop.call_soon_threadsafe(self.on_watch_batch, batch)
+
+        def failed(exc: BaseException) -> None:
+            loop.call_soon_threadsafe(log_failure, self, "file watcher", exc)
+
+        self.watcher = WorkspaceWatcher(
+            self.watch_roots(),
+            deliver,
+            agent_dirs=[self.agent_dir],
+            debounce_ms=self.settings.debounce_ms,
+            on_error=failed,
+        )
+        self.watcher.start()
+
+    def stop_watcher(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            watcher.stop()
+
+    def on_watch_batch(self, batch: WatchBatch) -> None:
+        """Changes on disk: re-check each file unless it is open (the buffer wins)."""
+        batch = batch.without(self.documents.is_open)
+        if not batch:
+            return
+        self.stats.watch_batches += 1
+        self.stats.watch_paths += len(batch.paths())
+        gone = set(batch.deleted)
+        for deleted in batch.deleted:  # a deleted folder takes its files with it
+            prefix = deleted.rstrip(os.sep) + os.sep
+            gone.update(p for p in self.book.paths() if p.startswith(prefix))
+        for path in sorted(gone):
+            self.request_check(path)
+        for path in sorted(batch.added | batch.modified):
+            self.request_check(path)
+        self.notify_listeners("disk", batch.paths())
+        if self.debug:
+            self.protocol.notify("pi/debug/watchEvents", batch.to_json())
+
+    def shutdown_services(self) -> None:
+        self.stop_watcher()
+        if self._scheduler is not None:
+            self._scheduler.close()
+
+
+def debug_enabled(flag: bool | None = None) -> bool:
+    if flag is not None:
+        return flag
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0", "false", "no")
+
+
+def create_server(*, debug: bool | None = None, checker: FileChecker | None = None) -> PiLanguageServer:
+    """A ready-to-start server with every handler registered."""
+    from lsp_server.server import debug_commands, lifecycle, sync
+
+    server = PiLanguageServer(debug=debug_enabled(debug), checker=checker)
+    lifecycle.register(server)
+    sync.register(server)
+    if server.debug:
+        debug_commands.register(server)
+    return server

@@ -1,0 +1,89 @@
+"""Findings to LSP diagnostics, and the book of what each file currently has.
+
+Findings count columns in code points; the client counts in its negotiated position encoding
+(UTF-16 unless it offered UTF-8 or UTF-32), so each range is converted with the text the finding
+was computed from. ``DiagnosticsBook`` remembers the last findings per path so the server
+publishes only when something changed, clears a file exactly once when it is fixed or deleted,
+and can answer a pull request (``textDocument/diagnostic``) without re-checking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from lsp_server.findings import Finding, Position
+
+SOURCE = "pi-context"
+
+
+def _client_position(position: Position, lines: Sequence[str], codec: PositionCodec) -> types.Position:
+    if 0 <= position.line < len(lines):
+        line = lines[position.line]
+        return types.Position(line=position.line, character=codec.client_num_units(line[: position.column]))
+    return types.Position(line=max(position.line, 0), character=max(position.column, 0))
+
+
+def to_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+    """One LSP diagnostic; ``data`` carries the finding's details for code actions."""
+    return types.Diagnostic(
+        range=types.Range(
+            start=_client_position(finding.range.start, lines, codec),
+            end=_client_position(finding.range.end, lines, codec),
+        ),
+        message=finding.message,
+        severity=types.DiagnosticSeverity(int(finding.severity)),
+        code=finding.code,
+        source=SOURCE,
+        data=finding.data or None,
+    )
+
+
+def to_diagnostics(findings: Sequence[Finding], text: str | None, codec: PositionCodec) -> list[types.Diagnostic]:
+    lines = text.split("\n") if text is not None else []
+    return [to_diagnostic(finding, lines, codec) for finding in findings]
+
+
+@dataclass(frozen=True)
+class FileDiagnostics:
+    """What was computed for one file: from which text (and editor version), and the findings."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    text: str | None
+    version: int | None
+
+
+class DiagnosticsBook:
+    """Current findings per path. ``record`` says whether the client needs a new publish."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, FileDiagnostics] = {}
+
+    def record(self, entry: FileDiagnostics) -> bool:
+        previous = self._files.get(entry.path)
+        if not entry.findings:
+            if previous is None:
+                return False  # never published anything: nothing to clear
+            del self._files[entry.path]
+            return bool(previous.findings)
+        self._files[entry.path] = entry
+        if previous is None:
+            return True
+        # Same findings from other text can still move ranges in the client's units: republish.
+        return previous.findings != entry.findings or previous.text != entry.text
+
+    def forget(self, path: str) -> FileDiagnostics | None:
+        return self._files.pop(path, None)
+
+    def get(self, path: str) -> FileDiagnostics | None:
+        return self._files.get(path)
+
+    def paths(self) -> list[str]:
+        return sorted(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)

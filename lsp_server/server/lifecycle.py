@@ -1,0 +1,140 @@
+"""Start, settings, workspace folders, shutdown: the handlers that set the server up.
+
+Order at start: ``initialize`` reads ``initializationOptions`` and the folders; ``initialized``
+asks for ``workspace/configuration`` (when the client has it), registers for configuration
+changes (when the client allows dynamic registration), starts the watcher and checks the
+workspace. Settings changes later re-apply only what they touch: the watcher restarts when its
+roots or debounce change, files are re-checked when the rule profile, trust or agent dir change.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from lsprotocol import types
+
+from lsp_server import __version__
+from lsp_server.server.app import PiLanguageServer
+from lsp_server.server.config import SECTION, ServerSettings, parse_settings
+
+# Settings whose change requires a new watcher, or new findings for every file.
+_WATCH_KEYS = frozenset({"watch", "agent_dir", "debounce_ms"})
+_CHECK_KEYS = frozenset({"rule_profile", "trust_override", "agent_dir", "token_estimator", "token_family"})
+
+
+def changed_keys(old: ServerSettings, new: ServerSettings) -> set[str]:
+    return {name for name in ServerSettings.model_fields if getattr(old, name) != getattr(new, name)}
+
+
+async def pull_configuration(ls: PiLanguageServer) -> Any:
+    """The client's ``piContext`` section via ``workspace/configuration`` (``None`` if unavailable)."""
+    if not ls.client_supports("workspace", "configuration"):
+        return None
+    try:
+        answer = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+        )
+    except Exception as exc:
+        ls.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        return None
+    return answer[0] if answer else None
+
+
+async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bool = False) -> set[str]:
+    """Rebuild the settings from ``initializationOptions`` + ``config_layer``; returns changed keys."""
+    ls.config_layer = config_layer
+    new, problems = parse_settings(ls.init_options, config_layer)
+    for problem in problems:
+        ls.log(f"settings: {problem}", types.MessageType.Warning)
+    old, ls.settings = ls.settings, new
+    ls.scheduler.delay_s = new.debounce_ms / 1000
+    changed = changed_keys(old, new)
+    if initial or not changed:
+        return changed
+    ls.log(f"settings changed: {', '.join(sorted(changed))}")
+    if changed & _WATCH_KEYS:
+        ls.start_watcher()
+    if changed & _CHECK_KEYS:
+        await ls.check_workspace()
+    ls.notify_listeners("settings", [])
+    return changed
+
+
+async def register_for_configuration_changes(ls: PiLanguageServer) -> None:
+    """VS Code sends ``didChangeConfiguration`` only to servers that register for it."""
+    if not ls.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
+        return
+    registration = types.Registration(
+        id=str(uuid.uuid4()),
+        method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+        register_options={"section": SECTION},
+    )
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+    except Exception as exc:  # not fatal: the settings still come from initializationOptions
+        ls.log(f"could not register for configuration changes: {exc}", types.MessageType.Warning)
+
+
+def register(server: PiLanguageServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
+        ls.init_options = params.initialization_options
+        settings, problems = parse_settings(ls.init_options)
+        ls.settings = settings
+        for problem in problems:
+            ls.log(f"settings: {problem}", types.MessageType.Warning)
+        ls.roots = ls.workspace_roots()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
+        try:
+            await apply_settings(ls, await pull_configuration(ls), initial=True)
+            await register_for_configuration_changes(ls)
+            ls.start_watcher()
+            count = await ls.check_workspace()
+        finally:
+            ls.ready.set()
+        watched = ls.watcher.roots if ls.watcher is not None else []
+        ls.log(
+            f"{ls.name} {__version__}: {len(ls.roots)} folder(s), watching {len(watched)} root(s), "
+            f"checker {ls.checker.name}, {count} file(s) to check, profile {ls.settings.rule_profile}"
+        )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: PiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        pushed = params.settings
+        if isinstance(pushed, Mapping) and isinstance(pushed.get(SECTION), Mapping):
+            layer: Any = pushed[SECTION]
+        elif ls.client_supports("workspace", "configuration"):
+            layer = await pull_configuration(ls)
+        elif isinstance(pushed, Mapping) and pushed:
+            layer = pushed
+        else:
+            layer = ls.config_layer
+        await apply_settings(ls, layer)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(ls: PiLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        before = set(ls.roots)
+        ls.roots = ls.workspace_roots()
+        kept = [*ls.roots, ls.agent_dir]
+        for removed in before - set(ls.roots):
+            prefix = removed.rstrip(os.sep) + os.sep
+            for path in ls.book.paths():
+                inside_kept = any(path.startswith(root.rstrip(os.sep) + os.sep) for root in kept)
+                if path.startswith(prefix) and not inside_kept and not ls.documents.is_open(path):
+                    ls.clear(path)
+        ls.start_watcher()
+        await ls.check_workspace()
+        ls.notify_listeners("folders", list(ls.roots))
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def work_done_progress_cancel(ls: PiLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
+        ls.cancels.cancel_progress(params.token)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: PiLanguageServer, params: Any) -> None:
+        ls.shutdown_services()
