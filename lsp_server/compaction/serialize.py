@@ -1,0 +1,73 @@
+"""The conversation as the summarizer reads it (Pi's ``serializeConversation``).
+
+Pi does not send the history to the summarizing model as a conversation (it would continue it);
+it flattens the LLM messages into labelled text blocks. Compaction and branch summaries are built
+from this text, so reproducing it exactly lets us show, count and replay the real summary
+request: ``[User]:`` / ``[Assistant]:`` / ``[Assistant tool calls]:`` / ``[Tool result]:``
+blocks separated by a blank line, thinking left out, tool results cut to 2,000 UTF-16 units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from lsp_server.jscompat import js_json_stringify, js_len, js_slice_head
+from lsp_server.session.jsvalues import js_get, js_object_keys, js_ordered, js_to_string
+from lsp_server.session.messages import content_text
+
+TOOL_RESULT_MAX_CHARS: Final = 2000
+
+
+def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
+    """Keep the first ``max_chars`` units (never half a surrogate pair) and say how much was cut."""
+    length = js_len(text)
+    if length <= max_chars:
+        return text
+    return f"{js_slice_head(text, max_chars)}\n\n[... {length - max_chars} more characters truncated]"
+
+
+def _json_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    return js_json_stringify(js_ordered(value))
+
+
+def format_tool_call(block: Any) -> str:
+    """``name(k1=<JSON>, k2=<JSON>)`` with argument keys in JavaScript enumeration order."""
+    arguments = js_get(block, "arguments")
+    pairs: list[str] = []
+    if isinstance(arguments, dict):
+        pairs = [f"{key}={_json_value(arguments[key])}" for key in js_object_keys(arguments)]
+    elif isinstance(arguments, list):
+        pairs = [f"{index}={_json_value(item)}" for index, item in enumerate(arguments)]
+    return f"{js_to_string(js_get(block, 'name'))}({', '.join(pairs)})"
+
+
+def serialize_conversation(messages: Sequence[Any]) -> str:
+    """Pi's ``serializeConversation`` over LLM messages (call ``convert_to_llm`` first).
+
+    User and tool-result text blocks are concatenated with no separator, assistant text blocks
+    with a newline; an assistant message with an empty text block still writes ``[Assistant]: ``.
+    System messages and unknown roles are skipped.
+    """
+    parts: list[str] = []
+    for message in messages:
+        role = js_get(message, "role")
+        if role == "user":
+            text = content_text(js_get(message, "content"), "")
+            if text:
+                parts.append(f"[User]: {text}")
+        elif role == "assistant":
+            content = js_get(message, "content")
+            blocks = content if isinstance(content, list) else []
+            calls = [format_tool_call(block) for block in blocks if js_get(block, "type") == "toolCall"]
+            if any(js_get(block, "type") == "text" for block in blocks):
+                parts.append(f"[Assistant]: {content_text(blocks)}")
+            if calls:
+                parts.append(f"[Assistant tool calls]: {'; '.join(calls)}")
+        elif role == "toolResult":
+            text = content_text(js_get(message, "content"), "")
+            if text:
+                parts.append(f"[Tool result]: {truncate_for_summary(text)}")
+    return "\n\n".join(parts)

@@ -1,0 +1,310 @@
+"""Conformance ops for sessions, context tokens, message conversion, serialization and truncation.
+
+Each op answers like the oracle's op of the same name (``shared/oracle/pi-oracle.mjs``): session
+entries come as ``entries``, ``jsonl`` or ``jsonlFile``, headers are dropped and old sessions
+migrated with the oracle's deterministic ids; long outputs are elided the way the oracle's
+``describeText`` elides them. Where we report more than Pi (skipped lines, tree problems), the
+extra detail goes under a ``pi-context`` key, which the subset comparison ignores.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from typing import Any
+
+from lsp_server.compaction.file_ops import (
+    FileOps,
+    compute_file_lists,
+    extract_file_ops_from_message,
+    format_file_operations,
+)
+from lsp_server.compaction.serialize import serialize_conversation
+from lsp_server.conformance.harness import EvalContext, OpError, gen_content, op
+from lsp_server.jscompat import js_len
+from lsp_server.prompt.system_messages import current_system_message, system_message_text
+from lsp_server.session.entries import Entry
+from lsp_server.session.jsonl import (
+    ParsedLines,
+    migrate_session_entries,
+    parse_session_text,
+    read_entries_from_file,
+)
+from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_get, js_join_part, js_slice, js_to_string, node_utf8
+from lsp_server.session.messages import convert_to_llm
+from lsp_server.session.projection import build_session_projection
+from lsp_server.session.tokens import (
+    DEFAULT_COMPACTION_SETTINGS,
+    CompactionSettings,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    estimate_tokens,
+    get_last_assistant_usage,
+    should_compact,
+)
+from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
+
+Json = Any
+
+
+def _problems(parsed: ParsedLines) -> list[dict[str, Any]]:
+    return [problem.to_json() for problem in parsed.problems]
+
+
+def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") -> tuple[list[Entry], Entry | None]:
+    """The oracle's ``decodeEntries``: entries without the header, migrated unless ``migrate: false``."""
+    raw = req.get(key)
+    if isinstance(raw, list):
+        file_entries = [e for e in copy.deepcopy(raw) if isinstance(e, dict)]
+    elif isinstance(req.get("jsonl"), str):
+        file_entries = parse_session_text(req["jsonl"]).entries
+    elif isinstance(req.get("jsonlFile"), str):
+        with open(req["jsonlFile"], "rb") as handle:
+            file_entries = parse_session_text(handle.read().decode("utf-8", errors="replace")).entries
+    else:
+        raise OpError(f"missing {key} (array) or jsonl (string) or jsonlFile (path)")
+    header = next((e for e in file_entries if e.get("type") == "session"), None)
+    if req.get("migrate") is not False and header is not None:
+        migrate_session_entries(file_entries, lambda: ctx.new_uuid()[:8])
+    return [e for e in file_entries if e.get("type") != "session"], header
+
+
+def describe_text(text: Any, full: Any) -> Any:
+    """The oracle's ``describeText``: strings over 4000 UTF-16 units become a short description."""
+    if not isinstance(text, str):
+        return text
+    if full or js_len(text) <= 4000:
+        return text
+    data = node_utf8(text)
+    return {
+        "elided": True,
+        "length": js_len(text),
+        "bytes": len(data),
+        "lines": 0 if not text else text.count("\n") + 1,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "head": js_slice(text, 0, 300),
+        "tail": js_slice(text, -300),
+    }
+
+
+def brief_message(message: Any) -> dict[str, Any]:
+    """The oracle's ``briefMessage``: role, an 80-unit preview, timestamp."""
+    content = js_get(message, "content")
+    text: Any
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        pieces = []
+        for block in content:
+            kind = js_get(block, "type")
+            if kind == "text":
+                pieces.append(js_join_part(js_get(block, "text")))
+            elif kind == "toolCall":
+                pieces.append(f"<toolCall {js_to_string(js_get(block, 'name'))}>")
+            elif kind == "thinking":
+                pieces.append("<thinking>")
+            else:
+                pieces.append(f"<{js_to_string(kind)}>")
+        text = " ".join(pieces)
+    else:
+        summary = js_get(message, "summary")
+        command = js_get(message, "command")
+        text = summary if not is_nullish(summary) else command if not is_nullish(command) else ""
+    preview = f"{js_slice(text, 0, 80)}…" if isinstance(text, str) and js_len(text) > 80 else text
+    out: dict[str, Any] = {"role": js_get(message, "role"), "preview": preview}
+    timestamp = js_get(message, "timestamp")
+    if timestamp is not UNDEFINED:
+        out["timestamp"] = timestamp
+    out = {k: v for k, v in out.items() if v is not UNDEFINED}
+    return out
+
+
+# --- session files --------------------------------------------------------------------------------
+
+
+@op("parse_session_jsonl")
+def parse_session_jsonl_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    jsonl = req.get("jsonl")
+    if not isinstance(jsonl, str):
+        raise OpError("jsonl must be a string")
+    parsed = parse_session_text(jsonl)
+    if req.get("migrate") is not False:
+        migrate_session_entries(parsed.entries, lambda: ctx.new_uuid()[:8])
+    return {"fileEntries": parsed.entries, "pi-context": {"problems": _problems(parsed)}}
+
+
+@op("load_session_file")
+def load_session_file_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    path = req.get("path")
+    if not isinstance(path, str):
+        raise OpError("path must be a string")
+    result = read_entries_from_file(path)
+    after: str | None = None
+    if result.exists:
+        with open(path, "rb") as handle:
+            after = handle.read().decode("utf-8", errors="replace")
+        # Pi appends the missing newline when it loads; we never write, we say what it would do.
+        if result.needs_newline:
+            after += "\n"
+    return {
+        "entries": result.entries,
+        "fileChanged": result.needs_newline,
+        "fileAfter": after,
+        "pi-context": {
+            "problems": [p.to_json() for p in result.problems],
+            "error": result.error,
+            "lines": result.lines,
+        },
+    }
+
+
+def _leaf_arg(req: dict[str, Any]) -> Any:
+    return req.get("leafId", UNDEFINED)
+
+
+@op("build_session_context")
+def build_session_context_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    entries, _ = decode_entries(req, ctx)
+    projection = build_session_projection(entries, _leaf_arg(req))
+    out: dict[str, Any] = {
+        "messages": projection.messages,
+        "thinkingLevel": projection.thinking_level,
+        "model": projection.model.to_json() if projection.model else None,
+        "contextEntryIds": [js_get(p.source_entry, "id") for p in projection.entries],
+        "projection": [
+            {
+                "id": js_get(p.source_entry, "id"),
+                "type": js_get(p.source_entry, "type"),
+                "messageCount": len(p.messages),
+            }
+            for p in projection.entries
+        ],
+    }
+    llm_messages = convert_to_llm(projection.messages) if req.get("llm") else None
+    if llm_messages is not None:
+        out["llmMessages"] = llm_messages
+    if req.get("includeSystemText"):
+        system = current_system_message(projection.messages)
+        out["systemText"] = system_message_text(system) if system is not None else ""
+    if req.get("summaryOnly") or req.get("brief"):
+        out["messages"] = [brief_message(m) for m in projection.messages]
+        if llm_messages is not None:
+            out["llmMessages"] = [brief_message(m) for m in llm_messages]
+    return _drop_undefined(out)
+
+
+def _drop_undefined(value: Any) -> Any:
+    """JSON output drops ``undefined`` keys (e.g. the id of an entry that has none)."""
+    if isinstance(value, dict):
+        return {k: _drop_undefined(v) for k, v in value.items() if v is not UNDEFINED}
+    if isinstance(value, list):
+        return [None if v is UNDEFINED else _drop_undefined(v) for v in value]
+    return value
+
+
+# --- tokens ----------------------------------------------------------------------------------------
+
+
+@op("estimate_tokens")
+def estimate_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    if req.get("message"):
+        return {"tokens": estimate_tokens(req["message"])}
+    messages = req.get("messages") or []
+    per_message = [estimate_tokens(m) for m in messages]
+    return {
+        "perMessage": per_message,
+        "total": sum(per_message),
+        "contextEstimate": estimate_context_tokens(messages).to_json(),
+    }
+
+
+@op("calculate_context_tokens")
+def calculate_context_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    return {"tokens": calculate_context_tokens(req.get("usage"))}
+
+
+@op("get_last_assistant_usage")
+def get_last_assistant_usage_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    entries, _ = decode_entries(req, ctx)
+    return {"usage": get_last_assistant_usage(entries)}
+
+
+@op("should_compact")
+def should_compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    merged = {**DEFAULT_COMPACTION_SETTINGS.to_json(), **(req.get("settings") or {})}
+    settings = CompactionSettings(
+        enabled=bool(merged.get("enabled")),
+        reserve_tokens=merged.get("reserveTokens", 0),
+        keep_recent_tokens=merged.get("keepRecentTokens", 0),
+    )
+    return {
+        "shouldCompact": should_compact(req.get("contextTokens", 0), req.get("contextWindow", 0), settings),
+        "settings": merged,
+    }
+
+
+# --- messages, serialization, file lists -----------------------------------------------------------
+
+
+@op("convert_to_llm")
+def convert_to_llm_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    return {"messages": convert_to_llm(req.get("messages") or [])}
+
+
+@op("serialize_conversation")
+def serialize_conversation_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    messages = req.get("messages") or []
+    if req.get("convertToLlm"):
+        messages = convert_to_llm(messages)
+    return {"text": serialize_conversation(messages)}
+
+
+@op("compute_file_lists")
+def compute_file_lists_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    given = req.get("fileOps") or {}
+    ops = FileOps.of(given.get("read") or (), given.get("written") or (), given.get("edited") or ())
+    for message in req.get("messages") or []:
+        extract_file_ops_from_message(message, ops)
+    lists = compute_file_lists(ops)
+    return {
+        "fileOps": ops.to_json(),
+        **lists.to_json(),
+        "formatted": format_file_operations(lists.read_files, lists.modified_files),
+    }
+
+
+# --- truncation ------------------------------------------------------------------------------------
+
+
+def _limits(req: dict[str, Any]) -> dict[str, int]:
+    options = req.get("options") or {}
+    limits: dict[str, int] = {}
+    if not is_nullish(options.get("maxLines")):
+        limits["max_lines"] = options["maxLines"]
+    if not is_nullish(options.get("maxBytes")):
+        limits["max_bytes"] = options["maxBytes"]
+    return limits
+
+
+@op("truncate_head")
+def truncate_head_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    result = truncate_head(gen_content(req.get("content")), **_limits(req)).to_json()
+    return {**result, "content": describe_text(result["content"], req.get("fullContent"))}
+
+
+@op("truncate_tail")
+def truncate_tail_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    result = truncate_tail(gen_content(req.get("content")), **_limits(req)).to_json()
+    return {**result, "content": describe_text(result["content"], req.get("fullContent"))}
+
+
+@op("truncate_line")
+def truncate_line_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    line = gen_content(req.get("line"))
+    result = truncate_line(line, req["maxChars"]) if "maxChars" in req else truncate_line(line)
+    return {**result.to_json(), "text": describe_text(result.text, req.get("fullContent"))}
+
+
+@op("format_size")
+def format_size_op(req: dict[str, Any], ctx: EvalContext) -> Json:
+    return {"text": format_size(req.get("bytes", 0))}

@@ -1,0 +1,1 @@
+"""Pi session files: entries, loading and following, the tree, the projection to request messages, tokens."""

@@ -1,0 +1,347 @@
+"""Reading Pi session files: lines -> entries, header check, v1/v2 migration (in memory only).
+
+Pi's loader skips blank lines and lines that are not JSON *silently*; we skip the same lines (so
+the tree and the projection are Pi's) but report each one with its 1-based line number and a short
+reason, because a session that lost a line is exactly what a user opening it wants to know. A
+last line without a newline is parsed as Pi parses it and reported as partial (Pi appends the
+missing newline when it opens the file; we never write to the user's file). Old sessions (v1/v2)
+are migrated the way Pi migrates them, but only in memory, with deterministic ids so reloading
+gives the same ids every time.
+
+JSON is parsed with ``JSON.parse``'s rules: ``NaN``/``Infinity`` are rejected (Python's json
+accepts them) and integers beyond 2**53 become floats as in JavaScript.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from lsp_server.findings import Finding, Range, Severity
+from lsp_server.fsread import node_error_message
+from lsp_server.jscompat import js_trim, js_trim_start
+from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
+from lsp_server.session.jsvalues import UNDEFINED
+
+NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
+
+_MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def _js_int(text: str) -> int | float:
+    value = int(text)
+    return value if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER else float(text)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_int=_js_int, parse_constant=_reject_constant)
+
+
+class _BadJson:
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def parse_json(text: str) -> Any | _BadJson:
+    """``JSON.parse(text)`` or a :class:`_BadJson` with a short reason (never raises)."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        return _BadJson(f"not valid JSON at column {exc.colno}: {exc.msg}")
+    except ValueError as exc:
+        return _BadJson(f"not valid JSON: {exc}")
+    except RecursionError:
+        return _BadJson("JSON nested too deeply to read")
+
+
+_KIND_NAMES: Final = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """A line Pi skips or repairs, as a value: 1-based line, a short reason, how serious it is."""
+
+    line: int
+    code: str
+    reason: str
+    severity: Severity = Severity.WARNING
+
+    def to_finding(self, path: str) -> Finding:
+        return Finding(path, Range.at(self.line - 1, 0), self.severity, self.code, self.reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "code": self.code, "reason": self.reason, "severity": self.severity.label}
+
+
+@dataclass
+class ParsedLines:
+    """JSON objects of a chunk of lines, the 1-based line of each, and the lines that were skipped."""
+
+    entries: list[Entry] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)
+
+
+def _describe_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _KIND_NAMES.get(type(value), "not an object")
+
+
+def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False) -> None:
+    """Parse one physical line into ``out`` (an entry, or a problem; blank lines are ignored)."""
+    if not js_trim(text):
+        if partial:
+            out.problems.append(LineProblem(line, "session/partial-line", "last line is blank but has no newline"))
+        return
+    value = parse_json(text)
+    if isinstance(value, _BadJson):
+        reason = value.reason
+        if text.startswith("\ufeff"):
+            reason = "starts with a byte-order mark, which Pi cannot read (the line is skipped)"
+        elif partial:
+            reason = f"last line is incomplete (no newline at the end; cut off mid-write?): {reason}"
+        out.problems.append(LineProblem(line, "session/invalid-json", reason, Severity.ERROR))
+        return
+    if not isinstance(value, dict):
+        out.problems.append(
+            LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object")
+        )
+        return
+    out.entries.append(value)
+    out.lines.append(line)
+    if partial:
+        out.problems.append(
+            LineProblem(
+                line,
+                "session/partial-line",
+                "last line has no newline at the end (Pi appends one when it opens the session)",
+                Severity.INFORMATION,
+            )
+        )
+
+
+def decode_line(raw: bytes, line: int, problems: list[LineProblem]) -> str:
+    """UTF-8 with U+FFFD for bad bytes (as Node's decoder), noting the line when that happens."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(LineProblem(line, "session/invalid-utf8", "invalid UTF-8 (read with U+FFFD replacements)"))
+        return raw.decode("utf-8", errors="replace")
+
+
+def parse_bytes(data: bytes, first_line: int = 1, *, final: bool = True) -> tuple[ParsedLines, int]:
+    """Parse the complete lines of ``data``; with ``final`` also the last line if it has no newline.
+
+    Returns the parsed lines and how many bytes were consumed (through the last ``\\n``; all of
+    ``data`` when ``final``), so a follower can resume at a line boundary.
+    """
+    out = ParsedLines()
+    end = data.rfind(b"\n") + 1
+    line = first_line
+    start = 0
+    while start < end:
+        newline = data.index(b"\n", start)
+        parse_line(decode_line(data[start:newline], line, out.problems), line, out)
+        start = newline + 1
+        line += 1
+    if final and end < len(data):
+        parse_line(decode_line(data[end:], line, out.problems), line, out, partial=True)
+        end = len(data)
+    return out, end
+
+
+def parse_session_text(content: str) -> ParsedLines:
+    """Pi's ``parseSessionEntries`` (the whole text trimmed, then split on ``\\n``), with problems.
+
+    Pi keeps any JSON value; we keep objects only and report the rest.
+    """
+    trimmed = js_trim(content)
+    first_line = 1 + content[: len(content) - len(js_trim_start(content))].count("\n")
+    out = ParsedLines()
+    for offset, text in enumerate(trimmed.split("\n")):
+        parse_line(text, first_line + offset, out)
+    return out
+
+
+# --- migration -----------------------------------------------------------------------------------
+
+
+def sequential_ids() -> Callable[[], str]:
+    """Ids ``00000001``, ``00000002``, … : stable across reloads (we never write them back).
+
+    These are also the ids Pi gives under the oracle's deterministic UUIDs, so migrated sessions
+    compare equal with Pi's answers.
+    """
+    counter = 0
+
+    def next_id() -> str:
+        nonlocal counter
+        counter += 1
+        return f"{counter:08x}"
+
+    return next_id
+
+
+def _version_number(header: Entry | None) -> float:
+    """``header?.version ?? 1`` as a JavaScript number (a non-numeric version compares as NaN)."""
+    if header is None:
+        return 1
+    version = header.get("version")
+    if version is None:
+        return 1
+    if isinstance(version, bool):
+        return float(version)
+    if isinstance(version, (int, float)):
+        return version
+    if isinstance(version, str):
+        try:
+            return float(version.strip() or 0)
+        except ValueError:
+            return float("nan")
+    return float("nan")
+
+
+@dataclass
+class Migration:
+    """Pi's v1 -> v2 -> v3 migration, applicable to a file read in pieces (a growing session).
+
+    v1 -> v2: every non-header entry gets a fresh id and ``parentId`` = the previous entry's id; a
+    compaction's ``firstKeptEntryIndex`` (an index into the parsed entries *including the header*)
+    becomes ``firstKeptEntryId``. v2 -> v3: message role ``hookMessage`` becomes ``custom``. The
+    header's ``version`` becomes 3. Entries are changed in place (keys added at the end, as Pi's
+    assignments add them), never written back to the file.
+    """
+
+    from_version: float
+    new_id: Callable[[], str] = field(default_factory=sequential_ids)
+    previous_id: Any = None
+
+    @property
+    def needed(self) -> bool:
+        return not self.from_version >= CURRENT_SESSION_VERSION
+
+    @classmethod
+    def for_header(cls, header: Entry | None, new_id: Callable[[], str] | None = None) -> Migration:
+        return cls(_version_number(header), new_id or sequential_ids())
+
+    def apply(self, file_entries: list[Entry], start: int = 0) -> None:
+        """Migrate ``file_entries[start:]``; earlier ones are already migrated (same instance)."""
+        if not self.needed:
+            return
+        v1 = self.from_version < 2
+        v2 = self.from_version < 3
+        if v1:
+            for index in range(start, len(file_entries)):
+                entry = file_entries[index]
+                if entry.get("type") == "session":
+                    entry["version"] = 2
+                    continue
+                entry["id"] = self.new_id()
+                entry["parentId"] = self.previous_id
+                self.previous_id = entry["id"]
+                if entry.get("type") == "compaction":
+                    self._convert_first_kept_index(entry, file_entries)
+        if v2:
+            for index in range(start, len(file_entries)):
+                entry = file_entries[index]
+                if entry.get("type") == "session":
+                    entry["version"] = 3
+                    continue
+                message = entry.get("message")
+                if (
+                    entry.get("type") == "message"
+                    and isinstance(message, dict)
+                    and message.get("role") == "hookMessage"
+                ):
+                    message["role"] = "custom"
+
+    @staticmethod
+    def _convert_first_kept_index(entry: Entry, file_entries: list[Entry]) -> None:
+        index = entry.get("firstKeptEntryIndex", UNDEFINED)
+        if isinstance(index, bool) or not isinstance(index, (int, float)):
+            return
+        if float(index).is_integer() and 0 <= index < len(file_entries):
+            target = file_entries[int(index)]
+            if target.get("type") != "session" and "id" in target:
+                entry["firstKeptEntryId"] = target["id"]
+        del entry["firstKeptEntryIndex"]
+
+
+def migrate_session_entries(file_entries: list[Entry], new_id: Callable[[], str] | None = None) -> float | None:
+    """Pi's ``migrateSessionEntries`` in place; returns the version migrated from, or ``None``."""
+    header = next((e for e in file_entries if e.get("type") == "session"), None)
+    migration = Migration.for_header(header, new_id)
+    if not migration.needed:
+        return None
+    migration.apply(file_entries)
+    return migration.from_version
+
+
+# --- Pi's loadEntriesFromFile ------------------------------------------------------------------
+
+
+@dataclass
+class FileEntries:
+    """What Pi's ``loadEntriesFromFile`` sees in a file, plus what it would not tell you.
+
+    ``entries`` is Pi's answer: the parsed objects (header first), or ``[]`` when the file is
+    missing, empty or not a session. ``needs_newline`` says Pi would append a ``\\n`` on load.
+    """
+
+    path: str
+    exists: bool
+    entries: list[Entry]
+    lines: list[int]
+    problems: list[LineProblem]
+    needs_newline: bool = False
+    error: str | None = None  # why the file is not a session / could not be read
+
+    @property
+    def is_session(self) -> bool:
+        return bool(self.entries)
+
+
+def header_problem(entries: list[Entry], path: str) -> str | None:
+    """Why ``entries`` is not a Pi session (first object must be a header with a string id)."""
+    if not entries:
+        return None
+    first = entries[0]
+    if first.get("type") != "session" or not isinstance(first.get("id"), str):
+        return NOT_A_SESSION.format(path=path)
+    return None
+
+
+def read_entries_from_file(path: str) -> FileEntries:
+    """Pi's ``loadEntriesFromFile`` without its side effect (we report, Pi appends the newline)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return FileEntries(path, False, [], [], [])
+    except OSError as exc:
+        return FileEntries(path, True, [], [], [], error=node_error_message(exc, "open", path))
+    parsed, _ = parse_bytes(data)
+    if not parsed.entries:
+        error = NOT_A_SESSION.format(path=path) if data else None
+        return FileEntries(path, True, [], [], parsed.problems, error=error)
+    problem = header_problem(parsed.entries, path)
+    if problem is not None:
+        return FileEntries(path, True, [], [], parsed.problems, error=problem)
+    needs_newline = bool(data) and not data.endswith(b"\n")
+    return FileEntries(path, True, parsed.entries, parsed.lines, parsed.problems, needs_newline=needs_newline)
+
+
+def file_size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
