@@ -1,0 +1,28 @@
+"""Positions of values in a JSON text, for settings problems."""
+
+from __future__ import annotations
+
+from lsp_server.settings.json_positions import TextPosition, locate, locate_values
+
+
+def test_member_problem_points_at_its_key() -> None:
+    text = '{\n  "a": {\n    "b": [1, "x"]\n  }\n}'
+    assert locate(text, ("a", "b")) == TextPosition(2, 4)
+
+
+def test_array_item_points_at_the_item() -> None:
+    text = '{\n  "a": {\n    "b": [1, "x"]\n  }\n}'
+    assert locate(text, ("a", "b", 1)) == TextPosition(2, 13)
+
+
+def test_missing_path_falls_back_to_the_nearest_ancestor() -> None:
+    assert locate('{"a": {}}', ("a", "zz")) == TextPosition(0, 1)
+
+
+def test_escaped_keys_and_bom_are_handled() -> None:
+    text = '\ufeff{"q\\"k": 1}'
+    assert locate_values(text)[('q"k',)].key == TextPosition(0, 2)
+
+
+def test_duplicate_keys_point_at_the_last_one_like_json_parse() -> None:
+    assert locate('{"a": 1,\n "a": 2}', ("a",)) == TextPosition(1, 1)
