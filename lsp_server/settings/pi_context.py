@@ -18,7 +18,7 @@ from lsp_server.settings.problems import SettingsProblem, parse_json_text, valid
 
 RuleProfile = Literal["pi", "agentskills", "claude-code", "vscode"]
 TokenEstimator = Literal["pi", "weighted", "exact"]
-ModelFamily = Literal["auto", "gpt", "claude", "claude47"]
+ModelFamily = Literal["auto", "gpt", "claude", "claude47", "o200k", "cl100k", "llama3", "qwen3"]
 SummarizerMode = Literal["offline", "endpoint"]
 WireFormat = Literal["openai", "anthropic"]
 TrustOverride = Literal["pi", "trusted", "untrusted"]
@@ -40,8 +40,9 @@ class TokenSettings(_Model):
     model_family: ModelFamily = Field(
         default="auto",
         description=(
-            'Which weight table the weighted estimator uses: "gpt" (o200k-like), "claude" (Claude 3 to '
-            'Opus 4.6), "claude47" (Opus 4.7 and later), or "auto" to pick it from the model name.'
+            'Tokenizer family: "gpt" (o200k-like weights), "claude" (Claude 3 to Opus 4.6), "claude47" '
+            '(Opus 4.7 and later), or a vocabulary for exact counts ("o200k", "cl100k", "llama3", "qwen3", '
+            'weighted with "gpt" weights otherwise); "auto" picks it from the model name.'
         ),
     )
 

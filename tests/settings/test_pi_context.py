@@ -66,7 +66,8 @@ def test_settings_file_problem_names_file_and_line(tmp_path: Path) -> None:
     settings, problems = load_pi_context_settings_file(str(path))
     assert settings.tokens.model_family == "auto"
     assert [p.format_line() for p in problems] == [
-        f"{path}:3:5: tokens.modelFamily: Input should be 'auto', 'gpt', 'claude' or 'claude47' (got \"llama\")"
+        f"{path}:3:5: tokens.modelFamily: Input should be 'auto', 'gpt', 'claude', 'claude47', 'o200k', 'cl100k', "
+        "'llama3' or 'qwen3' (got \"llama\")"
     ]
 
 
