@@ -1,0 +1,48 @@
+"""Findings become LSP diagnostics in the client's units; the book publishes only changes."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from lsp_server.findings import Finding, Range, Severity
+from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, to_diagnostics
+
+
+def finding(line: int, start: int, end: int, code: str = "x") -> Finding:
+    return Finding("/w/SKILL.md", Range.at(line, start, line, end), Severity.WARNING, code, "message", {"fix": 1})
+
+
+def test_columns_become_utf16_units_by_default() -> None:
+    text = "name: 😀bad"
+    (diagnostic,) = to_diagnostics([finding(0, 7, 10)], text, PositionCodec())
+    assert (diagnostic.range.start.character, diagnostic.range.end.character) == (8, 11)
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    assert (diagnostic.code, diagnostic.source, diagnostic.data) == ("x", "pi-context", {"fix": 1})
+
+
+def test_columns_follow_a_negotiated_utf8_encoding() -> None:
+    (diagnostic,) = to_diagnostics([finding(0, 1, 2)], "é!", PositionCodec(types.PositionEncodingKind.Utf8))
+    assert (diagnostic.range.start.character, diagnostic.range.end.character) == (2, 3)
+
+
+def test_positions_past_the_text_are_kept_as_they_are() -> None:
+    (diagnostic,) = to_diagnostics([finding(5, 0, 1)], "one line", PositionCodec())
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (5, 0)
+
+
+def test_book_publishes_new_findings_then_only_changes() -> None:
+    book = DiagnosticsBook()
+    first = FileDiagnostics("/w/SKILL.md", (finding(0, 0, 1),), "a", 1)
+    assert book.record(first) is True
+    assert book.record(FileDiagnostics("/w/SKILL.md", (finding(0, 0, 1),), "a", 2)) is False
+    assert book.record(FileDiagnostics("/w/SKILL.md", (finding(0, 0, 1, code="y"),), "a", 3)) is True
+
+
+def test_book_clears_a_fixed_file_once_and_ignores_clean_files() -> None:
+    book = DiagnosticsBook()
+    assert book.record(FileDiagnostics("/w/clean.md", (), "", None)) is False
+    book.record(FileDiagnostics("/w/SKILL.md", (finding(0, 0, 1),), "a", 1))
+    assert book.record(FileDiagnostics("/w/SKILL.md", (), "fixed", 2)) is True
+    assert book.record(FileDiagnostics("/w/SKILL.md", (), "fixed", 3)) is False
+    assert book.paths() == []
