@@ -1,0 +1,144 @@
+"""Building a model client from settings.
+
+:class:`SummarizerConfig` is the small, flat shape this package needs; the settings module maps
+the user's settings onto it. ``kind`` picks the client:
+
+* ``offline`` (default): :class:`~lsp_server.llm.offline.OfflineSummarizer`, no network, no key;
+* ``openai``: any OpenAI-compatible chat-completions server. With no ``base_url`` it is OpenAI
+  itself and the key comes from ``OPENAI_API_KEY`` unless ``api_key_env`` names another
+  variable. With a ``base_url`` (vLLM, llama.cpp, Ollama's ``/v1``, OpenRouter) a key is only
+  used when ``api_key_env`` or ``api_key`` is given, since local servers need none;
+* ``anthropic``: the Messages API; the key comes from ``ANTHROPIC_API_KEY`` unless
+  ``api_key_env`` names another variable.
+
+A key given directly (``api_key``) is wrapped in a :class:`~lsp_server.llm.redact.Secret` at once,
+so it never shows in a repr. A configuration that cannot work raises :class:`LlmConfigError` with a
+message naming the setting (and the variable, never its value).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lsp_server.llm.anthropic import ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, AnthropicClient
+from lsp_server.llm.client import LlmClient
+from lsp_server.llm.offline import OfflineSummarizer
+from lsp_server.llm.openai_compat import OPENAI_BASE_URL, MaxTokensField, OpenAiCompatClient
+from lsp_server.llm.policy import RetryPolicy, Timeouts
+from lsp_server.llm.redact import Secret
+
+ClientKind = Literal["offline", "openai", "anthropic"]
+
+DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class LlmConfigError(ValueError):
+    """The summarizer settings cannot produce a working client."""
+
+
+@dataclass(frozen=True)
+class SummarizerConfig:
+    kind: ClientKind = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: Secret | None = field(default=None, repr=False)
+    reasoning: bool = False  # the model accepts a reasoning level (Pi's model.reasoning)
+    max_tokens: int = DEFAULT_MAX_TOKENS  # Anthropic's required cap when the caller gives none
+    max_tokens_field: MaxTokensField | None = None  # OpenAI-compatible: which field carries a cap
+    session_affinity_headers: bool = False
+    extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    connect_timeout_s: float = 10.0
+    read_idle_timeout_s: float = 120.0
+    total_timeout_s: float = 600.0
+    max_retries: int = 3
+    base_delay_s: float = 2.0
+    max_delay_s: float = 60.0
+    max_retry_after_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.api_key, str):  # accept a plain string, keep only the wrapped form
+            object.__setattr__(self, "api_key", Secret(self.api_key))
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return RetryPolicy(self.max_retries, self.base_delay_s, self.max_delay_s, self.max_retry_after_s)
+
+    @property
+    def timeouts(self) -> Timeouts:
+        return Timeouts(self.connect_timeout_s, self.read_idle_timeout_s, self.total_timeout_s)
+
+
+def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
+    """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
+    problems: list[str] = []
+    if config.kind not in ("offline", "openai", "anthropic"):
+        return [f"summarizer kind must be offline, openai or anthropic, not {config.kind!r}"]
+    if config.kind == "offline":
+        return []
+    if not config.model:
+        problems.append(f"summarizer model is required for kind {config.kind!r}")
+    if config.max_retries < 0:
+        problems.append("summarizer maxRetries must be 0 or more")
+    for name in ("connect_timeout_s", "read_idle_timeout_s", "total_timeout_s", "max_tokens"):
+        if getattr(config, name) <= 0:
+            problems.append(f"summarizer {name} must be positive")
+    key_env = _key_env(config)
+    if key_env is not None and not config.api_key and not (env if env is not None else os.environ).get(key_env):
+        problems.append(f"summarizer API key missing: environment variable {key_env} is not set")
+    return problems
+
+
+def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> LlmClient:
+    """The client ``config`` describes; raises :class:`LlmConfigError` listing every problem."""
+    problems = config_problems(config, env)
+    if problems:
+        raise LlmConfigError("; ".join(problems))
+    if config.kind == "offline":
+        return OfflineSummarizer()
+    assert config.model is not None  # checked above
+    key = _api_key(config, env if env is not None else os.environ)
+    if config.kind == "anthropic":
+        return AnthropicClient(
+            base_url=config.base_url or ANTHROPIC_BASE_URL,
+            model=config.model,
+            api_key=key,
+            retry=config.retry,
+            timeouts=config.timeouts,
+            extra_headers=config.extra_headers,
+            reasoning=config.reasoning,
+            default_max_tokens=config.max_tokens,
+        )
+    return OpenAiCompatClient(
+        base_url=config.base_url or OPENAI_BASE_URL,
+        model=config.model,
+        api_key=key,
+        retry=config.retry,
+        timeouts=config.timeouts,
+        extra_headers=config.extra_headers,
+        reasoning=config.reasoning,
+        max_tokens_field=config.max_tokens_field,
+        session_affinity_headers=config.session_affinity_headers,
+    )
+
+
+def _key_env(config: SummarizerConfig) -> str | None:
+    """The variable the key must come from, or None when no key is needed or one was given."""
+    if config.api_key_env:
+        return config.api_key_env
+    if config.api_key:
+        return None
+    if config.kind == "openai" and config.base_url:
+        return None  # a self-hosted server: no key unless one is configured
+    return DEFAULT_KEY_ENV.get(config.kind)
+
+
+def _api_key(config: SummarizerConfig, env: Mapping[str, str]) -> Secret | None:
+    if config.api_key:
+        return config.api_key
+    name = _key_env(config)
+    value = env.get(name) if name else None
+    return Secret(value) if value else None

@@ -1,0 +1,608 @@
+"""A scriptable fake LLM server on 127.0.0.1 speaking both OpenAI chat completions and Anthropic Messages.
+
+Tests give it a queue of :class:`ScriptedResponse` values (or their JSON form); each request takes
+the next one (or the default when the queue is empty) and is answered in the wire format of the
+path it came to: ``/v1/chat/completions`` (also ``/chat/completions``) streams OpenAI chunks,
+``/v1/messages`` streams Anthropic events. Faults are part of the script: an HTTP status with a
+``retry-after``, a connection dropped after N chunks, a stall, slow chunks, a tool call, a
+``length`` stop, a mid-stream error event.
+
+Every request is recorded (method, path, headers with API keys replaced by ``<redacted>``, the JSON
+body, and how the answer ended). The real key is kept apart and only compared by
+:meth:`FakeLlmServer.received_key`, so a test can prove the key was sent without printing it.
+
+Use as a context manager::
+
+    with FakeLlmServer([ScriptedResponse(text="Hello")]) as server:
+        client = OpenAiCompatClient(base_url=server.openai_base_url, model="m")
+
+or as a script for editor end-to-end tests (stdlib only, any Python 3.11)::
+
+    python tests/support/fake_llm_server.py --port 0 --script script.json [--record requests.jsonl]
+
+which prints ``FAKE_LLM_LISTENING http://127.0.0.1:<port>`` once ready and serves until killed.
+``script.json`` is ``{"responses": [...], "default": {...}}`` with each response in the JSON
+form of :class:`ScriptedResponse` (camelCase keys, see :meth:`ScriptedResponse.from_json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SECRET_HEADERS = ("authorization", "x-api-key", "api-key")
+REDACTED = "<redacted>"
+
+_OPENAI_PATHS = ("/v1/chat/completions", "/chat/completions")
+_ANTHROPIC_PATHS = ("/v1/messages", "/messages")
+
+# Neutral finish names → (OpenAI finish_reason, Anthropic stop_reason).
+_FINISH = {
+    "stop": ("stop", "end_turn"),
+    "length": ("length", "max_tokens"),
+    "tool": ("tool_calls", "tool_use"),
+}
+
+
+@dataclass
+class ScriptedResponse:
+    """One scripted answer. Defaults give a plain successful reply."""
+
+    text: str = ""
+    chunks: list[str] | None = None  # how ``text`` is split into deltas; default ~16-char pieces
+    finish: str = "stop"  # "stop" | "length" | "tool" | any raw value of the target format
+    usage: dict[str, int] = field(default_factory=lambda: {"input": 10, "output": 5})
+    tool_call: dict[str, Any] | None = None  # {"name": ..., "arguments": {...}}
+    thinking: str | None = None  # reasoning text, streamed before the answer
+    model: str | None = None  # model name to report; default: the requested one
+    status: int = 200  # non-2xx: answer with ``body`` as JSON, no stream
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    retry_after: float | None = None  # sets the retry-after header
+    drop_after_chunks: int | None = None  # close the socket after this many text chunks
+    stall_after_chunks: int | None = None  # stop sending (connection kept open) after this many
+    chunk_delay_s: float = 0.0  # pause before each text chunk
+    error_event: dict[str, Any] | None = None  # sent after the text instead of the normal end
+    non_streaming: bool = False  # answer with one JSON object even though stream was requested
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ScriptedResponse:
+        """Build from the script-file form (camelCase keys, e.g. ``dropAfterChunks``)."""
+        names = {
+            "toolCall": "tool_call",
+            "retryAfter": "retry_after",
+            "dropAfterChunks": "drop_after_chunks",
+            "stallAfterChunks": "stall_after_chunks",
+            "chunkDelay": "chunk_delay_s",
+            "errorEvent": "error_event",
+            "nonStreaming": "non_streaming",
+        }
+        return ScriptedResponse(**{names.get(k, k): v for k, v in data.items()})
+
+    def text_chunks(self) -> list[str]:
+        if self.chunks is not None:
+            return list(self.chunks)
+        return [self.text[i : i + 16] for i in range(0, len(self.text), 16)]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-case names; API keys replaced by <redacted>
+    body: Any  # parsed JSON, or the raw text when it is not JSON
+    wire: str  # "openai" | "anthropic" | "other"
+    outcome: str = "pending"  # completed | error-status | dropped | stalled | client-disconnected
+    chunks_sent: int = 0
+    chunks_planned: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class FakeLlmServer:
+    """The server; thread-based, so it works under any event loop (or none)."""
+
+    def __init__(
+        self,
+        responses: Iterable[ScriptedResponse | Mapping[str, Any]] = (),
+        *,
+        default: ScriptedResponse | Mapping[str, Any] | None = None,
+        port: int = 0,
+        on_record: Callable[[RecordedRequest], None] | None = None,
+    ) -> None:
+        self._queue = [_coerce(r) for r in responses]
+        self._default = _coerce(default) if default is not None else None
+        self._requests: list[RecordedRequest] = []
+        self._keys: list[str | None] = []
+        self._lock = threading.Condition()
+        self._stop = threading.Event()
+        self._on_record = on_record
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.fake = self
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    def start(self) -> FakeLlmServer:
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-llm-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # releases stalled handlers
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> FakeLlmServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- scripting and inspection ------------------------------------------------------------
+
+    def enqueue(self, *responses: ScriptedResponse | Mapping[str, Any]) -> None:
+        with self._lock:
+            self._queue.extend(_coerce(r) for r in responses)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def received_key(self, index: int, key: str) -> bool:
+        """Whether request ``index`` carried exactly ``key`` (Bearer or x-api-key); never reveals it."""
+        with self._lock:
+            return self._keys[index] == key
+
+    def wait_for(self, predicate: Callable[[list[RecordedRequest]], bool], timeout: float = 10.0) -> bool:
+        """Block until ``predicate(requests)`` holds (checked on every change) or the timeout passes."""
+        with self._lock:
+            return self._lock.wait_for(lambda: predicate(self._requests), timeout)
+
+    # -- used by the handler -----------------------------------------------------------------
+
+    def _next_response(self) -> ScriptedResponse | None:
+        with self._lock:
+            if self._queue:
+                return self._queue.pop(0)
+            return self._default
+
+    def _record(self, request: RecordedRequest, key: str | None) -> int:
+        with self._lock:
+            self._requests.append(request)
+            self._keys.append(key)
+            self._lock.notify_all()
+            return len(self._requests) - 1
+
+    def _update(self, request: RecordedRequest, **changes: Any) -> None:
+        with self._lock:
+            for name, value in changes.items():
+                setattr(request, name, value)
+            self._lock.notify_all()
+        if self._on_record is not None and changes.get("outcome", "pending") != "pending":
+            self._on_record(request)
+
+
+def _coerce(response: ScriptedResponse | Mapping[str, Any]) -> ScriptedResponse:
+    return response if isinstance(response, ScriptedResponse) else ScriptedResponse.from_json(response)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    fake: FakeLlmServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes a kept-alive connection (as httpx does after the final event) is normal.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Dropped(Exception):
+    """The script asked to drop the connection."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length).decode("utf-8", errors="replace")
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw
+        path = self.path.split("?", 1)[0]
+        wire = "openai" if path in _OPENAI_PATHS else "anthropic" if path in _ANTHROPIC_PATHS else "other"
+        headers = {k.lower(): (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in self.headers.items()}
+        record = RecordedRequest("POST", path, headers, body, wire)
+        fake._record(record, _key_of(self.headers))
+        if wire == "other":
+            self._send_json(404, {"error": {"message": f"no route {path}"}})
+            fake._update(record, outcome="error-status")
+            return
+        script = fake._next_response()
+        if script is None:
+            self._send_json(500, {"error": {"message": "fake LLM server: no scripted response left"}})
+            fake._update(record, outcome="error-status")
+            return
+        model = script.model or (body.get("model") if isinstance(body, dict) else None) or "fake-model"
+        try:
+            if script.status >= 300:
+                self._send_error_status(script)
+                fake._update(record, outcome="error-status")
+            elif script.non_streaming:
+                self._send_json(200, _full_body(wire, script, model), script.headers)
+                fake._update(record, outcome="completed")
+            else:
+                self._stream(record, wire, script, model)
+        except _Dropped:
+            fake._update(record, outcome="dropped")
+            self._abort_connection()
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            fake._update(record, outcome="client-disconnected")
+            self.close_connection = True
+
+    # -- answers -----------------------------------------------------------------------------
+
+    def _send_json(self, status: int, payload: Any, extra: Mapping[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _send_error_status(self, script: ScriptedResponse) -> None:
+        headers = dict(script.headers)
+        if script.retry_after is not None:
+            headers["retry-after"] = f"{script.retry_after:g}"
+        body = script.body if script.body is not None else {"error": {"message": f"scripted status {script.status}"}}
+        self._send_json(script.status, body, headers)
+
+    def _stream(self, record: RecordedRequest, wire: str, script: ScriptedResponse, model: str) -> None:
+        fake = self.server.fake
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        for name, value in script.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        events = _openai_events(script, model) if wire == "openai" else _anthropic_events(script, model)
+        pieces = script.text_chunks()
+        fake._update(record, chunks_planned=len(pieces))
+        sent = 0
+        for kind, payload in events:
+            if kind == "text":
+                if script.drop_after_chunks is not None and sent >= script.drop_after_chunks:
+                    raise _Dropped
+                if script.stall_after_chunks is not None and sent >= script.stall_after_chunks:
+                    self._stall(record)
+                    return
+                if script.chunk_delay_s and fake._stop.wait(script.chunk_delay_s):
+                    return
+                self._write_chunk(payload)
+                sent += 1
+                fake._update(record, chunks_sent=sent)
+            else:
+                self._write_chunk(payload)
+        if script.drop_after_chunks is not None and sent >= script.drop_after_chunks:
+            raise _Dropped
+        if script.stall_after_chunks is not None:
+            self._stall(record)
+            return
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        fake._update(record, outcome="completed")
+
+    def _stall(self, record: RecordedRequest) -> None:
+        fake = self.server.fake
+        fake._update(record, outcome="stalled")
+        fake._stop.wait()
+        self.close_connection = True
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _abort_connection(self) -> None:
+        """Close without finishing the chunked body, as a dropped connection looks to the client."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _key_of(headers: Any) -> str | None:
+    auth = headers.get("authorization")
+    if isinstance(auth, str) and auth.lower().startswith("bearer "):
+        return str(auth[7:])
+    key = headers.get("x-api-key") or headers.get("api-key")
+    return str(key) if key is not None else None
+
+
+# -- wire formats ------------------------------------------------------------------------------
+
+
+def _sse(data: Any, event: str | None = None) -> bytes:
+    text = data if isinstance(data, str) else json.dumps(data)
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {text}\n\n".encode()
+
+
+def _openai_events(script: ScriptedResponse, model: str) -> list[tuple[str, bytes]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if usage is not None:
+            body["usage"] = usage
+        return body
+
+    events: list[tuple[str, bytes]] = [("meta", _sse(chunk({"role": "assistant", "content": ""})))]
+    if script.thinking:
+        events.append(("meta", _sse(chunk({"reasoning_content": script.thinking}))))
+    events.extend(("text", _sse(chunk({"content": piece}))) for piece in script.text_chunks())
+    if script.tool_call is not None:
+        call = {
+            "index": 0,
+            "id": "call_fake",
+            "type": "function",
+            "function": {
+                "name": script.tool_call["name"],
+                "arguments": json.dumps(script.tool_call.get("arguments", {})),
+            },
+        }
+        events.append(("meta", _sse(chunk({"tool_calls": [call]}))))
+    if script.error_event is not None:
+        events.append(("meta", _sse({"error": script.error_event})))
+        return events
+    finish = _FINISH.get(script.finish, (script.finish, script.finish))[0]
+    events.append(("meta", _sse(chunk({}, finish))))
+    u = script.usage
+    cached = u.get("cacheRead", 0)
+    usage = {
+        "prompt_tokens": u.get("input", 0) + cached,
+        "completion_tokens": u.get("output", 0),
+        "total_tokens": u.get("input", 0) + cached + u.get("output", 0),
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+    events.append(
+        (
+            "meta",
+            _sse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "model": model,
+                    "choices": [],
+                    "usage": usage,
+                }
+            ),
+        )
+    )
+    events.append(("meta", _sse("[DONE]")))
+    return events
+
+
+def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, bytes]]:
+    u = script.usage
+    start_usage = {
+        "input_tokens": u.get("input", 0),
+        "output_tokens": 1,
+        "cache_read_input_tokens": u.get("cacheRead", 0),
+        "cache_creation_input_tokens": u.get("cacheWrite", 0),
+    }
+    message = {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "usage": start_usage,
+    }
+    events: list[tuple[str, bytes]] = [("meta", _sse({"type": "message_start", "message": message}, "message_start"))]
+    index = 0
+    if script.thinking:
+        events.append(
+            (
+                "meta",
+                _sse(
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "thinking", "thinking": ""},
+                    },
+                    "content_block_start",
+                ),
+            )
+        )
+        events.append(
+            (
+                "meta",
+                _sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "thinking_delta", "thinking": script.thinking},
+                    },
+                    "content_block_delta",
+                ),
+            )
+        )
+        events.append(("meta", _sse({"type": "content_block_stop", "index": index}, "content_block_stop")))
+        index += 1
+    events.append(("meta", _sse({"type": "ping"}, "ping")))
+    events.append(
+        (
+            "meta",
+            _sse(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                "content_block_start",
+            ),
+        )
+    )
+    for piece in script.text_chunks():
+        events.append(
+            (
+                "text",
+                _sse(
+                    {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+                    "content_block_delta",
+                ),
+            )
+        )
+    events.append(("meta", _sse({"type": "content_block_stop", "index": index}, "content_block_stop")))
+    if script.tool_call is not None:
+        index += 1
+        block = {"type": "tool_use", "id": "toolu_fake", "name": script.tool_call["name"], "input": {}}
+        events.append(
+            (
+                "meta",
+                _sse({"type": "content_block_start", "index": index, "content_block": block}, "content_block_start"),
+            )
+        )
+        partial = json.dumps(script.tool_call.get("arguments", {}))
+        events.append(
+            (
+                "meta",
+                _sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": partial},
+                    },
+                    "content_block_delta",
+                ),
+            )
+        )
+        events.append(("meta", _sse({"type": "content_block_stop", "index": index}, "content_block_stop")))
+    if script.error_event is not None:
+        events.append(("meta", _sse({"type": "error", "error": script.error_event}, "error")))
+        return events
+    stop = _FINISH.get(script.finish, (script.finish, script.finish))[1]
+    delta_usage = {"output_tokens": u.get("output", 0)}
+    events.append(
+        (
+            "meta",
+            _sse(
+                {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": delta_usage},
+                "message_delta",
+            ),
+        )
+    )
+    events.append(("meta", _sse({"type": "message_stop"}, "message_stop")))
+    return events
+
+
+def _full_body(wire: str, script: ScriptedResponse, model: str) -> dict[str, Any]:
+    u = script.usage
+    if wire == "openai":
+        finish = _FINISH.get(script.finish, (script.finish, script.finish))[0]
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": script.text}, "finish_reason": finish}
+            ],
+            "usage": {"prompt_tokens": u.get("input", 0), "completion_tokens": u.get("output", 0)},
+        }
+    stop = _FINISH.get(script.finish, (script.finish, script.finish))[1]
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": script.text}],
+        "stop_reason": stop,
+        "usage": {"input_tokens": u.get("input", 0), "output_tokens": u.get("output", 0)},
+    }
+
+
+# -- standalone --------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fake OpenAI/Anthropic streaming server for tests.")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--script", help='JSON file: {"responses": [...], "default": {...}}')
+    parser.add_argument("--record", help="append each finished request to this JSONL file (keys redacted)")
+    args = parser.parse_args(argv)
+
+    script: dict[str, Any] = {}
+    if args.script:
+        with open(args.script, encoding="utf-8") as handle:
+            script = json.load(handle)
+    record_lock = threading.Lock()
+
+    def record(request: RecordedRequest) -> None:
+        if args.record:
+            with record_lock, open(args.record, "a", encoding="utf-8") as out:
+                out.write(json.dumps(request.to_json()) + "\n")
+
+    server = FakeLlmServer(script.get("responses", []), default=script.get("default"), port=args.port, on_record=record)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    with server:
+        print(f"FAKE_LLM_LISTENING {server.url}", flush=True)
+        while not stopped.wait(0.2):
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
