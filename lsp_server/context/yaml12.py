@@ -65,7 +65,7 @@ class MapNode(YamlNode):
                 found = pair
         return found
 
-    def keys(self) -> list[tuple[str, YamlNode]]:
+    def key_names(self) -> list[tuple[str, YamlNode]]:
         return [(_string_key_of(k), k) for k, _ in self.pairs]
 
 
