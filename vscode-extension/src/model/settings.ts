@@ -1,0 +1,143 @@
+/**
+ * What the extension tells the server about the user's settings. The server decides everything;
+ * the client only forwards `piContext.*` in the server's shape, which is pi-context's own settings
+ * object (`lsp_server/settings/pi_context.py`, camelCase, unknown keys rejected): the same nesting as
+ * the VS Code keys (`piContext.tokens.estimator` -> `tokens.estimator`), minus the keys only the
+ * client uses (interpreter, install source, trace, status bar), with empty strings as null.
+ * The same object goes in `initializationOptions`, answers `workspace/configuration` for the section
+ * `piContext`, and rides on `workspace/didChangeConfiguration`.
+ *
+ * Secrets never pass through here: the summarizer's key stays in the environment, and only the *name*
+ * of the variable that holds it is forwarded (the server inherits the extension host's environment).
+ */
+
+export type RuleProfile = 'pi' | 'agentskills' | 'claude-code' | 'vscode';
+export type TrustSetting = 'pi' | 'trusted' | 'untrusted';
+
+export interface SummarizerSettings {
+  mode: 'offline' | 'endpoint';
+  url: string | null;
+  model: string | null;
+  apiKeyEnv: string | null;
+  wireFormat: 'openai' | 'anthropic';
+  timeoutSeconds: number;
+  retries: number;
+}
+
+export interface ServerSettings {
+  ruleProfile: string;
+  tokens: { estimator: string; modelFamily: string };
+  summarizer: SummarizerSettings;
+  agentDir: string | null;
+  trust: TrustSetting;
+  debounceMs: number;
+  contextFiles: { warnBytes: number; errorBytes: number; totalWarnBytes: number };
+}
+
+/** Reads one `piContext.*` key (without the prefix), e.g. `get('tokens.modelFamily')`. */
+export type SettingGetter = (key: string) => unknown;
+
+export const CLIENT_ONLY_KEYS = ['python', 'server.installSource', 'trace.server', 'statusBar.enabled'] as const;
+
+/** Keys whose change needs a new server process (a different interpreter or install). */
+export const RESTART_KEYS = ['python', 'server.installSource'] as const;
+
+export function serverSettings(get: SettingGetter, expand: (path: string) => string = (p) => p): ServerSettings {
+  const agentDir = text(get('agentDir'));
+  const trust = get('trust');
+  return {
+    ruleProfile: text(get('ruleProfile')) ?? 'pi',
+    tokens: {
+      estimator: text(get('tokens.estimator')) ?? 'weighted',
+      modelFamily: text(get('tokens.modelFamily')) ?? 'auto',
+    },
+    summarizer: {
+      mode: get('summarizer.mode') === 'endpoint' ? 'endpoint' : 'offline',
+      url: text(get('summarizer.url')),
+      model: text(get('summarizer.model')),
+      apiKeyEnv: envName(get('summarizer.apiKeyEnv')),
+      wireFormat: get('summarizer.wireFormat') === 'anthropic' ? 'anthropic' : 'openai',
+      timeoutSeconds: bounded(get('summarizer.timeoutSeconds'), 120, 1, 3600),
+      retries: bounded(get('summarizer.retries'), 2, 0, 10),
+    },
+    agentDir: agentDir ? expand(agentDir) : null,
+    trust: trust === 'trusted' || trust === 'untrusted' ? trust : 'pi',
+    debounceMs: bounded(get('debounceMs'), 300, 0, 60_000),
+    contextFiles: {
+      warnBytes: bounded(get('contextFiles.warnBytes'), 32 * 1024, 0, Number.MAX_SAFE_INTEGER),
+      errorBytes: bounded(get('contextFiles.errorBytes'), 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+      totalWarnBytes: bounded(get('contextFiles.totalWarnBytes'), 64 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    },
+  };
+}
+
+/** Which of the changed keys (without prefix) require restarting the server process. */
+export function needsRestart(affected: (key: string) => boolean): boolean {
+  return RESTART_KEYS.some((k) => affected(k));
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** Only a plausible variable name is forwarded: a pasted key (spaces, `sk-...`, long) is dropped. */
+export function envName(value: unknown): string | null {
+  const name = text(value);
+  return name && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name) && !looksLikeKey(name) ? name : null;
+}
+
+function looksLikeKey(name: string): boolean {
+  return /^(sk|pk|rk)[-_]/i.test(name) || (name.length >= 32 && /\d/.test(name) && /[a-z]/.test(name) && /[A-Z]/.test(name));
+}
+
+function bounded(value: unknown, fallback: number, min: number, max: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
+}
+
+/** Expand `~` and `${workspaceFolder}` / `${userHome}` in a path setting. */
+export function expandPath(path: string, home: string, workspaceFolder: string | null): string {
+  let out = path;
+  if (out === '~' || out.startsWith('~/')) {
+    out = home + out.slice(1);
+  }
+  out = out.replace(/\$\{userHome\}/g, home);
+  if (workspaceFolder !== null) {
+    out = out.replace(/\$\{workspaceFolder\}/g, workspaceFolder);
+  }
+  return out;
+}
+
+export type InterpreterSource = 'setting' | 'python-extension' | 'path';
+
+export interface InterpreterChoice {
+  command: string;
+  source: InterpreterSource;
+}
+
+/** `piContext.python`, else the Python extension's active interpreter, else `python3` on PATH. */
+export function chooseInterpreter(setting: string | null, pythonExtension: string | null): InterpreterChoice {
+  if (setting && setting.trim() !== '') {
+    return { command: setting.trim(), source: 'setting' };
+  }
+  if (pythonExtension && pythonExtension.trim() !== '') {
+    return { command: pythonExtension.trim(), source: 'python-extension' };
+  }
+  return { command: 'python3', source: 'path' };
+}
+
+export function describeInterpreter(choice: InterpreterChoice): string {
+  switch (choice.source) {
+    case 'setting':
+      return `${choice.command} (piContext.python)`;
+    case 'python-extension':
+      return `${choice.command} (the Python extension's interpreter)`;
+    default:
+      return `${choice.command} (from PATH)`;
+  }
+}
+
+/** The pip arguments for installing pi-context from `piContext.server.installSource`. */
+export function pipInstallArgs(source: string | null): string[] {
+  const target = source && source.trim() !== '' ? source.trim() : 'pi-context';
+  return ['-m', 'pip', 'install', '--upgrade', target];
+}

@@ -1,0 +1,323 @@
+/**
+ * The extension's picture of the server's answers: the assembled prompt, the last section change,
+ * the budget, the projected request, the sessions and the current session's tree. It asks the
+ * server (through `ServerApi`, so it runs without VS Code in unit tests), keeps only the newest
+ * answer of each kind (a slow old answer never overwrites a newer one), and builds the sidebar's
+ * view data. No decision about Pi's rules is taken here; every number comes from the server.
+ */
+import type {
+  ContextBudgetParams,
+  ContextBudgetResult,
+  ProjectedRequestResult,
+  PromptSectionsChangedParams,
+  SessionRef,
+  SessionsParams,
+  SessionsResult,
+  SessionSummary,
+  SessionTreeResult,
+  SystemPromptParams,
+  SystemPromptResult,
+} from '../protocol.generated';
+import type { ChangeSummary, PartStatus, SidebarView } from '../sidebar/messages';
+import { budgetView, modelLabel, statusBarView, type StatusBarView } from './budget';
+import type { EstimateChoice } from './estimate';
+import { requestView } from './messages';
+import { promptDiff, type PromptDiff, sectionRows } from './sections';
+import { sessionLabel } from './sessionTree';
+
+export interface ServerApi {
+  systemPrompt(params: SystemPromptParams): Promise<SystemPromptResult>;
+  contextBudget(params: ContextBudgetParams): Promise<ContextBudgetResult>;
+  projectedRequest(params: SessionRef): Promise<ProjectedRequestResult>;
+  sessions(params: SessionsParams): Promise<SessionsResult>;
+  sessionTree(params: SessionRef): Promise<SessionTreeResult>;
+}
+
+export type ServerState = SidebarView['server'];
+
+type Part = 'prompt' | 'budget' | 'request' | 'sessions' | 'tree';
+
+/** JSON-RPC "method not found": the server is older than the extension (or the method is not built yet). */
+const METHOD_NOT_FOUND = -32601;
+const KEEP_DIFFS = 20;
+
+export function describeError(method: string, error: unknown): PartStatus {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === METHOD_NOT_FOUND) {
+    return { state: 'unavailable', message: `This pi-context server does not offer ${method}.` };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { state: 'error', message: `${method} failed: ${message}` };
+}
+
+type Listener = () => void;
+
+export class ContextStore {
+  private api: ServerApi | null = null;
+  private listeners = new Set<Listener>();
+  private generation: Record<Part, number> = { prompt: 0, budget: 0, request: 0, sessions: 0, tree: 0 };
+  private status: Record<Part, PartStatus> = {
+    prompt: { state: 'loading' },
+    budget: { state: 'loading' },
+    request: { state: 'empty' },
+    sessions: { state: 'loading' },
+    tree: { state: 'empty' },
+  };
+
+  server: ServerState = { state: 'starting' };
+  folderUri: string | null = null;
+  folderName: string | null = null;
+  choice: EstimateChoice = 'estimated';
+  /** The selected session file; `undefined` until the user or the newest session decides. */
+  session: string | null | undefined = undefined;
+  /** True once the user picked a session (or none): the newest session no longer replaces it. */
+  sessionPinned = false;
+
+  prompt: SystemPromptResult | null = null;
+  /** The prompt as it was before the last change notification (for ghost rows and diffs). */
+  promptBefore: SystemPromptResult | null = null;
+  lastChange: PromptSectionsChangedParams | null = null;
+  diffs: PromptDiff[] = [];
+  budget: ContextBudgetResult | null = null;
+  request: ProjectedRequestResult | null = null;
+  sessions: SessionsResult | null = null;
+  tree: SessionTreeResult | null = null;
+  private diffCounter = 0;
+
+  onDidChange(listener: Listener): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private emit(): void {
+    for (const l of [...this.listeners]) {
+      l();
+    }
+  }
+
+  attach(api: ServerApi | null): void {
+    this.api = api;
+  }
+
+  setServerState(state: ServerState): void {
+    this.server = state;
+    if (state.state !== 'running') {
+      this.api = state.state === 'starting' ? this.api : null;
+    }
+    this.emit();
+  }
+
+  setFolder(uri: string | null, name: string | null): void {
+    this.folderUri = uri;
+    this.folderName = name;
+  }
+
+  setChoice(choice: EstimateChoice): void {
+    if (choice !== this.choice) {
+      this.choice = choice;
+      this.emit();
+    }
+  }
+
+  /** Pick a session (or `null` for the prompt alone); the pick sticks until the next pick. */
+  async selectSession(path: string | null): Promise<void> {
+    this.session = path;
+    this.sessionPinned = true;
+    this.request = null;
+    this.tree = null;
+    this.emit();
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+  }
+
+  clearHighlights(): void {
+    this.lastChange = null;
+    this.promptBefore = null;
+    this.emit();
+  }
+
+  async refreshAll(): Promise<void> {
+    await Promise.all([this.refreshPrompt(), this.refreshSessions()]);
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+  }
+
+  /** Everything that depends on the session files (one grew, a new one appeared, or compaction). */
+  async refreshSession(): Promise<void> {
+    await this.refreshSessions();
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+  }
+
+  /**
+   * `pi/promptSectionsChanged`: remember the prompt it replaces, record the diff, then ask for the
+   * new prompt and the budget (whose system-prompt categories changed with it).
+   */
+  async onSectionsChanged(params: PromptSectionsChangedParams): Promise<PromptDiff> {
+    if (this.folderUri && params.workspaceFolder && !sameFolder(params.workspaceFolder, this.folderUri)) {
+      // Another folder of a multi-root workspace: not what this view shows.
+      return promptDiff(0, params, null, null, this.choice);
+    }
+    const before = this.prompt;
+    this.promptBefore = before;
+    this.lastChange = params;
+    const id = ++this.diffCounter;
+    this.emit();
+    await this.refreshPrompt();
+    const diff = promptDiff(id, params, before, this.prompt, this.choice);
+    this.diffs = [diff, ...this.diffs].slice(0, KEEP_DIFFS);
+    this.emit();
+    await Promise.all([this.refreshBudget(), this.refreshRequest()]);
+    return diff;
+  }
+
+  diffById(id: number): PromptDiff | undefined {
+    return this.diffs.find((d) => d.id === id);
+  }
+
+  async refreshPrompt(): Promise<void> {
+    await this.fetch('prompt', 'pi/systemPrompt', (api) => api.systemPrompt(this.folderParams()), (r) => {
+      this.prompt = r;
+    });
+  }
+
+  async refreshBudget(): Promise<void> {
+    const params: ContextBudgetParams = { ...this.folderParams() };
+    if (this.session) {
+      params.session = this.session;
+    }
+    await this.fetch('budget', 'pi/contextBudget', (api) => api.contextBudget(params), (r) => {
+      this.budget = r;
+    });
+  }
+
+  async refreshRequest(): Promise<void> {
+    const session = this.session;
+    if (!session) {
+      this.request = null;
+      this.status.request = { state: 'empty', message: 'No session selected.' };
+      this.emit();
+      return;
+    }
+    await this.fetch('request', 'pi/projectedRequest', (api) => api.projectedRequest({ session }), (r) => {
+      this.request = r;
+    });
+  }
+
+  async refreshTree(): Promise<void> {
+    const session = this.session;
+    if (!session) {
+      this.tree = null;
+      this.status.tree = { state: 'empty', message: 'No session selected.' };
+      this.emit();
+      return;
+    }
+    await this.fetch('tree', 'pi/sessionTree', (api) => api.sessionTree({ session }), (r) => {
+      this.tree = r;
+    });
+  }
+
+  /** The session list; unless the user pinned a session, the newest one becomes current. */
+  async refreshSessions(): Promise<void> {
+    await this.fetch('sessions', 'pi/sessions', (api) => api.sessions(this.folderParams()), (r) => {
+      this.sessions = r;
+      if (!this.sessionPinned) {
+        this.session = r.sessions[0]?.path ?? null;
+      }
+    });
+  }
+
+  partStatus(part: Part): PartStatus {
+    return this.status[part];
+  }
+
+  currentSession(): SessionSummary | null {
+    return this.sessions?.sessions.find((s) => s.path === this.session) ?? null;
+  }
+
+  statusBar(): StatusBarView | null {
+    return this.budget ? statusBarView(this.budget) : null;
+  }
+
+  view(): SidebarView {
+    const choice = this.choice;
+    const budget = this.budget ? budgetView(this.budget, choice) : null;
+    const diff = this.diffs[0];
+    const lastChange: ChangeSummary | null =
+      this.lastChange && diff
+        ? {
+            diffId: diff.id,
+            triggerPaths: diff.triggerPaths,
+            totalDeltaLabel: diff.totalDeltaLabel,
+            changedCount: diff.entries.length,
+          }
+        : null;
+    const current = this.currentSession();
+    return {
+      server: this.server,
+      folderName: this.folderName,
+      sessionLabel: current ? sessionLabel(current) : this.session ? baseName(this.session) : null,
+      choice,
+      estimatorLabel:
+        choice === 'pi' ? "Pi's estimate (characters / 4)" : (this.prompt?.estimator.label ?? budget?.estimatorLabel ?? null),
+      budget,
+      budgetStatus: this.status.budget,
+      sections: this.prompt ? sectionRows(this.prompt, this.lastChange, choice, this.promptBefore) : [],
+      sectionsStatus: this.status.prompt,
+      promptTokens: this.prompt ? (choice === 'pi' ? this.prompt.total.pi : this.prompt.total.estimate) : null,
+      lastChange,
+      request:
+        this.request && this.session
+          ? requestView(this.request, choice, this.budget ? modelLabel(this.budget) : (this.request.model.id ?? ''))
+          : null,
+      requestStatus: this.status.request,
+    };
+  }
+
+  private folderParams(): { workspaceFolder?: string } {
+    return this.folderUri ? { workspaceFolder: this.folderUri } : {};
+  }
+
+  private async fetch<T>(
+    part: Part,
+    method: string,
+    call: (api: ServerApi) => Promise<T>,
+    apply: (result: T) => void,
+  ): Promise<void> {
+    const api = this.api;
+    if (!api) {
+      return;
+    }
+    const generation = ++this.generation[part];
+    try {
+      const result = await call(api);
+      if (generation !== this.generation[part]) {
+        return; // a newer request for the same part was sent meanwhile
+      }
+      apply(result);
+      this.status[part] = { state: 'ready' };
+    } catch (error) {
+      if (generation !== this.generation[part]) {
+        return;
+      }
+      this.status[part] = describeError(method, error);
+    }
+    this.emit();
+  }
+}
+
+/** Folder URIs or paths, compared after decoding (`file:///a%20b` is `/a b`). */
+export function sameFolder(a: string, b: string): boolean {
+  const norm = (s: string): string => {
+    let out = s.startsWith('file://') ? s.slice('file://'.length) : s;
+    try {
+      out = decodeURIComponent(out);
+    } catch {
+      // keep it as it is
+    }
+    return out.replace(/\/+$/, '');
+  };
+  return norm(a) === norm(b);
+}
+
+function baseName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i >= 0 ? path.slice(i + 1) : path;
+}

@@ -1,0 +1,105 @@
+/**
+ * Messages between the sidebar webview and the extension host. The webview is untrusted input:
+ * `parseWebviewMessage` accepts only these shapes and drops everything else. The host only ever
+ * posts a `SidebarView` (display data built by the view models), never settings or secrets.
+ */
+import type { BudgetView } from '../model/budget';
+import type { EstimateChoice } from '../model/estimate';
+import type { RequestView } from '../model/messages';
+import type { SectionRow } from '../model/sections';
+
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'openSource'; path: string; uri: string | null }
+  | { type: 'setEstimate'; choice: EstimateChoice }
+  | { type: 'showSectionDiff'; name: string | null }
+  | { type: 'showSystemPrompt' }
+  | { type: 'showProjectedRequest' }
+  | { type: 'showMessage'; index: number }
+  | { type: 'compact' }
+  | { type: 'refresh' }
+  | { type: 'selectSession' }
+  | { type: 'clearHighlights' }
+  | { type: 'restartServer' }
+  | { type: 'showOutput' };
+
+const SIMPLE = new Set([
+  'ready',
+  'showSystemPrompt',
+  'showProjectedRequest',
+  'compact',
+  'refresh',
+  'selectSession',
+  'clearHighlights',
+  'restartServer',
+  'showOutput',
+]);
+
+const MAX_STRING = 4096;
+
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (typeof raw !== 'object' || raw === null) {
+    return undefined;
+  }
+  const m = raw as Record<string, unknown>;
+  const type = m.type;
+  if (typeof type !== 'string') {
+    return undefined;
+  }
+  if (SIMPLE.has(type)) {
+    return { type } as WebviewMessage;
+  }
+  switch (type) {
+    case 'openSource':
+      if (isText(m.path) && (m.uri === undefined || m.uri === null || isText(m.uri))) {
+        return { type, path: m.path, uri: (m.uri as string | null | undefined) ?? null };
+      }
+      return undefined;
+    case 'setEstimate':
+      return m.choice === 'pi' || m.choice === 'estimated' ? { type, choice: m.choice } : undefined;
+    case 'showSectionDiff':
+      if (m.name === undefined || m.name === null) {
+        return { type, name: null };
+      }
+      return isText(m.name) ? { type, name: m.name } : undefined;
+    case 'showMessage':
+      return typeof m.index === 'number' && Number.isInteger(m.index) && m.index >= 0 ? { type, index: m.index } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
+}
+
+/** What one part of the view shows when it has no data. */
+export interface PartStatus {
+  state: 'loading' | 'ready' | 'empty' | 'unavailable' | 'error';
+  message?: string;
+}
+
+export interface ChangeSummary {
+  diffId: number;
+  triggerPaths: string[];
+  totalDeltaLabel: string;
+  changedCount: number;
+}
+
+export interface SidebarView {
+  server: { state: 'starting' | 'running' | 'stopped' | 'failed'; message?: string };
+  folderName: string | null;
+  sessionLabel: string | null;
+  choice: EstimateChoice;
+  estimatorLabel: string | null;
+  budget: BudgetView | null;
+  budgetStatus: PartStatus;
+  sections: SectionRow[];
+  sectionsStatus: PartStatus;
+  promptTokens: number | null;
+  lastChange: ChangeSummary | null;
+  request: RequestView | null;
+  requestStatus: PartStatus;
+}
+
+export type HostMessage = { type: 'view'; view: SidebarView };

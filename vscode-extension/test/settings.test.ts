@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  chooseInterpreter,
+  envName,
+  expandPath,
+  needsRestart,
+  pipInstallArgs,
+  serverSettings,
+} from '../src/model/settings';
+
+const from = (values: Record<string, unknown>) => (key: string) => values[key];
+
+test('unset settings give the server its documented defaults', () => {
+  assert.deepEqual(serverSettings(from({})), {
+    ruleProfile: 'pi',
+    tokens: { estimator: 'weighted', modelFamily: 'auto' },
+    summarizer: {
+      mode: 'offline',
+      url: null,
+      model: null,
+      apiKeyEnv: null,
+      wireFormat: 'openai',
+      timeoutSeconds: 120,
+      retries: 2,
+    },
+    agentDir: null,
+    trust: 'pi',
+    debounceMs: 300,
+    contextFiles: { warnBytes: 32768, errorBytes: 1048576, totalWarnBytes: 65536 },
+  });
+});
+
+test('settings keep the nesting of their VS Code keys', () => {
+  const s = serverSettings(from({ 'tokens.modelFamily': 'claude47', 'contextFiles.warnBytes': 1000 }));
+  assert.equal(s.tokens.modelFamily, 'claude47');
+  assert.equal(s.contextFiles.warnBytes, 1000);
+});
+
+test('empty summarizer strings are sent as null', () => {
+  const s = serverSettings(from({ 'summarizer.mode': 'endpoint', 'summarizer.url': '  ', 'summarizer.model': '' }));
+  assert.equal(s.summarizer.url, null);
+  assert.equal(s.summarizer.model, null);
+});
+
+test('an endpoint summarizer is forwarded with its url, model, format and key variable name', () => {
+  const s = serverSettings(
+    from({
+      'summarizer.mode': 'endpoint',
+      'summarizer.url': 'http://127.0.0.1:9/v1',
+      'summarizer.model': 'tiny',
+      'summarizer.apiKeyEnv': 'OPENAI_API_KEY',
+      'summarizer.wireFormat': 'anthropic',
+    }),
+  );
+  assert.deepEqual(
+    [s.summarizer.mode, s.summarizer.url, s.summarizer.model, s.summarizer.apiKeyEnv, s.summarizer.wireFormat],
+    ['endpoint', 'http://127.0.0.1:9/v1', 'tiny', 'OPENAI_API_KEY', 'anthropic'],
+  );
+});
+
+test('a key pasted where the variable name belongs is never forwarded', () => {
+  assert.equal(envName('sk-proj-abc123'), null);
+  assert.equal(envName('AbCdEfGh1234567890AbCdEfGh1234567890'), null);
+  assert.equal(envName('my key'), null);
+  assert.equal(envName('ANTHROPIC_API_KEY'), 'ANTHROPIC_API_KEY');
+});
+
+test('client-only settings are not part of what the server receives', () => {
+  const s = serverSettings(from({ python: '/venv/bin/python', 'trace.server': 'verbose', 'server.installSource': '.' }));
+  assert.ok(!JSON.stringify(s).includes('/venv/bin/python'));
+  assert.ok(!('python' in s));
+});
+
+test('an unknown trust value means deciding as Pi does', () => {
+  assert.equal(serverSettings(from({ trust: 'maybe' })).trust, 'pi');
+  assert.equal(serverSettings(from({ trust: 'untrusted' })).trust, 'untrusted');
+});
+
+test('numbers are clamped to what the server accepts', () => {
+  assert.equal(serverSettings(from({ debounceMs: -5 })).debounceMs, 0);
+  assert.equal(serverSettings(from({ debounceMs: 99_999 })).debounceMs, 60_000);
+  assert.equal(serverSettings(from({ debounceMs: 'x' })).debounceMs, 300);
+});
+
+test('the agent dir is expanded', () => {
+  const s = serverSettings(from({ agentDir: '~/pi' }), (p) => expandPath(p, '/home/u', null));
+  assert.equal(s.agentDir, '/home/u/pi');
+  assert.equal(expandPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo'), '/repo/.venv/bin/python');
+});
+
+test('only the interpreter and install source need a server restart', () => {
+  assert.equal(needsRestart((k) => k === 'python'), true);
+  assert.equal(needsRestart((k) => k === 'rules.profile'), false);
+});
+
+test('the interpreter is the setting, else the Python extension, else python3', () => {
+  assert.deepEqual(chooseInterpreter('/x/python', '/y/python'), { command: '/x/python', source: 'setting' });
+  assert.deepEqual(chooseInterpreter('', '/y/python'), { command: '/y/python', source: 'python-extension' });
+  assert.deepEqual(chooseInterpreter(null, null), { command: 'python3', source: 'path' });
+});
+
+test('pip installs the configured source, pi-context by default', () => {
+  assert.deepEqual(pipInstallArgs(null), ['-m', 'pip', 'install', '--upgrade', 'pi-context']);
+  assert.deepEqual(pipInstallArgs('/src/pi-context'), ['-m', 'pip', 'install', '--upgrade', '/src/pi-context']);
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ContextStore, type ServerApi, sameFolder } from '../src/model/store';
+import type { SessionsResult, SystemPromptResult } from '../src/protocol.generated';
+import { budget, change, changed, prompt, section } from './fixtures';
+
+/** A stand-in for the server's side of the wire: answers from fixed data, records what was asked. */
+class FakeServer implements ServerApi {
+  asked: Array<[string, unknown]> = [];
+  promptResult: SystemPromptResult = prompt([section('a', 0, 'old')]);
+  sessionsResult: SessionsResult = {
+    sessionsDir: '/s',
+    sessions: [
+      { path: '/s/new.jsonl', id: 'n', modified: 2, size: 10 },
+      { path: '/s/old.jsonl', id: 'o', modified: 1, size: 10 },
+    ],
+  };
+  missing = new Set<string>();
+
+  private answer<T>(method: string, params: unknown, value: T): Promise<T> {
+    this.asked.push([method, params]);
+    if (this.missing.has(method)) {
+      return Promise.reject(Object.assign(new Error('Method Not Found'), { code: -32601 }));
+    }
+    return Promise.resolve(value);
+  }
+  systemPrompt(p: unknown) {
+    return this.answer('pi/systemPrompt', p, this.promptResult);
+  }
+  contextBudget(p: unknown) {
+    return this.answer('pi/contextBudget', p, budget());
+  }
+  projectedRequest(p: { session: string }) {
+    return this.answer('pi/projectedRequest', p, {
+      session: p.session,
+      system: this.promptResult,
+      messages: [],
+      thinkingLevel: 'off',
+      model: { contextWindow: 200_000, source: 'default' as const },
+      total: { pi: 1, estimate: 1 },
+    });
+  }
+  sessions(p: unknown) {
+    return this.answer('pi/sessions', p, this.sessionsResult);
+  }
+  sessionTree(p: { session: string }) {
+    return this.answer('pi/sessionTree', p, { session: p.session, roots: [], nodes: [] });
+  }
+}
+
+function storeWith(server: ServerApi): ContextStore {
+  const store = new ContextStore();
+  store.setFolder('file:///repo', 'repo');
+  store.attach(server);
+  store.setServerState({ state: 'running' });
+  return store;
+}
+
+test('the newest session becomes current and the budget is asked for it', async () => {
+  const server = new FakeServer();
+  const store = storeWith(server);
+  await store.refreshAll();
+  assert.equal(store.session, '/s/new.jsonl');
+  assert.deepEqual(server.asked.filter(([m]) => m === 'pi/contextBudget').at(-1)?.[1], {
+    workspaceFolder: 'file:///repo',
+    session: '/s/new.jsonl',
+  });
+});
+
+test('a session the user picked is kept when the list is refreshed', async () => {
+  const store = storeWith(new FakeServer());
+  await store.selectSession('/s/old.jsonl');
+  await store.refreshSessions();
+  assert.equal(store.session, '/s/old.jsonl');
+});
+
+test('without a session the budget is asked for the prompt alone and no request is projected', async () => {
+  const server = new FakeServer();
+  const store = storeWith(server);
+  await store.selectSession(null);
+  assert.deepEqual(server.asked.find(([m]) => m === 'pi/contextBudget')?.[1], { workspaceFolder: 'file:///repo' });
+  assert.ok(!server.asked.some(([m]) => m === 'pi/projectedRequest'));
+  assert.equal(store.view().requestStatus.state, 'empty');
+});
+
+test('an older answer never replaces a newer one', async () => {
+  const store = storeWith(new FakeServer());
+  let releaseSlow: (v: SystemPromptResult) => void = () => {};
+  const slow = new Promise<SystemPromptResult>((r) => {
+    releaseSlow = r;
+  });
+  const answers = [slow, Promise.resolve(prompt([section('new', 0)]))];
+  class OutOfOrder extends FakeServer {
+    override systemPrompt(): Promise<SystemPromptResult> {
+      return answers.shift() as Promise<SystemPromptResult>;
+    }
+  }
+  store.attach(new OutOfOrder());
+  const first = store.refreshPrompt();
+  await store.refreshPrompt();
+  releaseSlow(prompt([section('stale', 0)]));
+  await first;
+  assert.equal(store.prompt?.sections[0]?.name, 'new');
+});
+
+test('a method the server does not offer is shown as unavailable, not as a failure', async () => {
+  const server = new FakeServer();
+  server.missing.add('pi/contextBudget');
+  const store = storeWith(server);
+  await store.refreshAll();
+  assert.equal(store.view().budgetStatus.state, 'unavailable');
+  assert.match(store.view().budgetStatus.message ?? '', /does not offer pi\/contextBudget/);
+  assert.equal(store.view().sectionsStatus.state, 'ready');
+});
+
+test('a sections-changed notification highlights the section and keeps the old text for the diff', async () => {
+  const server = new FakeServer();
+  const store = storeWith(server);
+  await store.refreshPrompt();
+  server.promptResult = prompt([section('a', 0, 'new')]);
+  const diff = await store.onSectionsChanged(changed([change('a', 'changed', 4)], { a: 'new' }));
+  assert.deepEqual([diff.entries[0]?.before, diff.entries[0]?.after], ['old', 'new']);
+  const view = store.view();
+  assert.equal(view.sections[0]?.change?.deltaLabel, '+4');
+  assert.equal(view.lastChange?.diffId, diff.id);
+  assert.equal(store.diffById(diff.id), diff);
+});
+
+test('clearing the highlights keeps the diffs for the diff command', async () => {
+  const store = storeWith(new FakeServer());
+  await store.refreshPrompt();
+  const diff = await store.onSectionsChanged(changed([change('a', 'changed', 1)], { a: 'x' }));
+  store.clearHighlights();
+  assert.equal(store.view().sections[0]?.change, null);
+  assert.ok(store.diffById(diff.id));
+});
+
+test('a notification for another workspace folder is ignored', async () => {
+  const store = storeWith(new FakeServer());
+  await store.onSectionsChanged(changed([change('a', 'changed', 1)], { a: 'x' }, { workspaceFolder: 'file:///other' }));
+  assert.equal(store.lastChange, null);
+});
+
+test('folder URIs and paths compare after decoding', () => {
+  assert.equal(sameFolder('file:///a%20b/', '/a b'), true);
+  assert.equal(sameFolder('file:///a', 'file:///ab'), false);
+});
