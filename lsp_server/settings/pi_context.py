@@ -23,6 +23,10 @@ SummarizerMode = Literal["offline", "endpoint"]
 WireFormat = Literal["openai", "anthropic"]
 TrustOverride = Literal["pi", "trusted", "untrusted"]
 
+# Keys of the editor's ``piContext`` section that only the client reads (how to start the server,
+# tracing, the status bar). They arrive with the rest and are not typos.
+CLIENT_ONLY_KEYS = frozenset({"python", "server", "trace", "statusBar"})
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, strict=True, extra="forbid", frozen=True)
@@ -128,6 +132,8 @@ def parse_pi_context_settings(
     """
     if data is None:
         return PiContextSettings(), []
+    if isinstance(data, dict):
+        data = {key: value for key, value in data.items() if key not in CLIENT_ONLY_KEYS}
     return validate_leniently(PiContextSettings, data, source, text)
 
 

@@ -40,6 +40,12 @@ def test_unknown_key_is_reported() -> None:
     assert [(p.key, p.message) for p in problems] == [("tokens.estimater", 'Extra inputs are not permitted (got "pi")')]
 
 
+def test_client_only_keys_of_the_editor_section_are_not_reported() -> None:
+    data = {"python": "/usr/bin/python3", "trace": {"server": "off"}, "statusBar": {"enabled": True}, "debounceMs": 9}
+    settings, problems = parse_pi_context_settings(data)
+    assert (settings.debounce_ms, problems) == (9, [])
+
+
 def test_endpoint_summarizer_needs_url_and_model() -> None:
     settings, problems = parse_pi_context_settings({"summarizer": {"mode": "endpoint", "url": "http://x"}})
     assert settings.summarizer.mode == "offline"
