@@ -27,6 +27,7 @@ from typing import Any, Literal
 from lsp_server import fsread
 from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR
 from lsp_server.context.paths import canonicalize_path, home_dir, paths_equal, resolve_path
+from lsp_server.context.settings import global_settings_path, read_settings_layer
 from lsp_server.jscompat import js_json_stringify, strip_bom
 
 TRUST_FILE_NAME = "trust.json"
@@ -158,6 +159,10 @@ def trust_requiring_project_resources(cwd: str, home: str | None = None) -> tupl
         current = parent
 
 
+def _global_default_project_trust(agent_dir: str) -> str:
+    return read_settings_layer(global_settings_path(agent_dir), "global").settings.default_project_trust
+
+
 def project_trust(
     cwd: str,
     agent_dir: str,
@@ -170,7 +175,8 @@ def project_trust(
 
     ``override`` is Pi's ``--approve`` (True) / ``--no-approve`` (False); pi-context's own
     ``trust`` setting maps onto it. ``default_project_trust`` is the global setting of that
-    name; only ``always`` and ``never`` count, anything else means ``ask``.
+    name (read from ``<agentDir>/settings.json`` when not given); only ``always`` and ``never``
+    count, anything else means ``ask``.
     """
     canonical_cwd = _normalize_cwd(cwd)
     store = read_trust_store(agent_dir)
@@ -202,6 +208,8 @@ def project_trust(
     if entry is not None:
         word = "trusted" if entry.decision else "not trusted"
         return decision(entry.decision, "store", f"{entry.path} is marked {word} in {store.path}", entry)
+    if default_project_trust is None:
+        default_project_trust = _global_default_project_trust(agent_dir)
     setting = default_project_trust if default_project_trust in ("always", "never") else "ask"
     if setting == "always":
         return decision(True, "default-setting", 'no stored decision; defaultProjectTrust is "always"')

@@ -71,6 +71,13 @@ def test_default_project_trust_always_and_never(tmp_path: Path) -> None:
     assert project_trust(cwd, agent, home=home, default_project_trust="bogus").source == "ask"
 
 
+def test_default_project_trust_is_read_from_global_settings(tmp_path: Path) -> None:
+    cwd, agent, home = setup(tmp_path, files=(".pi/skills/x",))
+    (tmp_path / "agent" / "settings.json").write_text('{"defaultProjectTrust": "always"}', encoding="utf-8")
+    decision = project_trust(cwd, agent, home=home)
+    assert (decision.trusted, decision.source) == (True, "default-setting")
+
+
 def test_override_beats_the_store(tmp_path: Path) -> None:
     cwd, agent, home = setup(tmp_path, store={str(tmp_path / "work" / "proj"): False}, files=(".pi/SYSTEM.md",))
     decision = project_trust(cwd, agent, home=home, override=True)
