@@ -28,7 +28,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from lsp_server.prompt.package_dir import normalize_user_path
+from lsp_server.context.paths import node_resolve, normalize_path
 from lsp_server.prompt.texts import OUR_TEXTS, PromptTexts
 
 Json = Any
@@ -163,9 +163,7 @@ def request_package_dir(req: dict[str, Any]) -> str | None:
     package_dir = req.get("packageDir")
     if not isinstance(package_dir, str) or not package_dir:
         return None
-    import os
-
-    return os.path.abspath(normalize_user_path(package_dir))
+    return node_resolve(normalize_path(package_dir))
 
 
 def mask_prompt_result(req: dict[str, Any], result: Json) -> Json:

@@ -10,32 +10,22 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+
+from lsp_server.context.paths import node_resolve, normalize_path
 
 PI_PACKAGE_NAME = "@earendil-works/pi-coding-agent"
 PACKAGE_DIR_ENV = "PI_PACKAGE_DIR"
 FALLBACK_PACKAGE_DIR = "/usr/local/lib/node_modules/" + PI_PACKAGE_NAME
 
 
-def normalize_user_path(path: str, home: str | None = None) -> str:
-    """Pi's ``normalizePath``: ``~`` and ``~/...`` expand to the home folder, ``file://`` URLs to paths."""
-    home_dir = home if home is not None else os.path.expanduser("~")
-    if path == "~":
-        return home_dir
-    if path.startswith("~/"):
-        return os.path.join(home_dir, path[2:])
-    if path.startswith("file://"):
-        return unquote(urlparse(path).path)
-    return path
-
-
 def package_paths(package_dir: str) -> tuple[str, str, str]:
-    """``(README.md, docs, examples)`` under ``package_dir``, absolute and normalized like Node's ``resolve``."""
-    base = normalize_user_path(package_dir)
-    readme, docs, examples = (os.path.abspath(os.path.join(base, leaf)) for leaf in ("README.md", "docs", "examples"))
+    """``(README.md, docs, examples)`` under ``package_dir``: Pi's ``resolve(join(normalizePath(dir), leaf))``."""
+    base = normalize_path(package_dir)
+    readme, docs, examples = (node_resolve(posixpath.join(base, leaf)) for leaf in ("README.md", "docs", "examples"))
     return readme, docs, examples
 
 
@@ -52,7 +42,7 @@ def find_pi_package_dir(env: Mapping[str, str] | None = None) -> str:
     environ = os.environ if env is None else env
     explicit = environ.get(PACKAGE_DIR_ENV)
     if explicit:
-        return normalize_user_path(explicit)
+        return normalize_path(explicit)
     command = shutil.which("pi", path=environ.get("PATH"))
     if command:
         for parent in Path(os.path.realpath(command)).parents:
