@@ -12,7 +12,7 @@ What goes where:
 * Goal / Original Request: the first user request and, if different, the latest one;
 * Constraints & Preferences: user sentences with "must", "never", "prefer", "avoid", ...;
 * Done: files written or edited and commands run (from tool calls); In Progress: the latest request;
-* Blocked: the most recent error lines from tool results;
+* Blocked: error lines from tool results since the last file change;
 * Key Decisions: sentences with "decided", "instead", "because", "use", "chose", ...;
 * Next Steps: sentences of the last assistant message with "next", "then", "will", "need to", ...;
 * Critical Context (or the turn prefix's Context Needed to Continue): files read and modified,
@@ -275,6 +275,7 @@ def _add_tool_calls(facts: _Facts, text: str) -> None:
         if call.name == "read" and path:
             facts.read_files.append(path)
         elif call.name in ("write", "edit") and path:
+            facts.errors.clear()  # a later change may well have dealt with them; only newer errors block
             facts.modified_files.append(path)
             facts.done.append(f"{'Wrote' if call.name == 'write' else 'Edited'} `{path}`")
         elif call.name == "bash" and isinstance(call.arguments.get("command"), str):
