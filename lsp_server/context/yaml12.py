@@ -353,6 +353,8 @@ class _Composer:
             source = _unmask(event.value, self.restore)
             if event.style is None and self.original is not self.text and "\t" in self.original[start:end]:
                 source = _unmask(_plain_from_original(self.original, value_start, end), self.restore)
+            if event.style in ("|", ">") and end >= len(self.text) and not self.text.endswith("\n"):
+                source = _final_line_break(self.text, value_start, source)
             if tag is not None:
                 value = _resolve_tagged(source, tag, start, value_start, self.warnings)
             elif event.style is None:
@@ -444,6 +446,18 @@ class _Composer:
         for other, _ in mapping.pairs:
             if isinstance(other, ScalarNode) and _strict_equal(other.value, key.value):
                 raise _Failure("YAMLParseError", "DUPLICATE_KEY", "Map keys must be unique", key.value_start)
+
+
+def _final_line_break(text: str, header: int, value: str) -> str:
+    """yaml keeps a block scalar's last line break even when the text ends without one.
+
+    ruamel drops it at the end of the stream; unless the header strips (``|-``), add it back.
+    """
+    header_end = text.find("\n", header)
+    indicators = text[header : len(text) if header_end < 0 else header_end].split("#", 1)[0]
+    if "-" in indicators or not value or value.endswith("\n"):
+        return value
+    return value + "\n"
 
 
 def _plain_from_original(text: str, start: int, end: int) -> str:
