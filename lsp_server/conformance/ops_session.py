@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 from typing import Any
 
 from lsp_server.compaction.file_ops import (
@@ -65,7 +66,7 @@ def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") 
         raise OpError(f"missing {key} (array) or jsonl (string) or jsonlFile (path)")
     header = next((e for e in file_entries if e.get("type") == "session"), None)
     if req.get("migrate") is not False and header is not None:
-        migrate_session_entries(file_entries, lambda: ctx.new_uuid()[:8])
+        migrate_session_entries(file_entries)
     return [e for e in file_entries if e.get("type") != "session"], header
 
 
@@ -129,8 +130,8 @@ def parse_session_jsonl_op(req: dict[str, Any], ctx: EvalContext) -> Json:
         raise OpError("jsonl must be a string")
     parsed = parse_session_text(jsonl)
     if req.get("migrate") is not False:
-        migrate_session_entries(parsed.entries, lambda: ctx.new_uuid()[:8])
-    return {"fileEntries": parsed.entries, "pi-context": {"problems": _problems(parsed)}}
+        migrate_session_entries(parsed.entries)
+    return as_json({"fileEntries": parsed.entries, "pi-context": {"problems": _problems(parsed)}})
 
 
 @op("load_session_file")
@@ -146,16 +147,18 @@ def load_session_file_op(req: dict[str, Any], ctx: EvalContext) -> Json:
         # Pi appends the missing newline when it loads; we never write, we say what it would do.
         if result.needs_newline:
             after += "\n"
-    return {
-        "entries": result.entries,
-        "fileChanged": result.needs_newline,
-        "fileAfter": after,
-        "pi-context": {
-            "problems": [p.to_json() for p in result.problems],
-            "error": result.error,
-            "lines": result.lines,
-        },
-    }
+    return as_json(
+        {
+            "entries": result.entries,
+            "fileChanged": result.needs_newline,
+            "fileAfter": after,
+            "pi-context": {
+                "problems": [p.to_json() for p in result.problems],
+                "error": result.error,
+                "lines": result.lines,
+            },
+        }
+    )
 
 
 def _leaf_arg(req: dict[str, Any]) -> Any:
@@ -190,15 +193,17 @@ def build_session_context_op(req: dict[str, Any], ctx: EvalContext) -> Json:
         out["messages"] = [brief_message(m) for m in projection.messages]
         if llm_messages is not None:
             out["llmMessages"] = [brief_message(m) for m in llm_messages]
-    return _drop_undefined(out)
+    return as_json(out)
 
 
-def _drop_undefined(value: Any) -> Any:
-    """JSON output drops ``undefined`` keys (e.g. the id of an entry that has none)."""
+def as_json(value: Any) -> Any:
+    """The value after a JSON round trip, as the oracle answers: no ``undefined`` keys, NaN/Infinity null."""
     if isinstance(value, dict):
-        return {k: _drop_undefined(v) for k, v in value.items() if v is not UNDEFINED}
+        return {k: as_json(v) for k, v in value.items() if v is not UNDEFINED}
     if isinstance(value, list):
-        return [None if v is UNDEFINED else _drop_undefined(v) for v in value]
+        return [None if v is UNDEFINED else as_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 

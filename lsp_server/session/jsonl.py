@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -43,23 +42,23 @@ def _reject_constant(name: str) -> Any:
 _DECODER: Final = json.JSONDecoder(parse_int=_js_int, parse_constant=_reject_constant)
 
 
-class _BadJson:
+class BadJson:
     __slots__ = ("reason",)
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
 
-def parse_json(text: str) -> Any | _BadJson:
-    """``JSON.parse(text)`` or a :class:`_BadJson` with a short reason (never raises)."""
+def parse_json(text: str) -> Any | BadJson:
+    """``JSON.parse(text)`` or a :class:`BadJson` with a short reason (never raises)."""
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        return _BadJson(f"not valid JSON at column {exc.colno}: {exc.msg}")
+        return BadJson(f"not valid JSON at column {exc.colno}: {exc.msg}")
     except ValueError as exc:
-        return _BadJson(f"not valid JSON: {exc}")
+        return BadJson(f"not valid JSON: {exc}")
     except RecursionError:
-        return _BadJson("JSON nested too deeply to read")
+        return BadJson("JSON nested too deeply to read")
 
 
 _KIND_NAMES: Final = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}
@@ -103,7 +102,7 @@ def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False)
             out.problems.append(LineProblem(line, "session/partial-line", "last line is blank but has no newline"))
         return
     value = parse_json(text)
-    if isinstance(value, _BadJson):
+    if isinstance(value, BadJson):
         reason = value.reason
         if text.startswith("\ufeff"):
             reason = "starts with a byte-order mark, which Pi cannot read (the line is skipped)"
@@ -175,20 +174,13 @@ def parse_session_text(content: str) -> ParsedLines:
 # --- migration -----------------------------------------------------------------------------------
 
 
-def sequential_ids() -> Callable[[], str]:
-    """Ids ``00000001``, ``00000002``, … : stable across reloads (we never write them back).
+def migration_id(number: int) -> str:
+    """The id a migrated v1 entry gets: ``00000001``, ``00000002``, … in file order.
 
-    These are also the ids Pi gives under the oracle's deterministic UUIDs, so migrated sessions
-    compare equal with Pi's answers.
+    Stable across reloads (we never write migrated ids back, so they must not change), and equal
+    to the ids Pi gives under the oracle's deterministic UUIDs, so migrated sessions compare equal.
     """
-    counter = 0
-
-    def next_id() -> str:
-        nonlocal counter
-        counter += 1
-        return f"{counter:08x}"
-
-    return next_id
+    return f"{number:08x}"
 
 
 def _version_number(header: Entry | None) -> float:
@@ -222,7 +214,7 @@ class Migration:
     """
 
     from_version: float
-    new_id: Callable[[], str] = field(default_factory=sequential_ids)
+    next_number: int = 1
     previous_id: Any = None
 
     @property
@@ -230,39 +222,42 @@ class Migration:
         return not self.from_version >= CURRENT_SESSION_VERSION
 
     @classmethod
-    def for_header(cls, header: Entry | None, new_id: Callable[[], str] | None = None) -> Migration:
-        return cls(_version_number(header), new_id or sequential_ids())
+    def for_header(cls, header: Entry | None) -> Migration:
+        return cls(_version_number(header))
+
+    def snapshot(self) -> tuple[int, Any]:
+        return self.next_number, self.previous_id
+
+    def restore(self, snapshot: tuple[int, Any]) -> None:
+        self.next_number, self.previous_id = snapshot
 
     def apply(self, file_entries: list[Entry], start: int = 0) -> None:
-        """Migrate ``file_entries[start:]``; earlier ones are already migrated (same instance)."""
+        """Migrate ``file_entries[start:]``; earlier ones were migrated by this same instance."""
         if not self.needed:
             return
-        v1 = self.from_version < 2
-        v2 = self.from_version < 3
-        if v1:
-            for index in range(start, len(file_entries)):
-                entry = file_entries[index]
-                if entry.get("type") == "session":
+        for index in range(start, len(file_entries)):
+            entry = file_entries[index]
+            if entry.get("type") == "session":
+                if self.from_version < 2:
                     entry["version"] = 2
-                    continue
-                entry["id"] = self.new_id()
+                if self.from_version < 3:
+                    entry["version"] = 3
+                continue
+            if self.from_version < 2:
+                entry["id"] = migration_id(self.next_number)
+                self.next_number += 1
                 entry["parentId"] = self.previous_id
                 self.previous_id = entry["id"]
                 if entry.get("type") == "compaction":
                     self._convert_first_kept_index(entry, file_entries)
-        if v2:
-            for index in range(start, len(file_entries)):
-                entry = file_entries[index]
-                if entry.get("type") == "session":
-                    entry["version"] = 3
-                    continue
-                message = entry.get("message")
-                if (
-                    entry.get("type") == "message"
-                    and isinstance(message, dict)
-                    and message.get("role") == "hookMessage"
-                ):
-                    message["role"] = "custom"
+            message = entry.get("message")
+            if (
+                self.from_version < 3
+                and entry.get("type") == "message"
+                and isinstance(message, dict)
+                and message.get("role") == "hookMessage"
+            ):
+                message["role"] = "custom"
 
     @staticmethod
     def _convert_first_kept_index(entry: Entry, file_entries: list[Entry]) -> None:
@@ -276,10 +271,10 @@ class Migration:
         del entry["firstKeptEntryIndex"]
 
 
-def migrate_session_entries(file_entries: list[Entry], new_id: Callable[[], str] | None = None) -> float | None:
+def migrate_session_entries(file_entries: list[Entry]) -> float | None:
     """Pi's ``migrateSessionEntries`` in place; returns the version migrated from, or ``None``."""
     header = next((e for e in file_entries if e.get("type") == "session"), None)
-    migration = Migration.for_header(header, new_id)
+    migration = Migration.for_header(header)
     if not migration.needed:
         return None
     migration.apply(file_entries)

@@ -42,7 +42,10 @@ def regen(op_file: Path) -> None:
     with golden.open("w", encoding="utf-8") as handle:
         for answer in out:
             parsed = json.loads(answer)
-            handle.write(json.dumps(parsed, ensure_ascii=False) + "\n")
+            line = json.dumps(parsed, ensure_ascii=False)
+            if any(0xD800 <= ord(ch) <= 0xDFFF for ch in line):
+                line = json.dumps(parsed)  # lone surrogates cannot be written as UTF-8: keep them escaped
+            handle.write(line + "\n")
     print(f"{op_file.stem}: {len(out)} answers")
 
 

@@ -1,0 +1,298 @@
+"""A session file followed as it grows: only new complete lines are read and parsed.
+
+Pi appends one whole line per entry while the agent works, so a context view that re-read a
+100 MB session on every change would fall behind. :class:`SessionFile` remembers the byte offset
+after the last complete line and, on :meth:`SessionFile.refresh`, reads from there only; the work
+is proportional to what was appended, not to the file.
+
+Two things can break that assumption, and both are checked cheaply before trusting the offset:
+the file was *replaced or rewritten* (another inode, a smaller size, or different bytes in the
+first 4 KiB or just before the offset: Pi rewrites the whole file when it migrates a v1/v2
+session, and forks create new files), and the *last line is incomplete* (the agent is mid-write,
+or the file simply lacks its final newline). A replaced file is reloaded in full. A last line
+without a newline is parsed the way Pi parses it and shown *provisionally*: the next refresh takes
+it back out and reads it again from its first byte, so a line that was cut mid-write is never
+kept half-read, and a complete entry is not hidden because its newline is missing.
+
+Everything a user should hear about (skipped lines, a file that is not a session, a broken tree)
+is collected as values; nothing here raises on bad input or a vanished file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Final, Literal
+
+from lsp_server.findings import Finding, Range, Severity
+from lsp_server.fsread import node_error_message
+from lsp_server.session.entries import Entry
+from lsp_server.session.jsonl import (
+    NOT_A_SESSION,
+    LineProblem,
+    Migration,
+    ParsedLines,
+    decode_line,
+    parse_bytes,
+    parse_line,
+)
+from lsp_server.session.jsvalues import UNDEFINED
+from lsp_server.session.projection import SessionProjection, build_session_projection
+from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
+
+HEAD_CHECK_BYTES: Final = 4096  # compared on every refresh: the header lives here
+MARK_CHECK_BYTES: Final = 64  # compared just before the resume offset
+READ_CHUNK_BYTES: Final = 4 * 1024 * 1024  # a full load reads and parses this much at a time
+
+RefreshKind = Literal["unchanged", "appended", "loaded", "reloaded", "missing", "error"]
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    """What a refresh found: nothing new, appended entries, a (re)load, or a missing file."""
+
+    kind: RefreshKind
+    new_entries: int = 0  # entries now in the view that were not there before this refresh
+    retracted: int = 0  # provisional entries (last line without newline) taken back and read again
+    reason: str | None = None  # why the file was reloaded, or the error
+
+
+@dataclass
+class _Provisional:
+    """How to take back the state that a last line without a newline added."""
+
+    entries_len: int
+    file_entries_len: int
+    problems_len: int
+    header: Entry | None
+    error: str | None
+    migration: Migration | None
+    migration_state: tuple[int, Any] | None
+    undos: list[_Undo] = field(default_factory=list)
+
+
+class SessionFile:
+    """One session file: header, entries (file order), index, problems; kept current by ``refresh``.
+
+    ``entries`` never contains the header. Old sessions are migrated in memory as they are read.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.header: Entry | None = None
+        self.error: str | None = None
+        self.entries: list[Entry] = []
+        self.lines: list[int] = []  # 1-based line of each entry
+        self.problems: list[LineProblem] = []
+        self.index = SessionIndex()
+        self.migration: Migration | None = None
+        self.migrated_from: float | None = None
+        self._file_entries: list[Entry] = []  # Pi's fileEntries: header and every object, for v1 indices
+        self._identity: tuple[int, int] | None = None
+        self._offset = 0  # bytes through the last complete line
+        self._next_line = 1
+        self._size = -1
+        self._mtime_ns = -1
+        self._head = b""
+        self._mark = b""
+        self._provisional: _Provisional | None = None
+
+    # --- public view ----------------------------------------------------------------------------
+
+    @property
+    def exists(self) -> bool:
+        return self._identity is not None
+
+    @property
+    def is_session(self) -> bool:
+        return self.header is not None and self.error is None
+
+    @property
+    def needs_newline(self) -> bool:
+        """The file ends without ``\\n`` (Pi appends one when it opens the session)."""
+        return self._provisional is not None
+
+    @property
+    def offset(self) -> int:
+        """Bytes read for good (through the last complete line)."""
+        return self._offset
+
+    def projection(self, leaf_id: Any = UNDEFINED) -> SessionProjection:
+        """The next request's messages from ``leaf_id`` (default: Pi's leaf, the last entry)."""
+        return build_session_projection(self.entries, leaf_id, self.index.by_id)
+
+    def tree(self) -> TreeView:
+        return build_tree(self.entries, self.index.labels)
+
+    def findings(self, include_tree: bool = True) -> list[Finding]:
+        """Everything worth telling a user about the file, with 0-based line ranges."""
+        found = [problem.to_finding(self.path) for problem in self.problems]
+        if self.error is not None:
+            found.insert(0, Finding(self.path, Range.file_start(), Severity.ERROR, "session/not-a-session", self.error))
+        if include_tree:
+            for problem in self.tree().problems:
+                line = self.lines[problem.index] - 1
+                found.append(Finding(self.path, Range.at(line, 0), Severity.WARNING, problem.code, problem.message))
+        return found
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def refresh(self) -> RefreshResult:
+        """Bring the view up to date with the file; O(appended bytes) when the file only grew."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            had_file = self._identity is not None
+            self._reset()
+            self.error = f"Session file not found: {self.path}"
+            return RefreshResult("missing", reason="the file was deleted" if had_file else None)
+        except OSError as exc:
+            self._reset()
+            self.error = node_error_message(exc, "stat", self.path)
+            return RefreshResult("error", reason=self.error)
+        identity = (st.st_dev, st.st_ino)
+        try:
+            with open(self.path, "rb") as handle:
+                if self._identity is None:
+                    return self._load(handle, st, "loaded", None)
+                reason = self._changed_under_us(handle, identity, st.st_size)
+                if reason is not None:
+                    return self._load(handle, st, "reloaded", reason)
+                if st.st_size == self._size and st.st_mtime_ns == self._mtime_ns:
+                    return RefreshResult("unchanged")
+                return self._append(handle, st)
+        except OSError as exc:
+            self._reset()
+            self.error = node_error_message(exc, "open", self.path)
+            return RefreshResult("error", reason=self.error)
+
+    def _changed_under_us(self, handle: BinaryIO, identity: tuple[int, int], size: int) -> str | None:
+        if identity != self._identity:
+            return "the file was replaced"
+        if size < self._offset:
+            return "the file shrank"
+        handle.seek(0)
+        if handle.read(len(self._head)) != self._head:
+            return "the start of the file changed"
+        handle.seek(self._offset - len(self._mark))
+        if handle.read(len(self._mark)) != self._mark:
+            return "the file was rewritten"
+        return None
+
+    def _load(self, handle: BinaryIO, st: os.stat_result, kind: RefreshKind, reason: str | None) -> RefreshResult:
+        self._reset()
+        self._identity = (st.st_dev, st.st_ino)
+        handle.seek(0)
+        pending = b""
+        while True:
+            chunk = handle.read(READ_CHUNK_BYTES)
+            if not chunk:
+                break
+            data = pending + chunk
+            parsed, consumed = parse_bytes(data, self._next_line, final=False)
+            self._apply(parsed)
+            self._commit(data[:consumed])
+            pending = data[consumed:]
+        self._read_partial(pending)
+        self._remember(handle, st)
+        return RefreshResult(kind, len(self.entries), reason=reason)
+
+    def _append(self, handle: BinaryIO, st: os.stat_result) -> RefreshResult:
+        retracted = len(self.entries)
+        self._take_back_provisional()
+        before = len(self.entries)
+        retracted -= before
+        handle.seek(self._offset)
+        data = handle.read()
+        parsed, consumed = parse_bytes(data, self._next_line, final=False)
+        self._apply(parsed)
+        self._commit(data[:consumed])
+        self._read_partial(data[consumed:])
+        self._remember(handle, st)
+        return RefreshResult("appended", len(self.entries) - before, retracted)
+
+    def _commit(self, complete: bytes) -> None:
+        """Advance the resume offset over complete lines and remember the bytes to check later."""
+        if not complete:
+            return
+        self._offset += len(complete)
+        self._next_line += complete.count(b"\n")
+        self._mark = (self._mark + complete)[-MARK_CHECK_BYTES:]
+
+    def _remember(self, handle: BinaryIO, st: os.stat_result) -> None:
+        self._size = st.st_size
+        self._mtime_ns = st.st_mtime_ns
+        handle.seek(0)
+        self._head = handle.read(min(HEAD_CHECK_BYTES, self._offset))
+
+    def _read_partial(self, tail: bytes) -> None:
+        """A last line without a newline: apply it so it can be taken back on the next refresh."""
+        if not tail:
+            return
+        self._provisional = _Provisional(
+            len(self.entries),
+            len(self._file_entries),
+            len(self.problems),
+            self.header,
+            self.error,
+            self.migration,
+            self.migration.snapshot() if self.migration else None,
+        )
+        parsed = ParsedLines()
+        parse_line(decode_line(tail, self._next_line, parsed.problems), self._next_line, parsed, partial=True)
+        self._apply(parsed, self._provisional.undos)
+
+    def _take_back_provisional(self) -> None:
+        state = self._provisional
+        if state is None:
+            return
+        for undo in reversed(state.undos):
+            self.index.undo(undo)
+        del self.entries[state.entries_len :]
+        del self.lines[state.entries_len :]
+        del self._file_entries[state.file_entries_len :]
+        del self.problems[state.problems_len :]
+        self.header, self.error, self.migration = state.header, state.error, state.migration
+        if self.migration is not None and state.migration_state is not None:
+            self.migration.restore(state.migration_state)
+        if self.header is None:
+            self.migrated_from = None
+        self._provisional = None
+
+    def _apply(self, parsed: ParsedLines, undos: list[_Undo] | None = None) -> None:
+        """Add parsed objects: the first must be a header; then migrate and index each entry."""
+        self.problems.extend(parsed.problems)
+        for entry, line in zip(parsed.entries, parsed.lines, strict=True):
+            if self.error is not None:
+                return
+            if self.header is None:
+                if entry.get("type") != "session" or not isinstance(entry.get("id"), str):
+                    self.error = NOT_A_SESSION.format(path=self.path)
+                    return
+                self.header = entry
+                self.migration = Migration.for_header(entry)
+                if self.migration.needed:
+                    self.migrated_from = self.migration.from_version
+                self._file_entries.append(entry)
+                self.migration.apply(self._file_entries, len(self._file_entries) - 1)
+                continue
+            self._file_entries.append(entry)
+            if self.migration is not None:
+                self.migration.apply(self._file_entries, len(self._file_entries) - 1)
+            if entry.get("type") == "session":
+                continue  # a second header line is not a tree entry (Pi skips it too)
+            self.entries.append(entry)
+            self.lines.append(line)
+            undo = self.index.add(entry)
+            if undos is not None:
+                undos.append(undo)
+
+
+def load_session(path: str | os.PathLike[str]) -> SessionFile:
+    """Read a session file once (the same object can then follow it with ``refresh``)."""
+    session = SessionFile(path)
+    session.refresh()
+    return session
