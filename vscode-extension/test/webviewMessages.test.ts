@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseWebviewMessage } from '../src/sidebar/messages';
+import { commandFor, parseWebviewMessage } from '../src/sidebar/messages';
 
 test('known messages are accepted with their fields', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'openSource', path: '/repo/AGENTS.md', uri: 'file:///repo/AGENTS.md' }), {
@@ -27,4 +27,32 @@ test('unknown types and malformed fields are dropped', () => {
   ]) {
     assert.equal(parseWebviewMessage(raw), undefined, JSON.stringify(raw)?.slice(0, 60));
   }
+});
+
+test('every webview message but ready runs a Pi Context command', () => {
+  const messages = [
+    { type: 'openSource', path: '/a', uri: null },
+    { type: 'setEstimate', choice: 'pi' },
+    { type: 'showSectionDiff', name: 'x' },
+    { type: 'showSystemPrompt' },
+    { type: 'showProjectedRequest' },
+    { type: 'showMessage', index: 2 },
+    { type: 'compact' },
+    { type: 'refresh' },
+    { type: 'selectSession' },
+    { type: 'clearHighlights' },
+    { type: 'restartServer' },
+    { type: 'showOutput' },
+  ] as const;
+  for (const m of messages) {
+    assert.match(commandFor(m)?.command ?? '', /^piContext\./, m.type);
+  }
+  assert.equal(commandFor({ type: 'ready' }), null);
+});
+
+test('a section diff request from a row names the section', () => {
+  assert.deepEqual(commandFor({ type: 'showSectionDiff', name: '/repo/AGENTS.md' }), {
+    command: 'piContext.showSectionDiff',
+    args: [undefined, '/repo/AGENTS.md'],
+  });
 });

@@ -103,3 +103,38 @@ export interface SidebarView {
 }
 
 export type HostMessage = { type: 'view'; view: SidebarView };
+
+/**
+ * Each webview message runs one extension command (the same ones the palette and toolbar run), so
+ * the webview can do nothing a user could not do from the palette. `ready` only asks for the view.
+ */
+export function commandFor(message: WebviewMessage): { command: string; args: unknown[] } | null {
+  switch (message.type) {
+    case 'ready':
+      return null;
+    case 'openSource':
+      return { command: 'piContext.openSource', args: [message.path, message.uri] };
+    case 'setEstimate':
+      return { command: 'piContext.setEstimate', args: [message.choice] };
+    case 'showSectionDiff':
+      return { command: 'piContext.showSectionDiff', args: message.name === null ? [] : [undefined, message.name] };
+    case 'showSystemPrompt':
+      return { command: 'piContext.showSystemPrompt', args: [] };
+    case 'showProjectedRequest':
+      return { command: 'piContext.showProjectedRequest', args: [] };
+    case 'showMessage':
+      return { command: 'piContext.showProjectedRequest', args: [message.index] };
+    case 'compact':
+      return { command: 'piContext.compact', args: [] };
+    case 'refresh':
+      return { command: 'piContext.refresh', args: [] };
+    case 'selectSession':
+      return { command: 'piContext.selectSession', args: [] };
+    case 'clearHighlights':
+      return { command: 'piContext.clearHighlights', args: [] };
+    case 'restartServer':
+      return { command: 'piContext.restartServer', args: [] };
+    case 'showOutput':
+      return { command: 'piContext.showOutput', args: [] };
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The preview document of a compaction or branch summary: what was produced, by which summarizer,
+ * and a plain statement that nothing has been written yet, followed by the summary text itself.
+ */
+import type { CommandOutcome } from '../protocol.generated';
+import { formatExact } from './format';
+
+export type SummaryKind = 'compaction' | 'branch';
+
+export function previewTitle(kind: SummaryKind): string {
+  return kind === 'compaction' ? 'Compaction Summary (preview)' : 'Branch Summary (preview)';
+}
+
+export function previewDocument(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
+  const facts = [`Summarizer: ${outcome.summarizer}`];
+  if (typeof outcome.tokensBefore === 'number') {
+    facts.push(`context before: ${formatExact(outcome.tokensBefore)} tokens`);
+  }
+  if (outcome.firstKeptEntryId) {
+    facts.push(`first kept entry: \`${outcome.firstKeptEntryId}\``);
+  }
+  const what = kind === 'compaction' ? 'Compaction summary' : 'Branch summary';
+  return [
+    `> **${what} — preview.** Nothing has been written to ${sessionName} yet: confirm in the notification to append it.`,
+    `> ${facts.join(' · ')}`,
+    '',
+    '---',
+    '',
+    outcome.summary,
+    '',
+  ].join('\n');
+}
+
+/** The confirmation question, with the summary's size so the user knows what the append costs. */
+export function confirmText(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
+  const tokens = Math.ceil(outcome.summary.length / 4);
+  const what = kind === 'compaction' ? 'compaction summary' : 'branch summary';
+  return `Append this ${what} (about ${formatExact(tokens)} tokens, ${outcome.summarizer}) to ${sessionName}?`;
+}
+
+export function appliedText(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
+  const id = outcome.entry && typeof outcome.entry.id === 'string' ? ` as entry ${outcome.entry.id}` : '';
+  return kind === 'compaction'
+    ? `Compaction appended to ${sessionName}${id}.`
+    : `Branch summary appended to ${sessionName}${id}.`;
+}

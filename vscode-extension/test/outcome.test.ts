@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { appliedText, confirmText, previewDocument } from '../src/model/outcome';
+import type { CommandOutcome } from '../src/protocol.generated';
+
+const outcome: CommandOutcome = {
+  written: false,
+  previewOnly: true,
+  summary: '## Goal\nShip it.',
+  summarizer: 'offline (extractive)',
+  tokensBefore: 12345,
+  firstKeptEntryId: 'abc',
+  sessionSize: 999,
+};
+
+test('the preview says nothing is written yet and ends with the summary itself', () => {
+  const doc = previewDocument('compaction', outcome, 's.jsonl');
+  assert.match(doc, /Nothing has been written yet/);
+  assert.match(doc, /offline \(extractive\) · context before: 12,345 tokens · first kept entry: `abc`/);
+  assert.ok(doc.trimEnd().endsWith('## Goal\nShip it.'));
+});
+
+test('the confirmation names the summarizer and the size of the summary', () => {
+  assert.equal(
+    confirmText('branch', outcome, 's.jsonl'),
+    'Append this branch summary (about 4 tokens, offline (extractive)) to s.jsonl?',
+  );
+});
+
+test('the applied message names the new entry when the server returns it', () => {
+  assert.equal(
+    appliedText('compaction', { ...outcome, written: true, entry: { id: 'e9' } }, 's.jsonl'),
+    'Compaction appended to s.jsonl as entry e9.',
+  );
+});
