@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -92,6 +93,9 @@ class PiLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=PiProtocol,
+            # lsprotocol's converter without pygls' hook that turns the params of custom methods
+            # into namedtuples (lossy for keys that are not identifiers): custom handlers get JSON.
+            converter_factory=get_converter,
         )
         self.debug = debug
         self.checker: FileChecker = checker if checker is not None else load_checker()

@@ -18,6 +18,7 @@ STATE = "pi.debug.state"
 READ = "pi.debug.read"
 SLEEP = "pi.debug.sleep"
 FAIL = "pi.debug.fail"
+ECHO = "pi/debug/echo"
 WATCH_EVENTS = "pi/debug/watchEvents"
 
 
@@ -89,6 +90,11 @@ def register(server: PiLanguageServer) -> None:
                 await asyncio.sleep(step_s)
                 operation.report(f"{done}/{steps}", percentage=done * 100 // steps)
         return {"completed": steps, "progressToken": operation.progress_token}
+
+    @server.feature(ECHO)
+    def echo(ls: PiLanguageServer, params: Any) -> Any:
+        """A custom request answering its params: they must arrive as plain JSON."""
+        return {"params": params, "type": type(params).__name__}
 
     @server.command(FAIL)
     def fail(ls: PiLanguageServer, *args: Any) -> None:

@@ -52,9 +52,11 @@ async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bo
     old, ls.settings = ls.settings, new
     ls.scheduler.delay_s = new.debounce_ms / 1000
     changed = changed_keys(old, new)
-    if initial or not changed:
+    if initial:
         return changed
-    ls.log(f"settings changed: {', '.join(sorted(changed))}")
+    ls.log(f"settings applied ({'changed: ' + ', '.join(sorted(changed)) if changed else 'no change'})")
+    if not changed:
+        return changed
     if changed & _WATCH_KEYS:
         ls.start_watcher()
     if changed & _CHECK_KEYS:

@@ -9,6 +9,8 @@ on Linux) covers every workspace folder plus extra roots such as Pi's agent dir.
 * coalesced per path into one final state (``coalesce``): a file written three times and then
   deleted inside the window is one ``deleted``; the final state is read from the disk, so the
   order of the raw events (a set) does not matter;
+* completed: a folder that appears is walked for the files in it, whose own events inotify
+  may have missed (``expand_new_folders``);
 * debounced: a batch is delivered once nothing changed for ``debounce_ms`` (capped, so a file
   appended to without pause still gets through).
 
@@ -89,9 +91,22 @@ class ContextFileFilter:
                 return root
         return None
 
-    def __call__(self, change: watchfiles.Change, path: str) -> bool:
+    def relevant(self, path: str) -> bool:
         root = self.root_of(path)
         return root is not None and is_relevant(path, root, self._agent_dirs)
+
+    def __call__(self, change: watchfiles.Change, path: str) -> bool:
+        if self.relevant(path):
+            return True
+        # A new folder may already hold files whose own events were lost (see expand_new_folders).
+        return change == watchfiles.Change.added and self._may_hold_files(path) and os.path.isdir(path)
+
+    def _may_hold_files(self, path: str) -> bool:
+        root = self.root_of(path)
+        if root is None:
+            return False
+        parts = os.path.relpath(path, root).split(os.sep)
+        return not any(part in IGNORED_DIRS for part in parts)
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,26 @@ def coalesce(
         else:
             modified.add(path)
     return WatchBatch(frozenset(added), frozenset(modified), frozenset(deleted))
+
+
+def expand_new_folders(batch: WatchBatch, relevant: Callable[[str], bool]) -> WatchBatch:
+    """Replace each added folder by the relevant files inside it.
+
+    inotify watches a new folder only once it has been told about it, so files written into a
+    folder right after creating it (``mkdir -p .pi/skills/x && echo > .pi/skills/x/SKILL.md``, a
+    ``git checkout``, a folder moved in) may never produce events of their own. Walking each new
+    folder finds them; a file reported both ways is reported once.
+    """
+    folders = [path for path in batch.added if os.path.isdir(path)]
+    if not folders:
+        return batch
+    found: set[str] = set()
+    for folder in folders:
+        for current, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+            found.update(p for name in files if relevant(p := os.path.join(current, name)))
+    kept = {path for path in batch.added if path not in folders or relevant(path)}
+    return WatchBatch(frozenset(kept | (found - batch.modified)), batch.modified, batch.deleted)
 
 
 class WorkspaceWatcher:
@@ -223,7 +258,7 @@ class WorkspaceWatcher:
                 self._ready.set()
                 if not raw:
                     continue
-                batch = coalesce(raw)
+                batch = expand_new_folders(coalesce(raw), self._filter.relevant)
                 if batch:
                     self.batches_delivered += 1
                     self._deliver(batch)

@@ -56,9 +56,13 @@ def make_client() -> RecordingClient:
 
 
 def plain(value: Any) -> Any:
-    """Params of custom notifications arrive as attrs objects or dicts; make them plain data."""
-    if hasattr(value, "__attrs_attrs__"):
-        return default_converter().unstructure(value)
+    """pytest-lsp's client turns custom notifications' params into namedtuples; back to JSON data."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
     return value
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from watchfiles import Change
 
-from lsp_server.server.watch import WatchBatch, WorkspaceWatcher, coalesce, is_relevant
+from lsp_server.server.watch import WatchBatch, WorkspaceWatcher, coalesce, expand_new_folders, is_relevant
 
 WAIT_S = 30.0
 
@@ -186,5 +186,34 @@ def test_a_failing_callback_does_not_stop_the_watcher(tmp_path: Path) -> None:
         second.write_text("2", encoding="utf-8")
         _next_with(delivered, second)
         assert isinstance(errors[0], RuntimeError)
+    finally:
+        watcher.stop()
+
+
+def test_a_new_folder_is_replaced_by_the_relevant_files_in_it(tmp_path: Path) -> None:
+    skill = tmp_path / ".pi" / "skills" / "x" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("x", encoding="utf-8")
+    (tmp_path / ".pi" / "notes.txt").write_text("x", encoding="utf-8")
+    (tmp_path / ".pi" / "node_modules").mkdir()
+    (tmp_path / ".pi" / "node_modules" / "AGENTS.md").write_text("x", encoding="utf-8")
+    batch = expand_new_folders(
+        WatchBatch(added=frozenset({str(tmp_path / ".pi")})), lambda p: is_relevant(p, str(tmp_path))
+    )
+    assert batch == WatchBatch(added=frozenset({str(skill)}))
+
+
+def test_files_written_right_after_their_folders_are_still_reported(tmp_path: Path) -> None:
+    watcher, batches = _start([tmp_path])
+    try:
+        expected = set()
+        for n in range(5):  # the race inotify loses: mkdir -p then write at once
+            skill = tmp_path / ".pi" / "skills" / f"s{n}" / "deep" / "SKILL.md"
+            skill.parent.mkdir(parents=True)
+            skill.write_text("x", encoding="utf-8")
+            expected.add(str(skill))
+        seen: set[str] = set()
+        while not expected <= seen:
+            seen.update(batches.get(timeout=WAIT_S).paths())
     finally:
         watcher.stop()
