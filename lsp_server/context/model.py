@@ -19,16 +19,13 @@ class SourceInfo:
     source: SkillSource
     scope: SkillScope
     origin: str  # "top-level" or "package"
-    base_dir: str
+    base_dir: str | None  # None: Pi leaves baseDir undefined (skills from settings entries)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "source": self.source,
-            "scope": self.scope,
-            "origin": self.origin,
-            "baseDir": self.base_dir,
-        }
+        out: dict[str, Any] = {"path": self.path, "source": self.source, "scope": self.scope, "origin": self.origin}
+        if self.base_dir is not None:
+            out["baseDir"] = self.base_dir
+        return out
 
 
 @dataclass(frozen=True)

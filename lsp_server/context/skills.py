@@ -14,20 +14,22 @@ symlink loops and directories named ``SKILL.md`` end up as diagnostics or are sk
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
 from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
 from lsp_server.context.model import PiDiagnostic, Skill, SourceInfo
 from lsp_server.context.names import PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.pi_paths import (
+from lsp_server.context.paths import (
+    canonicalize_path,
+    default_agent_dir,
     is_path_within,
-    node_join,
-    posix_relative,
+    node_resolve,
     resolve_path,
-    resource_key,
 )
 from lsp_server.fsread import ReadResult, exists, list_dir_sorted, read_text
 from lsp_server.jscompat import js_len, js_trim
@@ -57,6 +59,29 @@ MSG_NAME_CONSECUTIVE_HYPHENS = "name must not contain consecutive hyphens"
 
 def msg_collision(name: str) -> str:
     return f'name "{name}" collision'
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from lsp_server.context.skill_discovery import DiscoveredSkills
+
+
+def node_join(*parts: str) -> str:
+    """Node's ``path.join``: joined with ``/`` and normalized (relative stays relative)."""
+    joined = "/".join(p for p in parts if p)
+    return node_resolve(joined) if joined.startswith("/") else posixpath.normpath(joined or ".")
+
+
+def posix_relative(root: str, path: str) -> str:
+    """``path.relative(root, path)`` with ``/`` separators ("" for the same path)."""
+    rel = posixpath.relpath(node_resolve(path), node_resolve(root))
+    return "" if rel == "." else rel
+
+
+def resource_key(path: str) -> str:
+    """``getResourcePathKey``: the real path when it resolves, else the path itself, resolved."""
+    return node_resolve(canonicalize_path(path))
 
 
 @dataclass(frozen=True)
@@ -314,17 +339,6 @@ class SkillCollector:
         return LoadSkillsResult(list(self.by_name.values()), [*self.diagnostics, *self.collisions])
 
 
-def default_agent_dir() -> str:
-    """Pi's ``getAgentDir()``: ``$PI_CODING_AGENT_DIR`` (``~`` expanded) or ``~/.pi/agent``."""
-    from lsp_server.context.names import AGENT_DIR_ENV
-    from lsp_server.context.pi_paths import home_dir, normalize_path
-
-    env = os.environ.get(AGENT_DIR_ENV)
-    if env:
-        return normalize_path(env)
-    return node_join(home_dir(), PROJECT_CONFIG_DIR, "agent")
-
-
 def load_skills(
     cwd: str,
     skill_paths: list[str],
@@ -371,3 +385,29 @@ def load_skills(
         else:
             collector.diagnostics.append(PiDiagnostic("warning", MSG_NOT_MARKDOWN, resolved))
     return collector.result()
+
+
+def discover_resource_skills(
+    *,
+    cwd: str,
+    agent_dir: str,
+    home: str | None = None,
+    project_trusted: bool = True,
+    global_skill_entries: Sequence[str] = (),
+    project_skill_entries: Sequence[str] = (),
+    cli_skill_paths: Sequence[str] = (),
+    no_skills: bool = False,
+) -> DiscoveredSkills:
+    """The resource loader's skills (see :func:`lsp_server.context.skill_discovery.discover_skills`)."""
+    from lsp_server.context.skill_discovery import discover_skills
+
+    return discover_skills(
+        cwd,
+        agent_dir,
+        home=home,
+        project_trusted=project_trusted,
+        project_skill_entries=project_skill_entries,
+        global_skill_entries=global_skill_entries,
+        cli_skill_paths=cli_skill_paths,
+        no_skills=no_skills,
+    )
