@@ -1,0 +1,96 @@
+"""``pi-context serve``: stdio by default, TCP on request, help without a command."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from lsp_server.cli.serve import parse_address
+
+WAIT_S = 30.0
+
+
+def test_module_without_arguments_prints_help() -> None:
+    done = subprocess.run([sys.executable, "-m", "lsp_server"], capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 2
+    assert "usage: pi-context" in done.stderr
+    assert "serve" in done.stderr
+
+
+def test_serve_is_listed_with_its_transports() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "serve", "--help"], capture_output=True, text=True, timeout=WAIT_S
+    )
+    assert done.returncode == 0
+    assert "--tcp HOST:PORT" in done.stdout and "--stdio" in done.stdout
+
+
+@pytest.mark.parametrize(("text", "expected"), [("127.0.0.1:2087", ("127.0.0.1", 2087)), ("[::1]:9000", ("::1", 9000))])
+def test_tcp_address_is_host_colon_port(text: str, expected: tuple[str, int]) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["2087", "host:", ":2087", "host:port", "host:70000"])
+def test_bad_tcp_address_is_a_usage_error(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_address(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "serve", "--tcp", text], capture_output=True, text=True, timeout=WAIT_S
+    )
+    assert done.returncode == 2
+    assert "pi-context serve:" in done.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def connect(client: LanguageClient, port: int) -> None:
+    """Retry until the server listens (it prints its address before binding)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            await client.start_tcp("127.0.0.1", port)
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def test_tcp_transport_initializes_and_exits_cleanly(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(tmp_path)}
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "lsp_server", "serve", "--tcp", f"127.0.0.1:{port}"],
+        *["--log-file", str(tmp_path / "server.log")],
+        env=env,
+    )
+    client = LanguageClient("test", "0")
+    try:
+        await connect(client, port)
+        result = await asyncio.wait_for(
+            client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities())), WAIT_S
+        )
+        assert result.server_info is not None and result.server_info.name == "pi-context"
+        client.initialized(types.InitializedParams())
+        await asyncio.wait_for(client.shutdown_async(None), WAIT_S)
+        client.exit(None)
+        assert await asyncio.wait_for(process.wait(), WAIT_S) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await client.stop()
