@@ -12,6 +12,7 @@ converted message is the same object when Pi passes it through unchanged.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_date_ms, js_get, js_join_part, js_to_string, js_truthy
@@ -30,13 +31,24 @@ BRANCH_SUMMARY_SUFFIX: Final = "</summary>"
 LLM_ROLES: Final = frozenset({"system", "user", "assistant", "toolResult"})
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def content_text(content: Any, separator: str = "\n") -> str:
-    """pi-ai's ``contentText``: a string as is, else the text blocks joined with ``separator``."""
+    """pi-ai's ``contentText``: a string as is, else the text blocks joined with ``separator``.
+
+    Joined with no separator, a block ending in a high surrogate and the next starting with a low
+    one form one character in JavaScript; the pair is combined here too, so lengths and cuts agree.
+    """
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
-    return separator.join(js_join_part(js_get(block, "text")) for block in content if js_get(block, "type") == "text")
+    texts = [js_join_part(js_get(block, "text")) for block in content if js_get(block, "type") == "text"]
+    joined = separator.join(texts)
+    if not separator and len(texts) > 1 and _SURROGATE.search(joined):
+        joined = joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return joined
 
 
 def bash_execution_to_text(message: Message) -> str:

@@ -72,3 +72,8 @@ def test_content_text_joins_text_blocks_only() -> None:
         {"type": "text", "text": "b"},
     ]
     assert content_text(blocks, "|") == "a||b"
+
+
+def test_a_surrogate_pair_split_across_blocks_joins_into_one_character() -> None:
+    blocks = [{"type": "text", "text": "a\ud83d"}, {"type": "text", "text": "\ude00b"}]
+    assert content_text(blocks, "") == "a😀b"
