@@ -25,7 +25,7 @@ from typing import Any, Final, Literal
 from lsp_server.context.paths import default_agent_dir, normalize_path, paths_equal, resolve_path
 from lsp_server.jscompat import js_trim
 from lsp_server.session.jsonl import BadJson, parse_json
-from lsp_server.session.jsvalues import js_date_ms
+from lsp_server.session.jsvalues import js_date_ms, js_truthy
 
 SESSION_DIR_ENV: Final = "PI_CODING_AGENT_SESSION_DIR"
 SESSIONS_FOLDER: Final = "sessions"
@@ -105,8 +105,8 @@ def read_session_header(path: str) -> dict[str, Any] | None:
         if not js_trim(text):
             continue
         value = parse_json(text)
-        if isinstance(value, BadJson):
-            continue
+        if isinstance(value, BadJson) or not js_truthy(value):
+            continue  # Pi keeps looking past unparsable lines and falsy values (null, 0, "")
         if not isinstance(value, dict) or value.get("type") != "session" or not isinstance(value.get("id"), str):
             return None
         return value

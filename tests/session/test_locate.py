@@ -62,7 +62,7 @@ def test_file_name_replaces_colons_and_dots() -> None:
 
 def test_header_is_the_first_parseable_line(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text("\nnot json\n" + jsonl(header()))
+    path.write_text("\nnot json\nnull\n" + jsonl(header()))
     assert read_session_header(str(path)) == header()
     path.write_text(jsonl(message("a", None, user("x")), header()))
     assert read_session_header(str(path)) is None
