@@ -1,0 +1,71 @@
+"""Debian's Neovim 0.7 drives the real server: sync, settings, watcher, commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.nvim.driver import run_plan
+
+pytestmark = pytest.mark.e2e
+
+
+def test_neovim_buffer_edits_and_disk_changes_reach_the_server(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "AGENTS.md").write_text("# Rules\n", encoding="utf-8")
+    run = run_plan(
+        tmp_path,
+        root,
+        init_options={"piContext": {"ruleProfile": "strict"}},
+        settings={"piContext": {"tokenFamily": "claude"}},
+        record=["pi/debug/watchEvents"],
+        steps=[
+            {"op": "open", "file": "AGENTS.md"},
+            {"op": "command", "name": "pi.debug.state", "arguments": [{"watcherReady": True}]},
+            {"op": "append", "file": "AGENTS.md", "lines": ["Typed in Neovim."]},
+            {
+                "op": "wait_command",
+                "name": "pi.debug.read",
+                "arguments": ["${uri:AGENTS.md}"],
+                "field": "text",
+                "contains": "Typed in Neovim.",
+            },
+            {"op": "write_disk", "file": ".pi/skills/demo/SKILL.md", "text": "---\nname: demo\n---\n"},
+            {"op": "wait_notification", "method": "pi/debug/watchEvents", "contains": "SKILL.md"},
+        ],
+    )
+    assert run.report["ok"], run.report
+    assert run.returncode == 0
+    state = run.step("command", "pi.debug.state")["result"]
+    assert state["openDocuments"] == [str(root / "AGENTS.md")]
+    assert state["settings"]["ruleProfile"] == "strict"  # from init_options
+    read = run.step("wait_command", "pi.debug.read")["result"]
+    assert read["fromBuffer"] is True
+    assert read["text"] == "# Rules\nTyped in Neovim.\n"
+    assert (root / "AGENTS.md").read_text(encoding="utf-8") == "# Rules\n"  # never saved
+    assert any("pi-context 0.1.0" in m["message"] for m in run.report["log_messages"])
+
+
+def test_neovim_settings_pushed_from_on_init_reach_the_server(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    run = run_plan(
+        tmp_path,
+        root,
+        init_options={"piContext": {"ruleProfile": "strict"}},
+        settings={"piContext": {"tokenFamily": "claude"}},
+        steps=[
+            {
+                "op": "wait_command",
+                "name": "pi.debug.state",
+                "arguments": [{}],
+                "field": "settings.tokenFamily",
+                "contains": "claude",
+            },
+        ],
+    )
+    assert run.report["ok"], run.report
+    settings = run.step("wait_command")["result"]["settings"]
+    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("strict", "claude")
