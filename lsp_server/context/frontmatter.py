@@ -153,6 +153,20 @@ class Frontmatter:
                 out.append(located)
         return out
 
+    def position(self, offset: int) -> Position:
+        """File position of an offset into the normalized (BOM-less, ``\\n``-only) text."""
+        return self._lines.position(offset)
+
+    @property
+    def has_bom(self) -> bool:
+        return self._lines.bom
+
+    def body_lines(self) -> tuple[int, list[str]]:
+        """The lines after the closing fence (all lines without frontmatter) and the first one's number."""
+        lines = self.split.normalized.split("\n")
+        first = self.body_start_line()
+        return first, lines[first:]
+
     def body_start_line(self) -> int:
         """0-based line of the first body line (after the closing fence's line)."""
         if self.split.close_index < 0:

@@ -1,0 +1,333 @@
+"""Workspace checks: find skills and context files, run the rules, add Pi's cross-file collisions.
+
+The CLI (``pi-context check``) checks whole trees; the language server re-checks one file per
+edit. Both go through :class:`SkillIndex`, which keeps each skill's last check and a map from
+(load group, name) to the skills using that name, so re-checking one edited SKILL.md costs one
+parse plus a look-up among the skills sharing its old and new names: it does not grow with the
+number of skills in the workspace.
+
+A *load group* is the set of skills Pi would load together: a project's ``.pi/skills`` (first)
+and ``.agents/skills`` (second), or any other folder the user points us at (as ``--skill`` would).
+Within a group Pi's walk order decides which of two same-named skills wins (the first), so the
+index orders skills by (rank of their skills folder, path components in Node's sort order).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
+from lsp_server.findings import Finding
+from lsp_server.jscompat import node_dir_sort_key
+from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
+from lsp_server.rules.registry import check_profile
+from lsp_server.rules.skill_rules import SkillCheck, Thresholds, check_skill_file, check_skill_text, collision_finding
+
+# Never descended into: VCS data, dependencies, and tool caches that can be huge.
+SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache", ".tox"})
+
+
+@dataclass(frozen=True)
+class SkillPlacement:
+    """Where a skill sits for the collision rule: its load group and its order within it."""
+
+    group: str
+    order: tuple[Any, ...]
+    loose_candidate: bool = False  # a loose .md file Pi would consider in this skills folder
+
+
+def _skills_root(path: str) -> tuple[str, str, int] | None:
+    """(project dir, skills folder, rank) when ``path`` is inside ``<p>/.pi/skills`` or ``<p>/.agents/skills``."""
+    parts = os.path.abspath(path).split(os.sep)
+    for index in range(len(parts) - 2, 0, -1):
+        if parts[index + 1] != "skills":
+            continue
+        if parts[index] == PROJECT_CONFIG_DIR:
+            rank = 0
+        elif parts[index] == AGENTS_SKILLS_DIR[0]:
+            rank = 1
+        else:
+            continue
+        project = os.sep.join(parts[:index]) or os.sep
+        return project, os.sep.join(parts[: index + 2]), rank
+    return None
+
+
+def placement_for(path: str, fallback_root: str | None = None) -> SkillPlacement:
+    """The load group and order of a skill file (a pure function of its path)."""
+    found = _skills_root(path)
+    if found is not None:
+        project, root, rank = found
+    else:
+        root = os.path.abspath(fallback_root) if fallback_root else os.path.dirname(os.path.dirname(path))
+        project, rank = root, 2
+    rel = os.path.relpath(os.path.abspath(path), root)
+    order = (rank, tuple(node_dir_sort_key(part) for part in rel.split(os.sep)))
+    return SkillPlacement(project, order)
+
+
+@dataclass
+class _IndexEntry:
+    check: SkillCheck
+    placement: SkillPlacement
+
+
+@dataclass
+class SkillIndex:
+    """Skills by path, and by (group, name) for collisions; updates touch one name's skills only."""
+
+    profile: str = "pi"
+    entries: dict[str, _IndexEntry] = field(default_factory=dict)
+    by_name: dict[tuple[str, str], list[tuple[tuple[Any, ...], str]]] = field(default_factory=dict)
+
+    def update(self, check: SkillCheck, placement: SkillPlacement) -> set[str]:
+        """Store a file's new check; returns the paths whose collision findings may have changed."""
+        affected = self.remove(check.path)
+        self.entries[check.path] = _IndexEntry(check, placement)
+        if check.loaded and check.name is not None:
+            key = (placement.group, check.name)
+            bucket = self.by_name.setdefault(key, [])
+            bisect.insort(bucket, (placement.order, check.path))
+            affected.update(path for _, path in bucket)
+        affected.add(check.path)
+        return affected
+
+    def remove(self, path: str) -> set[str]:
+        entry = self.entries.pop(path, None)
+        if entry is None or entry.check.name is None or not entry.check.loaded:
+            return set()
+        key = (entry.placement.group, entry.check.name)
+        bucket = self.by_name.get(key, [])
+        item = (entry.placement.order, path)
+        index = bisect.bisect_left(bucket, item)
+        if index < len(bucket) and bucket[index] == item:
+            bucket.pop(index)
+        if not bucket:
+            self.by_name.pop(key, None)
+        return {p for _, p in bucket}
+
+    def collision_findings(self, path: str) -> list[Finding]:
+        entry = self.entries.get(path)
+        if entry is None or entry.check.name is None or not entry.check.loaded:
+            return []
+        bucket = self.by_name.get((entry.placement.group, entry.check.name), [])
+        if not bucket or bucket[0][1] == path:
+            return []
+        finding = collision_finding(entry.check, bucket[0][1], self.profile)
+        return [finding] if finding is not None else []
+
+    def findings(self, path: str) -> list[Finding]:
+        entry = self.entries.get(path)
+        if entry is None:
+            return []
+        return [*entry.check.findings, *self.collision_findings(path)]
+
+
+@dataclass(frozen=True)
+class Targets:
+    skills: list[tuple[str, SkillPlacement]]
+    context_files: list[str]
+    context_folders: list[str]  # folders holding more than one candidate or a candidate directory
+
+
+def _is_context_name(name: str) -> bool:
+    return name in CONTEXT_FILE_CANDIDATES
+
+
+def find_targets(paths: Sequence[str]) -> Targets:
+    """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
+    skills: list[tuple[str, SkillPlacement]] = []
+    context_files: list[str] = []
+    folders: list[str] = []
+    seen_files: set[str] = set()
+    visited: set[str] = set()
+
+    def add_skill(path: str, root: str, loose: bool = False) -> None:
+        real = os.path.realpath(path)
+        if real in seen_files:
+            return
+        seen_files.add(real)
+        placement = placement_for(path, root)
+        skills.append((path, SkillPlacement(placement.group, placement.order, loose)))
+
+    def walk(directory: str, root: str) -> None:
+        try:
+            real = os.path.realpath(directory)
+        except (OSError, ValueError):
+            return
+        if real in visited:
+            return
+        visited.add(real)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: node_dir_sort_key(e.name))
+        except OSError:
+            return
+        names = {e.name for e in entries}
+        candidate_count = sum(1 for n in names if _is_context_name(n))
+        if candidate_count > 1 or any(_is_context_name(e.name) and _is_dir(e) for e in entries):
+            folders.append(directory)
+        skills_root = _skills_root(os.path.join(directory, "x"))
+        for entry in entries:
+            path = os.path.join(directory, entry.name)
+            is_dir = _is_dir(entry)
+            if entry.name == SKILL_FILE_NAME and not is_dir:
+                add_skill(path, root)
+            elif _is_context_name(entry.name) and not is_dir:
+                context_files.append(path)
+            elif entry.name.endswith(".md") and not is_dir and skills_root is not None:
+                loose_here = _loose_candidate(directory, skills_root, names)
+                if loose_here:
+                    add_skill(path, root, loose=True)
+            if is_dir and entry.name not in SKIP_DIRS:
+                walk(path, root)
+
+    for raw in paths:
+        path = os.path.abspath(raw)
+        if os.path.isdir(path):
+            walk(path, path)
+        elif os.path.lexists(path):
+            name = os.path.basename(path)
+            if _is_context_name(name):
+                context_files.append(path)
+            else:
+                add_skill(path, os.path.dirname(os.path.dirname(path)))
+    return Targets(skills, context_files, folders)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _loose_candidate(directory: str, skills_root: tuple[str, str, int], names: set[str]) -> bool:
+    """Pi's auto-discovery: loose .md files count at the root of .pi/skills, below it in .agents/skills."""
+    if SKILL_FILE_NAME in names:
+        return False
+    _, root, rank = skills_root
+    at_root = os.path.abspath(directory) == root
+    return at_root if rank == 0 else not at_root
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    findings: list[Finding]
+    skills_checked: int
+    context_files_checked: int
+
+    def has_errors(self) -> bool:
+        from lsp_server.findings import Severity
+
+        return any(f.severity == Severity.ERROR for f in self.findings)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.path, f.range.start.line, f.range.start.column, f.code, f.message))
+
+
+def check_workspace(paths: Sequence[str], profile: str = "pi", *, thresholds: Thresholds | None = None) -> CheckReport:
+    """Check every skill and context file below ``paths`` under ``profile``."""
+    check_profile(profile)
+    targets = find_targets(paths)
+    index = SkillIndex(profile)
+    for path, placement in targets.skills:
+        index.update(check_skill_file(path, profile, thresholds=thresholds), placement)
+    findings: list[Finding] = []
+    for path, _ in targets.skills:
+        findings.extend(index.findings(path))
+    for path in targets.context_files:
+        findings.extend(check_context_file(path, profile, thresholds=thresholds))
+    reported = {(f.path, f.code) for f in findings}
+    for folder in targets.context_folders:
+        findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
+    return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
+
+
+# ---------------------------------------------------------------------------------------------
+# The language server's per-file checker (see lsp_server.server.checking.FileChecker)
+
+
+class WorkspaceChecker:
+    """Checks one file at a time for the language server, keeping the skill index between calls."""
+
+    name = "pi-context"
+
+    def __init__(self, thresholds: Thresholds | None = None) -> None:
+        self.thresholds = thresholds
+        self.indexes: dict[str, SkillIndex] = {}
+        self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
+
+    def _root_for(self, path: str) -> str | None:
+        absolute = os.path.abspath(path)
+        matches = [r for r in self.roots if absolute.startswith(r.rstrip(os.sep) + os.sep)]
+        return max(matches, key=len) if matches else None
+
+    def _index(self, profile: str) -> SkillIndex:
+        index = self.indexes.get(profile)
+        if index is None:
+            index = self.indexes[profile] = SkillIndex(profile)
+        return index
+
+    @staticmethod
+    def _profile(settings: object) -> str:
+        profile = str(getattr(settings, "rule_profile", "pi") or "pi")
+        try:
+            return check_profile(profile)
+        except ValueError:
+            return "pi"
+
+    def wants(self, path: str, settings: object) -> bool:
+        name = os.path.basename(path)
+        if name == SKILL_FILE_NAME or _is_context_name(name):
+            return True
+        return name.endswith(".md") and _skills_root(path) is not None
+
+    def check(self, path: str, text: str | None, settings: object) -> Sequence[Finding]:
+        profile = self._profile(settings)
+        index = self._index(profile)
+        name = os.path.basename(path)
+        if _is_context_name(name):
+            if text is None:
+                return []
+            own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
+            return sort_findings([*own, *check_context_text(path, text, profile, thresholds=self.thresholds)])
+        if text is None:
+            index.remove(path)
+            return []
+        result = check_skill_text(path, text, profile, thresholds=self.thresholds)
+        index.update(result, placement_for(path, self._root_for(path)))
+        return sort_findings(index.findings(path))
+
+    def affected_by(self, path: str, settings: object) -> set[str]:
+        """Other skills whose collision findings depend on ``path`` (same group and name)."""
+        index = self._index(self._profile(settings))
+        entry = index.entries.get(path)
+        if entry is None or entry.check.name is None:
+            return set()
+        bucket = index.by_name.get((entry.placement.group, entry.check.name), [])
+        return {p for _, p in bucket if p != path}
+
+    def workspace_files(self, roots: Sequence[str], settings: object) -> Iterable[str]:
+        self.roots = [os.path.abspath(r) for r in roots]
+        targets = find_targets(roots)
+        return [path for path, _ in targets.skills] + targets.context_files
+
+
+def server_checker() -> WorkspaceChecker:
+    """The checker the language server loads (``lsp_server.server.checking.load_checker``)."""
+    return WorkspaceChecker()
+
+
+def recheck_skill(
+    index: SkillIndex, path: str, text: str, *, thresholds: Thresholds | None = None
+) -> dict[str, list[Finding]]:
+    """Re-check one edited skill and return the new findings of every file whose findings changed."""
+    result = check_skill_text(path, text, index.profile, thresholds=thresholds)
+    affected = index.update(result, placement_for(path))
+    return {p: index.findings(p) for p in sorted(affected)}

@@ -1,0 +1,72 @@
+"""``pi-context check [PATH...] [--profile P] [--json]``: lint skills and context files.
+
+Prints ``path:line:col: severity code message`` (1-based, sorted by path then position) and a
+summary on stderr; ``--json`` prints the findings as a JSON list instead. Exit status: 1 when an
+error-severity finding exists, 0 otherwise, 2 on usage errors (argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from lsp_server.rules.registry import DEFAULT_PROFILE, PROFILES
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="check SKILL.md files and context files (AGENTS.md, CLAUDE.md) under a rule profile",
+        description="Find every SKILL.md, loose skill candidate and context file below the given paths "
+        "and report problems for the chosen agent. Exit status 1 when an error is found.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
+    parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        choices=PROFILES,
+        help=f"which agent's rules to apply (default: {DEFAULT_PROFILE})",
+    )
+    parser.add_argument("--json", action="store_true", help="print findings as a JSON list")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lsp_server.checks import check_workspace
+    from lsp_server.findings import Severity
+
+    paths = args.paths or ["."]
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if missing:
+        print(f"pi-context check: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    report = check_workspace(paths, args.profile)
+    findings = [_display(f) for f in report.findings]
+    if args.json:
+        json.dump([f.to_json() for f in findings], sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for finding in findings:
+            sys.stdout.write(finding.format_line() + "\n")
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
+    parts = [f"{counts[s]} {s.label}{'s' if counts[s] != 1 and s.label != 'info' else ''}" for s in Severity]
+    print(
+        f"{report.skills_checked} skill file(s), {report.context_files_checked} context file(s) checked "
+        f"({args.profile} profile): {', '.join(parts)}",
+        file=sys.stderr,
+    )
+    return 1 if report.has_errors() else 0
+
+
+def _display(finding: Any) -> Any:
+    """The finding with its path relative to the cwd when it lies below it (shorter lines)."""
+    from dataclasses import replace
+
+    try:
+        rel = os.path.relpath(finding.path)
+    except ValueError:
+        return finding
+    return finding if rel.startswith("..") else replace(finding, path=rel)

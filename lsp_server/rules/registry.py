@@ -1,0 +1,494 @@
+"""Every rule pi-context checks, with its code, explanation, fix and severity per profile.
+
+A *profile* is the agent the user writes for. The same SKILL.md is valid for Pi (which only
+warns, and drops a skill only when its description is missing or its YAML is broken) and
+invalid for the Agent Skills reference validator (which requires the name to match the folder and
+rejects unknown keys); Claude Code and VS Code accept their own extra keys and boolean spellings.
+So a rule has one stable code and, per profile, a severity (or ``None``: not checked) and the
+message that audience knows: Pi's own warning text in ``pi``, ``skills-ref``'s in
+``agentskills``, VS Code's in ``vscode``.
+
+Codes are ``<area>/<problem>`` slugs (``skill/name-invalid-chars``, ``context/shadowed``): stable,
+readable in a terminal, and greppable in docs/rules.md, which is generated from this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.findings import Finding, Range, Severity
+
+PROFILES: tuple[str, ...] = ("pi", "agentskills", "claude-code", "vscode")
+DEFAULT_PROFILE = "pi"
+
+PROFILE_DESCRIPTIONS: Mapping[str, str] = {
+    "pi": "Pi 1.6.0: exactly Pi's loader warnings with Pi's texts, plus what makes Pi drop or hide a skill.",
+    "agentskills": "The Agent Skills specification and its reference validator (skills-ref), errors as it words them.",
+    "claude-code": "Claude Code: its extra frontmatter keys and boolean spellings; spec limits as warnings.",
+    "vscode": "VS Code's built-in skill validation: its supported keys, messages and severities.",
+}
+
+E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    title: str  # one line
+    explanation: str  # why it matters
+    severities: Mapping[str, Severity | None]  # profile -> severity (None: off)
+    messages: Mapping[str, str]  # profile -> str.format template; "*" for the others
+    fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
+    applies_to: str = "skill"  # "skill" or "context"
+
+    def severity(self, profile: str) -> Severity | None:
+        return self.severities.get(profile)
+
+    def message(self, profile: str, facts: Mapping[str, Any]) -> str:
+        template = self.messages.get(profile) or self.messages["*"]
+        return template.format(**facts)
+
+
+def _sev(
+    pi: Severity | None, agentskills: Severity | None, claude: Severity | None, vscode: Severity | None
+) -> dict[str, Severity | None]:
+    return {"pi": pi, "agentskills": agentskills, "claude-code": claude, "vscode": vscode}
+
+
+SPEC_ALLOWED_KEYS = ("allowed-tools", "compatibility", "description", "license", "metadata", "name")
+
+_RULES: list[Rule] = [
+    # -- reading ------------------------------------------------------------------------------
+    Rule(
+        "skill/unreadable",
+        "The skill file cannot be read.",
+        "Pi warns with the read error and skips the file, so the skill is not available.",
+        _sev(E, E, E, E),
+        {"*": "{error}"},
+    ),
+    Rule(
+        "skill/invalid-utf8",
+        "The file is not valid UTF-8.",
+        "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
+        _sev(W, W, W, W),
+        {"*": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD"},
+    ),
+    Rule(
+        "skill/too-large",
+        "The skill file is larger than the configured limit.",
+        "Large skill files are slow to load and expensive to read into the context (default limit 8 MiB, "
+        "the upload limit for Claude skills).",
+        _sev(W, W, W, W),
+        {"*": "file is {size} bytes (limit {limit})"},
+    ),
+    Rule(
+        "skill/not-loaded",
+        "Pi does not load this skill.",
+        "Pi drops a SKILL.md whose description is missing or blank, whose frontmatter is not valid YAML, or "
+        "which cannot be read; it only warns at startup, so the skill silently disappears from the prompt.",
+        _sev(E, None, None, None),
+        {"*": "Pi does not load this skill: {reason}"},
+    ),
+    # -- frontmatter ----------------------------------------------------------------------------
+    Rule(
+        "skill/yaml-error",
+        "The frontmatter is not valid YAML.",
+        "Pi parses frontmatter with the yaml package (YAML 1.2); on an error it warns with the parser's "
+        "message and drops the skill. Positions are those Pi reports (line and column in the YAML).",
+        _sev(W, E, E, E),
+        {"*": "{text}", "agentskills": "Invalid YAML in frontmatter: {text}"},
+    ),
+    Rule(
+        "skill/frontmatter-missing",
+        "The file does not start with a --- frontmatter block.",
+        "Without frontmatter a SKILL.md has no name or description; the spec requires the block.",
+        _sev(None, E, W, None),
+        {
+            "*": "SKILL.md must start with YAML frontmatter (---)",
+            "claude-code": "SKILL.md has no frontmatter (---)",
+        },
+        fix="insert-frontmatter",
+    ),
+    Rule(
+        "skill/frontmatter-unclosed",
+        "The frontmatter block is never closed.",
+        "Pi looks for the first line starting with --- after the opening fence; without one the whole file is "
+        "body and the skill has no description.",
+        _sev(W, E, E, E),
+        {
+            "*": "SKILL.md frontmatter not properly closed with ---",
+            "pi": "frontmatter is not closed with ---: Pi reads the whole file as body",
+        },
+        fix="close-frontmatter",
+    ),
+    Rule(
+        "skill/frontmatter-not-mapping",
+        "The frontmatter is a list or a scalar, not a mapping.",
+        "Only a mapping has name and description keys; Pi finds neither in a list or a scalar.",
+        _sev(W, E, E, E),
+        {
+            "*": "SKILL.md frontmatter must be a YAML mapping",
+            "pi": "frontmatter is a {kind}, not a mapping: Pi finds no name or description",
+        },
+    ),
+    Rule(
+        "skill/unknown-key",
+        "A frontmatter key the target agent does not know.",
+        "skills-ref rejects keys outside the spec; VS Code ignores unsupported attributes; Claude Code ignores "
+        "keys it does not know. Pi ignores unknown keys, so the pi profile does not report them.",
+        _sev(None, E, W, H),
+        {
+            "agentskills": "Unexpected fields in frontmatter: {key}. Only {allowed} are allowed.",
+            "claude-code": "'{key}' is not a Claude Code skill frontmatter key",
+            "vscode": "Attribute '{key}' is not supported by VS Code agents. Supported: {allowed}.",
+            "*": "unknown frontmatter key '{key}'",
+        },
+        fix="remove-key",
+    ),
+    # -- description ----------------------------------------------------------------------------
+    Rule(
+        "skill/description-missing",
+        "The description is missing, blank or not a string.",
+        "The description is what the model reads to decide when to load the skill. Pi requires a non-blank "
+        "string and drops the skill otherwise.",
+        _sev(W, E, INFO, W),
+        {
+            "pi": "description is required",
+            "agentskills": "{spec_message}",
+            "claude-code": "description is missing: Claude Code falls back to the first paragraph of the body",
+            "vscode": "Skill should provide a description.",
+            "*": "description is required",
+        },
+        fix="add-description",
+    ),
+    Rule(
+        "skill/description-too-long",
+        "The description is longer than 1024 characters.",
+        "The spec limits descriptions to 1024 characters; Pi warns (counting UTF-16 units, so an emoji counts "
+        "2) but loads the skill. Every skill's description is in every request.",
+        _sev(W, E, W, None),
+        {
+            "*": "description exceeds 1024 characters ({length})",
+            "agentskills": "Description exceeds 1024 character limit ({length} chars)",
+        },
+    ),
+    Rule(
+        "skill/description-angle-brackets",
+        "The description contains < or >.",
+        "Anthropic's skill validator rejects angle brackets in descriptions (they look like XML tags in the "
+        "skill listing). Pi escapes them, so the pi profile does not report them.",
+        _sev(None, W, W, None),
+        {"*": "Description cannot contain angle brackets (< or >)"},
+    ),
+    # -- name -----------------------------------------------------------------------------------
+    Rule(
+        "skill/name-missing",
+        "The frontmatter has no name.",
+        "The spec and VS Code expect a name. Pi and Claude Code use the folder name instead.",
+        _sev(None, E, None, W),
+        {
+            "agentskills": "Missing required field in frontmatter: name",
+            "vscode": "Skill should provide a name.",
+            "*": "name is missing",
+        },
+        fix="add-name",
+    ),
+    Rule(
+        "skill/name-not-string",
+        "The name is empty or not a string.",
+        "Pi ignores a name that is not a non-empty string and silently uses the folder name.",
+        _sev(INFO, E, W, E),
+        {
+            "pi": 'Pi ignores this name (not a non-empty string) and uses the folder name "{folder}"',
+            "agentskills": "Field 'name' must be a non-empty string",
+            "vscode": "{vscode_message}",
+            "*": "name must be a non-empty string",
+        },
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/name-too-long",
+        "The name is longer than 64 characters.",
+        "The spec limits names to 64 characters (Pi counts UTF-16 units); Pi warns but loads the skill.",
+        _sev(W, E, W, None),
+        {
+            "*": "name exceeds 64 characters ({length})",
+            "agentskills": "Skill name '{name}' exceeds 64 character limit ({length} chars)",
+        },
+    ),
+    Rule(
+        "skill/name-invalid-chars",
+        "The name has characters other than lowercase letters, digits and hyphens.",
+        "Names are used as identifiers (/skill:<name>); Pi accepts only a-z, 0-9 and '-' and warns otherwise "
+        "(the folder name counts when the frontmatter has none).",
+        _sev(W, E, W, E),
+        {
+            "*": "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)",
+            "agentskills": "Skill name '{name}' contains invalid characters. Only letters, digits, and hyphens "
+            "are allowed.",
+            "vscode": "Skill name may only contain lowercase letters, numbers, and hyphens.",
+        },
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/name-uppercase",
+        "The name has uppercase letters.",
+        "skills-ref reports uppercase separately from other invalid characters (Pi counts it as invalid).",
+        _sev(None, E, None, None),
+        {"*": "Skill name '{name}' must be lowercase"},
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/name-hyphen-edge",
+        "The name starts or ends with a hyphen.",
+        "The spec forbids leading and trailing hyphens; Pi warns.",
+        _sev(W, E, W, None),
+        {
+            "*": "name must not start or end with a hyphen",
+            "agentskills": "Skill name cannot start or end with a hyphen",
+        },
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/name-consecutive-hyphens",
+        "The name contains '--'.",
+        "The spec forbids consecutive hyphens; Pi warns.",
+        _sev(W, E, W, None),
+        {
+            "*": "name must not contain consecutive hyphens",
+            "agentskills": "Skill name cannot contain consecutive hyphens",
+        },
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/name-directory-mismatch",
+        "The name differs from the skill's folder name.",
+        "The spec requires name == folder name (compared after NFKC normalization); VS Code warns. Pi 1.6 "
+        "allows a different name on purpose.",
+        _sev(None, E, None, W),
+        {
+            "agentskills": "Directory name '{folder}' must match skill name '{name}'",
+            "vscode": "The skill name '{name}' should match the folder name '{folder}'.",
+            "*": "name '{name}' does not match the folder name '{folder}'",
+        },
+        fix="rename-skill",
+    ),
+    Rule(
+        "skill/collision",
+        "Another skill loaded earlier has the same name.",
+        "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "
+        "never offered to the model.",
+        _sev(W, W, W, W),
+        {"pi": 'name "{name}" collision', "*": "skill name '{name}' is already used by {winner}"},
+    ),
+    Rule(
+        "skill/candidate-ignored",
+        "A loose .md file in a skills folder that Pi ignores.",
+        "Root-level .md files in a skills folder count as skills only with a description; without one Pi "
+        "skips them silently.",
+        _sev(H, None, None, None),
+        {"*": "Pi ignores this file: a loose .md file in a skills folder needs a description to be a skill"},
+        fix="add-description",
+    ),
+    # -- other keys -----------------------------------------------------------------------------
+    Rule(
+        "skill/boolean-value",
+        "A boolean key has a value the agent does not read as a boolean.",
+        "Pi hides a skill from the model only when disable-model-invocation is the YAML boolean true (YAML "
+        "1.2: yes/on are strings). VS Code requires true/false; Claude Code also accepts yes/no/on/off/1/0.",
+        _sev(W, None, E, E),
+        {
+            "pi": "Pi hides the skill only when disable-model-invocation is the boolean true; {shown} keeps it "
+            "visible to the model",
+            "claude-code": "'{key}' must be a boolean (true/false, yes/no, on/off, 1/0)",
+            "vscode": "The '{key}' attribute must be 'true' or 'false'.",
+            "*": "'{key}' must be a boolean",
+        },
+        fix="set-boolean",
+    ),
+    Rule(
+        "skill/compatibility-not-string",
+        "compatibility is not a string.",
+        "The spec defines compatibility as a short string.",
+        _sev(None, E, None, None),
+        {"*": "Field 'compatibility' must be a string"},
+    ),
+    Rule(
+        "skill/compatibility-too-long",
+        "compatibility is longer than 500 characters.",
+        "The spec limits compatibility to 500 characters.",
+        _sev(None, E, None, None),
+        {"*": "Compatibility exceeds 500 character limit ({length} chars)"},
+    ),
+    Rule(
+        "skill/unreachable",
+        "The skill can never run.",
+        "With disable-model-invocation: true the model cannot load it, and with user-invocable: false the "
+        "user cannot invoke it either.",
+        _sev(None, None, W, W),
+        {"*": "skill can never run: disable-model-invocation is true and user-invocable is false"},
+    ),
+    Rule(
+        "skill/argument-hint-unused",
+        "argument-hint is set but the body never uses $ARGUMENTS.",
+        "Claude Code substitutes $ARGUMENTS (and $0, $1, ...) in the body; a hint for arguments that are "
+        "never used misleads the user.",
+        _sev(None, None, W, INFO),
+        {"*": "argument-hint is set but the body never uses $ARGUMENTS"},
+    ),
+    Rule(
+        "skill/arguments-not-substituted",
+        "The body uses $ARGUMENTS, which Pi does not substitute.",
+        "Pi appends /skill:<name> arguments after the skill text and leaves $ARGUMENTS in place.",
+        _sev(H, None, None, None),
+        {"*": "Pi does not substitute $ARGUMENTS: arguments are appended after the skill text"},
+    ),
+    # -- body -----------------------------------------------------------------------------------
+    Rule(
+        "skill/body-too-long",
+        "The body is longer than the configured number of lines.",
+        "The spec recommends keeping SKILL.md under 500 lines and moving details to referenced files, which "
+        "the model reads only when needed.",
+        _sev(INFO, W, W, None),
+        {"*": "SKILL.md body has {lines} lines; keep it under {limit} (move details to referenced files)"},
+    ),
+    Rule(
+        "skill/windows-path",
+        "A file reference uses backslashes.",
+        "Skills run on every platform; use forward slashes in paths (agnix AS-014).",
+        _sev(W, W, W, W),
+        {"*": "use forward slashes in file references: '{path}'"},
+        fix="forward-slashes",
+    ),
+    Rule(
+        "skill/missing-reference",
+        "A relative link points to a file that does not exist.",
+        "The model is told to read referenced files relative to the skill's folder; a missing file wastes a "
+        "tool call and leaves the task without its instructions.",
+        _sev(W, W, W, W),
+        {"*": "referenced file '{target}' does not exist", "vscode": "File '{target}' not found at '{resolved}'."},
+    ),
+    # -- context files --------------------------------------------------------------------------
+    Rule(
+        "context/unreadable",
+        "The context file cannot be read.",
+        "Pi prints a warning and tries the next candidate name in the folder.",
+        _sev(E, E, E, E),
+        {"*": "Could not read {path}: {error}"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/invalid-utf8",
+        "The context file is not valid UTF-8.",
+        "Pi decodes invalid bytes as U+FFFD and sends them to the model.",
+        _sev(W, W, W, W),
+        {"*": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/too-large",
+        "The context file is larger than the configured byte limit.",
+        "Context files are sent with every request. The default limit is 32 KiB (Codex's project_doc_max_bytes).",
+        _sev(W, W, W, W),
+        {"*": "context file is {size} bytes (limit {limit}); it is sent with every request"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/token-heavy",
+        "The context file costs more tokens than the configured limit.",
+        "Estimated with Pi's own rule (characters / 4); every request pays for it.",
+        _sev(INFO, INFO, INFO, INFO),
+        {"*": "context file is about {tokens} tokens (limit {limit}); it is sent with every request"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/empty",
+        "The context file is empty.",
+        "Pi still adds it to the prompt under its own heading.",
+        _sev(INFO, INFO, INFO, INFO),
+        {"*": "context file is empty; Pi still adds its heading to the prompt"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/not-a-file",
+        "A directory (or FIFO, socket, ...) is named like a context file.",
+        "Pi takes only a regular file for a candidate name (AGENTS.md, CLAUDE.md, ...) and silently tries the "
+        "next name; whatever was meant to be in it never reaches the prompt.",
+        _sev(INFO, INFO, INFO, INFO),
+        {"*": "'{name}' is {what}: Pi skips it and tries the next candidate"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/shadowed",
+        "Another context file in the same folder wins.",
+        "Pi loads one file per folder, the first of AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, "
+        "CLAUDE.MD that is a regular file; the others are ignored.",
+        _sev(INFO, None, None, None),
+        {"*": "Pi ignores this file: {winner} in the same folder is used instead"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/missing-reference",
+        "A relative link points to a file that does not exist.",
+        "Links in instructions send the model to read files; a missing file wastes a tool call.",
+        _sev(W, W, W, W),
+        {"*": "referenced file '{target}' does not exist"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/import-not-expanded",
+        "An @path import line, which Pi does not expand.",
+        "Claude Code replaces @path/to/file with the file's content; Pi sends the line as written.",
+        _sev(H, None, None, None),
+        {"*": "Pi does not expand @imports: '@{target}' is sent as text"},
+        applies_to="context",
+    ),
+    Rule(
+        "context/import-missing",
+        "An @path import names a file that does not exist.",
+        "Claude Code cannot expand an import whose file is missing.",
+        _sev(None, None, W, None),
+        {"*": "imported file '{target}' does not exist"},
+        applies_to="context",
+    ),
+]
+
+RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
+
+
+def check_profile(profile: str) -> str:
+    """The profile name, or ValueError naming the valid ones."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
+    return profile
+
+
+@dataclass
+class Emitter:
+    """Turns rule hits into findings for one file and one profile (rules off in it are dropped)."""
+
+    path: str
+    profile: str
+    findings: list[Finding] = field(default_factory=list)
+
+    def enabled(self, code: str) -> bool:
+        return RULES[code].severity(self.profile) is not None
+
+    def emit(
+        self,
+        code: str,
+        where: Range,
+        facts: Mapping[str, Any] | None = None,
+        data: Mapping[str, Any] | None = None,
+        message: str | None = None,
+    ) -> Finding | None:
+        rule = RULES[code]
+        severity = rule.severity(self.profile)
+        if severity is None:
+            return None
+        text = message if message is not None else rule.message(self.profile, facts or {})
+        finding = Finding(self.path, where, severity, code, text, dict(data or {}))
+        self.findings.append(finding)
+        return finding

@@ -1,0 +1,461 @@
+"""Checks for one skill file (SKILL.md, or a loose ``.md`` skill candidate) under a rule profile.
+
+:func:`check_skill_text` runs Pi's own loader on the text first (so the ``pi`` profile reports
+exactly Pi's warnings, with Pi's texts) and then the profile's extra rules, placing every finding
+on what it is about: the name or description value, the offending key, the frontmatter fence
+(the first line when there is no frontmatter). It returns what the workspace index needs for the
+one cross-file rule, name collisions: the name Pi would use and whether Pi loads the skill.
+
+Quick-fix details go in ``Finding.data`` (``{"fix": "rename-skill", "name": "pdf-tools"}``, the key
+to remove, the boolean to write); the language server turns them into code actions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.context.frontmatter import Frontmatter
+from lsp_server.context.names import SKILL_FILE_NAME
+from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SkillFileResult, load_skill_from_text
+from lsp_server.findings import Finding, Position, Range
+from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
+from lsp_server.jscompat import js_len, strip_bom
+from lsp_server.rules.references import find_references
+from lsp_server.rules.registry import RULES, SPEC_ALLOWED_KEYS, Emitter, check_profile
+
+MAX_COMPATIBILITY_LENGTH = 500
+
+CLAUDE_CODE_KEYS = (
+    *SPEC_ALLOWED_KEYS,
+    "agent",
+    "argument-hint",
+    "context",
+    "default-enabled",
+    "disable-model-invocation",
+    "disallowed-tools",
+    "display-name",
+    "effort",
+    "fallback",
+    "hooks",
+    "model",
+    "paths",
+    "user-invocable",
+)
+VSCODE_KEYS = (
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "argument-hint",
+    "user-invocable",
+    "disable-model-invocation",
+    "context",
+)
+BOOLEAN_KEYS = ("disable-model-invocation", "user-invocable")
+_CLAUDE_TRUE = {"true", "yes", "on", "1"}
+_CLAUDE_FALSE = {"false", "no", "off", "0"}
+_ARGUMENT_USE = re.compile(r"\$(?:ARGUMENTS|[0-9])")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Limits for the size rules (settings; the defaults are documented in docs/rules.md)."""
+
+    skill_max_bytes: int = 8 * 1024 * 1024  # Claude's skill upload limit (agnix AS-017)
+    body_max_lines: int = 500  # the spec's recommendation
+    context_max_bytes: int = 32 * 1024  # Codex's project_doc_max_bytes
+    context_max_tokens: int = 8000  # Pi's chars/4 estimate
+
+
+@dataclass(frozen=True)
+class SkillCheck:
+    """One file's findings plus what the cross-file collision rule needs."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    name: str | None = None  # the name Pi uses, when Pi loads the skill
+    loaded: bool = False
+    name_range: Range = field(default_factory=Range.file_start)
+
+
+def suggest_name(text: str) -> str:
+    """A valid skill name close to ``text`` (lowercase, a-z0-9 and single inner hyphens, <= 64)."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
+    slug = re.sub(r"-{2,}", "-", slug)[:MAX_NAME_LENGTH].strip("-")
+    return slug or "skill"
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'the string "{value}"'
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    return "a list" if isinstance(value, list) else "a mapping"
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "null" if value is None else "value"
+
+
+class _SkillChecker:
+    def __init__(self, path: str, text: str, profile: str, thresholds: Thresholds, declared: bool) -> None:
+        self.path = path
+        self.text = text
+        self.profile = profile
+        self.thresholds = thresholds
+        self.declared = declared
+        self.em = Emitter(path, profile)
+        self.folder = os.path.basename(os.path.dirname(path))
+
+    # -- anchors ------------------------------------------------------------------------------
+
+    def anchor(self, fm: Frontmatter) -> Range:
+        """Where a finding about a missing key goes: the opening fence, else the first line."""
+        return fm.opening_fence_range() if fm.split.has_opening_fence else fm.first_line_range()
+
+    # -- entry point ----------------------------------------------------------------------------
+
+    def run(self, pi: SkillFileResult) -> SkillCheck:
+        fm = pi.frontmatter
+        assert fm is not None
+        if not self.declared and not pi.has_description:
+            if fm.split.has_opening_fence and self.profile == "pi":
+                self.em.emit("skill/candidate-ignored", fm.first_line_range(), data={"fix": "add-description"})
+            return SkillCheck(self.path, tuple(self.em.findings))
+        if not self.declared and self.profile != "pi":
+            return SkillCheck(self.path, tuple(self.em.findings))  # loose .md skills are a Pi feature
+        if fm.error is not None:
+            error = fm.error
+            text = error.text if not error.positioned else f"{error.text} at line {error.line}, column {error.column}"
+            self.em.emit("skill/yaml-error", fm.error_range(), {"text": text}, {"yamlLine": error.line})
+            self.em.emit("skill/not-loaded", self.anchor(fm), {"reason": "the frontmatter is not valid YAML"})
+            return SkillCheck(self.path, tuple(self.em.findings))
+        self.check_structure(fm)
+        data = fm.data if isinstance(fm.data, dict) else {}
+        self.check_keys(fm, data)
+        self.check_description(fm, data, pi)
+        name_range = self.check_name(fm, data, pi)
+        self.check_booleans(fm, data)
+        self.check_compatibility(fm, data)
+        self.check_invocation(fm, data)
+        self.check_body(fm)
+        loaded = pi.skill is not None
+        return SkillCheck(self.path, tuple(self.em.findings), pi.name if loaded else None, loaded, name_range)
+
+    # -- structure ------------------------------------------------------------------------------
+
+    def check_structure(self, fm: Frontmatter) -> None:
+        if not fm.split.has_opening_fence:
+            self.em.emit(
+                "skill/frontmatter-missing",
+                fm.first_line_range(),
+                data={"fix": "insert-frontmatter", "name": suggest_name(self.folder)},
+            )
+        elif fm.is_unclosed:
+            self.em.emit("skill/frontmatter-unclosed", fm.opening_fence_range(), data={"fix": "close-frontmatter"})
+        elif fm.yaml is not None and fm.yaml.node is not None and not isinstance(fm.data, dict):
+            node = fm.yaml.node
+            self.em.emit("skill/frontmatter-not-mapping", fm.node_range(node), {"kind": _kind_of(fm.data)})
+
+    def check_keys(self, fm: Frontmatter, data: dict[str, Any]) -> None:
+        allowed: tuple[str, ...] | None = {
+            "agentskills": SPEC_ALLOWED_KEYS,
+            "claude-code": CLAUDE_CODE_KEYS,
+            "vscode": VSCODE_KEYS,
+        }.get(self.profile)
+        if allowed is None or not self.em.enabled("skill/unknown-key"):
+            return
+        listing = repr(sorted(SPEC_ALLOWED_KEYS)) if self.profile == "agentskills" else ", ".join(allowed)
+        for located in fm.fields():
+            if located.key not in allowed:
+                self.em.emit(
+                    "skill/unknown-key",
+                    located.key_range,
+                    {"key": located.key, "allowed": listing},
+                    {"fix": "remove-key", "key": located.key},
+                )
+
+    # -- description ----------------------------------------------------------------------------
+
+    def check_description(self, fm: Frontmatter, data: dict[str, Any], pi: SkillFileResult) -> None:
+        located = fm.field("description")
+        value = data.get("description")
+        where = located.value_range if located is not None else self.anchor(fm)
+        if not pi.has_description:
+            spec = (
+                "Missing required field in frontmatter: description"
+                if located is None
+                else "Field 'description' must be a non-empty string"
+            )
+            self.em.emit("skill/description-missing", where, {"spec_message": spec}, {"fix": "add-description"})
+            if self.declared:
+                reason = "the description is missing" if located is None else "the description is blank or not a string"
+                self.em.emit("skill/not-loaded", where, {"reason": reason}, {"fix": "add-description"})
+            return
+        assert isinstance(value, str)
+        length = len(value) if self.profile == "agentskills" else js_len(value)
+        if length > MAX_DESCRIPTION_LENGTH:
+            self.em.emit("skill/description-too-long", where, {"length": length}, {"limit": MAX_DESCRIPTION_LENGTH})
+        if "<" in value or ">" in value:
+            self.em.emit("skill/description-angle-brackets", where)
+
+    # -- name -----------------------------------------------------------------------------------
+
+    def check_name(self, fm: Frontmatter, data: dict[str, Any], pi: SkillFileResult) -> Range:
+        located = fm.field("name")
+        raw = data.get("name")
+        anchor = self.anchor(fm)
+        from_frontmatter = isinstance(raw, str) and raw != ""
+        name_range = located.value_range if located is not None and from_frontmatter else anchor
+        if located is None:
+            self.em.emit("skill/name-missing", anchor, data={"fix": "add-name", "name": suggest_name(self.folder)})
+        elif not from_frontmatter:
+            vscode = (
+                "The 'name' attribute must not be empty." if raw == "" else "The 'name' attribute must be a string."
+            )
+            self.em.emit(
+                "skill/name-not-string",
+                located.value_range,
+                {"folder": self.folder, "vscode_message": vscode},
+                {"fix": "rename-skill", "name": suggest_name(self.folder)},
+            )
+        if self.profile in ("pi", "claude-code"):
+            self._pi_name_rules(pi.name or self.folder, name_range, from_frontmatter)
+        elif self.profile == "agentskills" and from_frontmatter and isinstance(raw, str):
+            self._spec_name_rules(raw, name_range)
+        elif self.profile == "vscode" and from_frontmatter and isinstance(raw, str):
+            if not re.fullmatch(r"[a-z0-9-]+", raw):
+                self.em.emit("skill/name-invalid-chars", name_range, {"name": raw}, self._rename(raw))
+            if self.declared and raw != self.folder:
+                self.em.emit(
+                    "skill/name-directory-mismatch",
+                    name_range,
+                    {"name": raw, "folder": self.folder},
+                    {"fix": "rename-skill", "name": self.folder},
+                )
+        return name_range
+
+    def _rename(self, name: str) -> dict[str, Any]:
+        return {"fix": "rename-skill", "name": suggest_name(name)}
+
+    def _pi_name_rules(self, name: str, where: Range, from_frontmatter: bool) -> None:
+        facts = {"name": name, "length": js_len(name)}
+        data = {**self._rename(name), "nameSource": "frontmatter" if from_frontmatter else "folder"}
+        if js_len(name) > MAX_NAME_LENGTH:
+            self.em.emit("skill/name-too-long", where, facts, data)
+        if not re.fullmatch(r"[a-z0-9-]+", name):
+            self.em.emit("skill/name-invalid-chars", where, facts, data)
+        if name.startswith("-") or name.endswith("-"):
+            self.em.emit("skill/name-hyphen-edge", where, facts, data)
+        if "--" in name:
+            self.em.emit("skill/name-consecutive-hyphens", where, facts, data)
+
+    def _spec_name_rules(self, raw: str, where: Range) -> None:
+        """skills-ref's ``_validate_name``: strip + NFKC, Unicode letters and digits allowed."""
+        name = unicodedata.normalize("NFKC", raw.strip())
+        facts = {"name": name, "length": len(name)}
+        data = self._rename(name)
+        if len(name) > MAX_NAME_LENGTH:
+            self.em.emit("skill/name-too-long", where, facts, data)
+        if name != name.lower():
+            self.em.emit("skill/name-uppercase", where, facts, data)
+        if name.startswith("-") or name.endswith("-"):
+            self.em.emit("skill/name-hyphen-edge", where, facts, data)
+        if "--" in name:
+            self.em.emit("skill/name-consecutive-hyphens", where, facts, data)
+        if not all(ch.isalnum() or ch == "-" for ch in name):
+            self.em.emit("skill/name-invalid-chars", where, facts, data)
+        folder = unicodedata.normalize("NFKC", self.folder)
+        if self.declared and folder != name:
+            self.em.emit(
+                "skill/name-directory-mismatch",
+                where,
+                {"name": name, "folder": folder},
+                {"fix": "rename-skill", "name": self.folder},
+            )
+
+    # -- other keys ------------------------------------------------------------------------------
+
+    def check_booleans(self, fm: Frontmatter, data: dict[str, Any]) -> None:
+        keys = ("disable-model-invocation",) if self.profile == "pi" else BOOLEAN_KEYS
+        if self.profile == "agentskills":
+            return
+        for key in keys:
+            located = fm.field(key)
+            if located is None:
+                continue
+            value = data.get(key)
+            if isinstance(value, bool):
+                continue
+            if self.profile == "claude-code" and self._claude_boolean(value) is not None:
+                continue
+            guess = self._claude_boolean(value)
+            self.em.emit(
+                "skill/boolean-value",
+                located.value_range,
+                {"key": key, "shown": _describe_value(value)},
+                {"fix": "set-boolean", "key": key, "value": bool(guess)},
+            )
+
+    @staticmethod
+    def _claude_boolean(value: Any) -> bool | None:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in _CLAUDE_TRUE:
+                return True
+            if lowered in _CLAUDE_FALSE:
+                return False
+        return None
+
+    def check_compatibility(self, fm: Frontmatter, data: dict[str, Any]) -> None:
+        located = fm.field("compatibility")
+        if located is None or self.profile != "agentskills":
+            return
+        value = data.get("compatibility")
+        if not isinstance(value, str):
+            self.em.emit("skill/compatibility-not-string", located.value_range)
+        elif len(value) > MAX_COMPATIBILITY_LENGTH:
+            self.em.emit("skill/compatibility-too-long", located.value_range, {"length": len(value)})
+
+    def check_invocation(self, fm: Frontmatter, data: dict[str, Any]) -> None:
+        if self.profile in ("claude-code", "vscode"):
+            dmi = self._claude_boolean(data.get("disable-model-invocation"))
+            user = self._claude_boolean(data.get("user-invocable"))
+            located = fm.field("user-invocable")
+            if dmi is True and user is False and located is not None:
+                self.em.emit("skill/unreachable", located.key_range)
+            hint = fm.field("argument-hint")
+            if hint is not None and not _ARGUMENT_USE.search(fm.body):
+                self.em.emit("skill/argument-hint-unused", hint.key_range)
+
+    # -- body -----------------------------------------------------------------------------------
+
+    def check_body(self, fm: Frontmatter) -> None:
+        first, lines = fm.body_lines()
+        shift = 1 if fm.has_bom and first == 0 else 0
+
+        def at(line: int, start: int, end: int) -> Range:
+            extra = shift if line == 0 else 0
+            return Range(Position(line, start + extra), Position(line, end + extra))
+
+        body_lines = len(lines) - (1 if lines and lines[-1] == "" else 0)
+        if body_lines > self.thresholds.body_max_lines:
+            line = first + self.thresholds.body_max_lines
+            self.em.emit(
+                "skill/body-too-long",
+                at(line, 0, len(lines[self.thresholds.body_max_lines])),
+                {"lines": body_lines, "limit": self.thresholds.body_max_lines},
+            )
+        if self.profile == "pi":
+            for offset, text in enumerate(lines):
+                column = text.find("$ARGUMENTS")
+                if column >= 0:
+                    self.em.emit("skill/arguments-not-substituted", at(first + offset, column, column + 10))
+                    break
+        check_references(self.em, self.path, lines, first, at, "skill")
+
+
+def check_references(em: Emitter, path: str, lines: list[str], first: int, at: Any, area: str) -> None:
+    """Windows separators and missing files among a document's relative references."""
+    base = os.path.dirname(path)
+    for ref in find_references(lines, first):
+        where = at(ref.line, ref.start, ref.end)
+        if ref.has_backslash:
+            if area == "skill":
+                em.emit(
+                    "skill/windows-path",
+                    where,
+                    {"path": ref.target},
+                    {"fix": "forward-slashes", "replacement": ref.target.replace("\\", "/")},
+                )
+            continue
+        if ref.kind != "link":
+            continue
+        resolved = os.path.normpath(os.path.join(base, ref.path))
+        if not exists(resolved):
+            em.emit(f"{area}/missing-reference", where, {"target": ref.path, "resolved": resolved})
+
+
+def check_skill_text(
+    path: str,
+    text: str,
+    profile: str = "pi",
+    *,
+    thresholds: Thresholds | None = None,
+    size: int | None = None,
+    invalid_utf8: InvalidUtf8 | None = None,
+) -> SkillCheck:
+    """Findings for a skill file whose content is ``text`` (an editor buffer or the file on disk).
+
+    Positions are in ``text`` as given; callers reading from disk pass it BOM-stripped, as
+    editors show it (:func:`check_skill_file` does).
+    """
+    check_profile(profile)
+    thresholds = thresholds or Thresholds()
+    declared = os.path.basename(path) == SKILL_FILE_NAME
+    checker = _SkillChecker(path, text, profile, thresholds, declared)
+    if invalid_utf8 is not None:
+        where = Range.at(invalid_utf8.line, invalid_utf8.column, invalid_utf8.line, invalid_utf8.column + 1)
+        checker.em.emit("skill/invalid-utf8", where, {"offset": invalid_utf8.byte_offset})
+    if size is not None and size > thresholds.skill_max_bytes:
+        checker.em.emit("skill/too-large", Range.file_start(), {"size": size, "limit": thresholds.skill_max_bytes})
+    return checker.run(load_skill_from_text(path, text, "path"))
+
+
+def check_skill_file(path: str, profile: str = "pi", *, thresholds: Thresholds | None = None) -> SkillCheck:
+    """Read ``path`` as Pi would (never raising) and check it."""
+    check_profile(profile)
+    if not is_regular_file(path):
+        # A directory named SKILL.md, a FIFO, a dangling link: Pi's walk skips it; reading would block or fail.
+        error = "EISDIR: illegal operation on a directory, read" if os.path.isdir(path) else "not a regular file"
+        return _unreadable(path, profile, error)
+    result = read_text(path)
+    if result.text is None:
+        return _unreadable(path, profile, result.error or "failed to read skill file")
+    invalid = result.invalid_utf8
+    if invalid is not None and result.text.startswith("\ufeff") and invalid.line == 0:
+        invalid = InvalidUtf8(invalid.line, invalid.column - 1, invalid.byte_offset, invalid.count)
+    return check_skill_text(
+        path, strip_bom(result.text), profile, thresholds=thresholds, size=result.size, invalid_utf8=invalid
+    )
+
+
+def _unreadable(path: str, profile: str, error: str) -> SkillCheck:
+    em = Emitter(path, profile)
+    em.emit("skill/unreadable", Range.file_start(), {"error": error})
+    if os.path.basename(path) == SKILL_FILE_NAME:
+        em.emit("skill/not-loaded", Range.file_start(), {"reason": "the file cannot be read"})
+    return SkillCheck(path, tuple(em.findings))
+
+
+def collision_finding(check: SkillCheck, winner_path: str, profile: str) -> Finding | None:
+    """The ``skill/collision`` finding for a skill that loses its name to ``winner_path``."""
+    rule = RULES["skill/collision"]
+    severity = rule.severity(profile)
+    if severity is None or check.name is None:
+        return None
+    message = rule.message(profile, {"name": check.name, "winner": winner_path})
+    data = {"name": check.name, "winnerPath": winner_path, "loserPath": check.path}
+    return Finding(check.path, check.name_range, severity, "skill/collision", message, data)
