@@ -217,6 +217,7 @@ _RULES: list[Rule] = [
             "*": "name exceeds 64 characters ({length})",
             "agentskills": "Skill name '{name}' exceeds 64 character limit ({length} chars)",
         },
+        fix="rename-skill",
     ),
     Rule(
         "skill/name-invalid-chars",

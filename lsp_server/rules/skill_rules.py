@@ -208,7 +208,7 @@ class _SkillChecker:
             self.em.emit("skill/description-missing", where, {"spec_message": spec}, {"fix": "add-description"})
             if self.declared:
                 reason = "the description is missing" if located is None else "the description is blank or not a string"
-                self.em.emit("skill/not-loaded", where, {"reason": reason}, {"fix": "add-description"})
+                self.em.emit("skill/not-loaded", where, {"reason": reason})
             return
         assert isinstance(value, str)
         length = len(value) if self.profile == "agentskills" else js_len(value)

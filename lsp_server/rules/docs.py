@@ -1,0 +1,116 @@
+"""``docs/rules.md``, generated from the rule registry so the two cannot drift apart.
+
+Run ``python -m lsp_server.rules.docs > docs/rules.md`` after changing a rule; a test compares
+the committed file with this output.
+"""
+
+from __future__ import annotations
+
+from lsp_server.rules.registry import PROFILE_DESCRIPTIONS, PROFILES, RULES, Rule
+
+_INTRO = """# Rules
+
+Generated from `lsp_server/rules/registry.py` by `python -m lsp_server.rules.docs`; do not edit by hand.
+
+`pi-context check [PATH...] [--profile P] [--json]` and the language server report these rules.
+Codes are `<area>/<problem>` slugs. Every finding has a range: the value or key it is about, the
+frontmatter's opening fence when a key is missing (the first line when there is no frontmatter),
+or the start of the file for whole-file problems. Lengths in Pi's messages are UTF-16 units, as Pi
+counts them (an emoji is 2); `agentskills` messages count code points, as skills-ref does.
+`Finding.data["fix"]` names the quick fix when there is one.
+
+## Profiles
+
+| profile | audience |
+| --- | --- |
+{profiles}
+
+Severity legend: **E** error, **W** warning, **I** info, **H** hint, `-` not checked in that profile.
+`pi` reports exactly Pi's own loader warnings (its texts, severity warning) plus what makes Pi drop
+or hide a skill (`skill/not-loaded` is an error because the skill silently disappears).
+
+## Thresholds
+
+| setting | default | rule |
+| --- | --- | --- |
+| `skill_max_bytes` | 8 MiB (Claude's skill upload limit) | `skill/too-large` |
+| `body_max_lines` | 500 (the spec's recommendation) | `skill/body-too-long` |
+| `context_max_bytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
+| `context_max_tokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
+
+## Summary
+
+| code | {profile_heads} | fix |
+| --- | {profile_rules} | --- |
+{summary}
+
+"""
+
+_OUTRO = """## YAML errors: where positions can differ from Pi
+
+Pi's `yaml` package and the parser under pi-context (ruamel.yaml's scanner, with yaml's rules
+re-applied) agree on the line and column of every broken input in
+`tests/conformance/requests/parse_frontmatter.jsonl` (about 50 kinds of mistakes); the message
+wording is yaml's for the common ones and ours otherwise. Known residual differences:
+
+- a tab inside a block scalar's indentation: same position, our message says "Tabs are not allowed as
+  indentation" where yaml says "Block scalar lines must not be less indented than their first line";
+- inputs that only the two parsers' internals disagree on (exotic flow/block mixes) may get a
+  different position; the conformance cases pin the ones users meet;
+- `!!set`, `!!omap` and `!!pairs` collections are read as plain mappings/sequences.
+
+## Left out (for now)
+
+From the superset of agnix, claudelint, skills-ref, quick_validate and VS Code: trigger-phrase,
+person and vagueness heuristics on descriptions, word counts, reference depth ("one level deep"),
+hard-coded secrets and dangerous commands in bundled scripts, Codex's cumulative AGENTS.md
+budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyond missing files.
+"""
+
+
+def _sev(rule: Rule, profile: str) -> str:
+    severity = rule.severity(profile)
+    return "-" if severity is None else severity.label[0].upper()
+
+
+def _messages(rule: Rule) -> str:
+    lines = []
+    default = rule.messages.get("*")
+    for profile in PROFILES:
+        if rule.severity(profile) is None:
+            continue
+        template = rule.messages.get(profile) or default
+        lines.append(f"- `{profile}`: {template}")
+    return "\n".join(lines)
+
+
+def render_rules_markdown() -> str:
+    profiles = "\n".join(f"| `{p}` | {PROFILE_DESCRIPTIONS[p]} |" for p in PROFILES)
+    summary = "\n".join(
+        f"| [`{r.code}`](#{r.code.replace('/', '')}) | "
+        + " | ".join(_sev(r, p) for p in PROFILES)
+        + f" | {r.fix or ''} |"
+        for r in RULES.values()
+    )
+    out = _INTRO.format(
+        profiles=profiles,
+        profile_heads=" | ".join(PROFILES),
+        profile_rules=" | ".join("---" for _ in PROFILES),
+        summary=summary,
+    )
+    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules")):
+        out += f"## {title}\n\n"
+        for rule in RULES.values():
+            if rule.applies_to != area:
+                continue
+            severities = ", ".join(f"{p} {_sev(rule, p)}" for p in PROFILES)
+            out += f"### `{rule.code}`\n\n{rule.title} {rule.explanation}\n\n"
+            out += f"Severity: {severities}.\n\nMessages:\n\n{_messages(rule)}\n\n"
+            out += f"Quick fix: {rule.fix if rule.fix else 'none'}.\n\n"
+    return out + _OUTRO
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    sys.stdout.write(render_rules_markdown())
