@@ -13,7 +13,7 @@ from typing import Any
 
 from lsp_server.conformance.harness import EvalContext, OpError, op
 from lsp_server.context.context_files import ContextFileDiscovery, discover_context_files
-from lsp_server.context.resources import ResourceOptions, load_resources, skills_available
+from lsp_server.context.resources import ResourceOptions, load_resources
 
 
 def _require_str(req: dict[str, Any], key: str) -> str:
@@ -62,6 +62,7 @@ def _string_list(req: dict[str, Any], key: str) -> list[str] | None:
     return list(value)
 
 
+@op("load_resources")
 def load_resources_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
     system_prompt = req.get("systemPrompt")
     if system_prompt is not None and not isinstance(system_prompt, str):
@@ -96,7 +97,3 @@ def load_resources_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
             "settingsProblems": [p.format_line() for p in resources.settings.problems],
         },
     }
-
-
-if skills_available():
-    op("load_resources")(load_resources_op)

@@ -6,21 +6,21 @@ system prompt and append texts. Extensions, prompt templates and themes are out 
 loads them too, but they do not change the prompt text pi-context rebuilds).
 
 Project trust is an input here (``project_trusted``); :func:`lsp_server.context.trust.project_trust`
-decides it the way Pi does. The skills part is delegated to the skills module's discovery.
+decides it the way Pi does. The skills part is the skills module's discovery; packages (npm/git)
+are not resolved.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from lsp_server import fsread
 from lsp_server.context.context_files import ContextFileDiscovery, discover_context_files
 from lsp_server.context.model import PiDiagnostic, Skill
 from lsp_server.context.paths import home_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.skills import discover_resource_skills
 from lsp_server.context.system_prompt_files import PromptFiles, resolve_prompt_files
 
 Reader = Callable[[str], fsread.ReadResult]
@@ -73,34 +73,19 @@ class Resources:
     warnings: tuple[str, ...] = field(default=())
 
 
-def _find_skill_loader() -> SkillLoader | None:
-    """The skills module's discovery function, when that module provides one."""
-    try:
-        module: Any = importlib.import_module("lsp_server.context.skills")
-    except ImportError:
-        return None
-    discover = getattr(module, "discover_resource_skills", None)
-    if discover is None:
-        return None
-
-    def load(request: SkillDiscoveryRequest) -> SkillResult:
-        result = discover(
-            cwd=request.cwd,
-            agent_dir=request.agent_dir,
-            home=request.home,
-            project_trusted=request.project_trusted,
-            global_skill_entries=list(request.global_skill_entries),
-            project_skill_entries=list(request.project_skill_entries),
-            cli_skill_paths=list(request.cli_skill_paths),
-            no_skills=request.no_skills,
-        )
-        return tuple(result.skills), tuple(result.diagnostics)
-
-    return load
-
-
-def skills_available() -> bool:
-    return _find_skill_loader() is not None
+def discover_skills_for(request: SkillDiscoveryRequest) -> SkillResult:
+    """The skills module's discovery (``loadSkills`` over settings entries, auto dirs, ``--skill``)."""
+    result = discover_resource_skills(
+        cwd=request.cwd,
+        agent_dir=request.agent_dir,
+        home=request.home,
+        project_trusted=request.project_trusted,
+        global_skill_entries=list(request.global_skill_entries),
+        project_skill_entries=list(request.project_skill_entries),
+        cli_skill_paths=list(request.cli_skill_paths),
+        no_skills=request.no_skills,
+    )
+    return tuple(result.skills), tuple(result.diagnostics)
 
 
 def load_resources(
@@ -111,29 +96,26 @@ def load_resources(
 ) -> Resources:
     """Pi's resource loading for ``options`` (``DefaultResourceLoader.reload`` without extensions).
 
-    ``skill_loader`` defaults to the skills module's discovery; when neither is available the
-    skills list is empty. ``reader`` lets the language server supply open buffers.
+    ``skill_loader`` defaults to the skills module's discovery (:func:`discover_skills_for`);
+    ``reader`` lets the language server supply open buffers for context and prompt files.
     """
     cwd = resolve_path(options.cwd)
     agent_dir = resolve_path(options.agent_dir)
     settings = load_pi_settings(cwd, agent_dir, project_trusted=options.project_trusted)
 
-    loader = skill_loader if skill_loader is not None else _find_skill_loader()
-    skills: tuple[Skill, ...] = ()
-    skill_diagnostics: tuple[PiDiagnostic, ...] = ()
-    if loader is not None:
-        request = SkillDiscoveryRequest(
-            cwd=cwd,
-            agent_dir=agent_dir,
-            home=options.home if options.home is not None else home_dir(),
-            project_trusted=options.project_trusted,
-            global_skill_entries=tuple(settings.global_layer.settings.skills),
-            project_skill_entries=tuple(settings.project_layer.settings.skills),
-            cli_skill_paths=tuple(options.additional_skill_paths),
-            no_skills=options.no_skills,
-        )
-        found, diagnostics = loader(request)
-        skills, skill_diagnostics = tuple(found), tuple(diagnostics)
+    loader = skill_loader if skill_loader is not None else discover_skills_for
+    request = SkillDiscoveryRequest(
+        cwd=cwd,
+        agent_dir=agent_dir,
+        home=options.home if options.home is not None else home_dir(),
+        project_trusted=options.project_trusted,
+        global_skill_entries=tuple(settings.global_layer.settings.skills),
+        project_skill_entries=tuple(settings.project_layer.settings.skills),
+        cli_skill_paths=tuple(options.additional_skill_paths),
+        no_skills=options.no_skills,
+    )
+    found, diagnostics = loader(request)
+    skills, skill_diagnostics = tuple(found), tuple(diagnostics)
 
     context = discover_context_files(cwd, agent_dir, enabled=not options.no_context_files, reader=reader)
     prompt_files = resolve_prompt_files(
