@@ -16,6 +16,7 @@ import pytest
 
 from lsp_server.conformance.compare import differences
 from lsp_server.conformance.harness import map_strings, materialize_fs
+from lsp_server.context.settings import read_settings_layer
 from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs, collect_skill_entries, discover_skills
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
@@ -33,12 +34,8 @@ def _cases() -> list[Any]:
 
 
 def _settings_skills(path: Path) -> list[str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    skills = data.get("skills") if isinstance(data, dict) else None
-    return [s for s in skills if isinstance(s, str)] if isinstance(skills, list) else []
+    # Read as Pi does (BOM, old formats migrated, bad JSON ignored): the settings module's reader.
+    return list(read_settings_layer(str(path), "global").settings.skills)
 
 
 @pytest.mark.parametrize(("request_", "golden"), _cases())
