@@ -33,6 +33,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_server import __version__
+from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.server.checking import CheckStats, FileChecker, load_checker
 from lsp_server.server.config import ServerSettings, resolve_agent_dir
 from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, to_diagnostics
@@ -109,6 +110,8 @@ class PiLanguageServer(LanguageServer):
         self.roots: list[str] = []
         self.watcher: WorkspaceWatcher | None = None
         self.pulled: set[str] = set()  # open files the client pulls diagnostics for (no push)
+        self.checked: set[str] = set()  # files checked and present (the checker may index them)
+        self._propagate: set[str] = set()  # pending checks that must also re-check dependents
         self.listeners: list[Callable[[str, list[str]], None]] = []
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -261,23 +264,54 @@ class PiLanguageServer(LanguageServer):
             except Exception as exc:
                 log_failure(self, f"listener for {reason}", exc)
 
-    def request_check(self, path: str, *, delay_s: float | None = None) -> None:
-        """Validate ``path`` after the debounce (only the latest request per file runs)."""
+    def request_check(self, path: str, *, delay_s: float | None = None, propagate: bool = True) -> None:
+        """Validate ``path`` after the debounce (only the latest request per file runs).
+
+        ``propagate``: also re-check the files whose findings depend on this one (skills sharing
+        its old or new name, context files in its folder); those re-checks do not propagate.
+        """
         key = path_key(path)
-        if self.book.get(key) is None and not self.checker.wants(key, self.settings):
+        if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
             return
+        if propagate:
+            self._propagate.add(key)
         self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
 
     def check_now(self, path: str) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed."""
+        propagate = path in self._propagate
+        self._propagate.discard(path)
         source = self.documents.read(path)
+        before = self.dependents(path) if propagate else set()
         self.stats.validations[path] += 1
         self.stats.last_version[path] = source.version
-        findings = self.checker.check(path, source.text, self.settings) if source.text is not None else ()
+        findings = self.checker.check(path, source.text, self.settings)
+        if source.text is None:
+            self.checked.discard(path)
+        else:
+            self.checked.add(path)
         entry = FileDiagnostics(path, tuple(findings), source.text, source.version)
         if self.book.record(entry):
             self.publish(entry)
+        if propagate:
+            for other in sorted((before | self.dependents(path)) - {path}):
+                self.request_check(other, delay_s=0, propagate=False)
         return entry
+
+    def dependents(self, path: str) -> set[str]:
+        """Files whose findings may change with ``path``: same-named skills, sibling context files."""
+        found: set[str] = set()
+        affected_by = getattr(self.checker, "affected_by", None)
+        if affected_by is not None:
+            found.update(path_key(p) for p in affected_by(path, self.settings))
+        if os.path.basename(path) in CONTEXT_FILE_CANDIDATES:
+            folder = os.path.dirname(path)
+            for name in CONTEXT_FILE_CANDIDATES:
+                sibling = os.path.join(folder, name)
+                if sibling in self.checked or self.documents.is_open(sibling) or os.path.lexists(sibling):
+                    found.add(sibling)
+        found.discard(path)
+        return found
 
     def publish(self, entry: FileDiagnostics) -> None:
         if entry.path in self.pulled and self.documents.is_open(entry.path):
@@ -341,7 +375,7 @@ class PiLanguageServer(LanguageServer):
         gone = set(batch.deleted)
         for deleted in batch.deleted:  # a deleted folder takes its files with it
             prefix = deleted.rstrip(os.sep) + os.sep
-            gone.update(p for p in self.book.paths() if p.startswith(prefix))
+            gone.update(p for p in self.checked | set(self.book.paths()) if p.startswith(prefix))
         for path in sorted(gone):
             self.request_check(path)
         for path in sorted(batch.added | batch.modified):

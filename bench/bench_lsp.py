@@ -1,0 +1,178 @@
+"""Language-server latencies, measured from the client side over stdio.
+
+Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
+
+* **start**: spawn ``python -m lsp_server serve`` -> ``initialize`` answered (what an editor waits
+  for before it can talk to the server), and -> ``initialized`` handled (settings loaded,
+  watcher up, first check scheduled; read through ``pi.debug.state``).
+* **edit**: in a workspace of K skills, a didChange of one SKILL.md -> the
+  ``textDocument/publishDiagnostics`` for it (only when the rules are installed: the server's
+  checker is not ``none``). Each edit flips the file between broken and fixed so every edit
+  publishes.
+
+Reports median and p95 in milliseconds. The machine is shared: compare runs made back to back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+SERVER = [sys.executable, "-m", "lsp_server", "serve"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "median_ms": round(statistics.median(values), 1),
+        "p95_ms": round(percentile(values, 0.95), 1),
+        "min_ms": round(min(values), 1),
+        "runs": len(values),
+    }
+
+
+def env_for(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update({"HOME": str(home), "PI_CODING_AGENT_DIR": str(home / "agent"), "PI_CONTEXT_DEBUG": "1"})
+    return env
+
+
+async def start_client(root: Path, home: Path) -> tuple[LanguageClient, float, float]:
+    client = LanguageClient("bench", "0")
+    published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: types.PublishDiagnosticsParams) -> None:
+        published.put_nowait(params)
+
+    client.published = published  # type: ignore[attr-defined]
+    began = time.perf_counter()
+    await client.start_io(*SERVER, env=env_for(home))
+    uri = from_fs_path(str(root))
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+            root_uri=uri,
+            workspace_folders=[types.WorkspaceFolder(uri=uri or "", name="bench")],
+        )
+    )
+    initialize_ms = (time.perf_counter() - began) * 1000
+    client.initialized(types.InitializedParams())
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="pi.debug.state", arguments=[{}]))
+    ready_ms = (time.perf_counter() - began) * 1000
+    return client, initialize_ms, ready_ms
+
+
+async def stop_client(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+async def bench_start(runs: int) -> dict[str, Any]:
+    initialize: list[float] = []
+    ready: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp, "ws"), Path(tmp, "home")
+        root.mkdir()
+        home.mkdir()
+        for _ in range(runs):
+            client, init_ms, ready_ms = await start_client(root, home)
+            initialize.append(init_ms)
+            ready.append(ready_ms)
+            await stop_client(client)
+    return {"start_to_initialize": summary(initialize), "start_to_ready": summary(ready)}
+
+
+def skill_text(name: str, broken: bool) -> str:
+    description = "" if broken else f"description: Does {name} things.\n"
+    return f"---\nname: {name}\n{description}---\n\n# {name}\n"
+
+
+async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp, "ws"), Path(tmp, "home")
+        home.mkdir()
+        for n in range(skills):
+            path = root / ".pi" / "skills" / f"skill-{n:04d}" / "SKILL.md"
+            path.parent.mkdir(parents=True)
+            path.write_text(skill_text(f"skill-{n:04d}", broken=False), encoding="utf-8")
+        client, _, _ = await start_client(root, home)
+        state = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.state", arguments=[{"idle": True}])
+        )
+        if state["checker"] == "none":
+            await stop_client(client)
+            return {"edit_to_diagnostics": "skipped: no rules installed (checker 'none')"}
+        target = root / ".pi" / "skills" / "skill-0000" / "SKILL.md"
+        uri = from_fs_path(str(target)) or ""
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=target.read_text())
+            )
+        )
+        queue: asyncio.Queue[types.PublishDiagnosticsParams] = client.published  # type: ignore[attr-defined]
+        timings: list[float] = []
+        for version in range(2, edits + 2):
+            while not queue.empty():
+                queue.get_nowait()
+            began = time.perf_counter()
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[
+                        types.TextDocumentContentChangeWholeDocument(skill_text("skill-0000", broken=version % 2 == 0))
+                    ],
+                )
+            )
+            while True:
+                params = await asyncio.wait_for(queue.get(), 30)
+                if params.uri == uri and params.version == version:
+                    break
+            timings.append((time.perf_counter() - began) * 1000)
+        debounce = state["settings"]["debounceMs"]
+        await stop_client(client)
+    return {"edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce}}
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    results = await bench_start(args.runs)
+    results.update(await bench_edit(args.skills, args.edits))
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10, help="server starts to time (default 10)")
+    parser.add_argument("--skills", type=int, default=1000, help="skills in the edit workspace (default 1000)")
+    parser.add_argument("--edits", type=int, default=20, help="edits to time (default 20)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    results = asyncio.run(main_async(args))
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for name, value in results.items():
+            print(f"{name}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Diagnostics for every SKILL.md and context file, open or not, kept current per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.lsp.conftest import Launch, Session, Workspace
+
+BROKEN = "---\nname: demo\n---\n# Demo\n"  # no description: Pi warns and does not load it
+FIXED = "---\nname: demo\ndescription: Shows the demo.\n---\n# Demo\n"
+SKILL = ".pi/skills/demo/SKILL.md"
+
+
+def codes(session: Session, path: Path) -> list[str]:
+    return sorted(str(d.code) for d in session.client.diagnostics.get(session.workspace.uri(path), []))
+
+
+async def wait_for_codes(session: Session, path: Path, expected: list[str]) -> None:
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: codes(session, path) == expected)
+
+
+async def test_a_broken_skill_on_disk_is_reported_at_start(
+    launch: Launch, workspace: Workspace, client_name: str
+) -> None:
+    path = workspace.write(SKILL, BROKEN)
+    session = await launch(client_name)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    (missing,) = [d for d in session.client.diagnostics[session.workspace.uri(path)] if d.code.endswith("missing")]
+    assert missing.severity == types.DiagnosticSeverity.Warning
+    assert missing.message == "description is required"  # Pi's own warning text
+    assert missing.source == "pi-context"
+
+
+async def test_a_never_opened_skill_broken_on_disk_is_reported(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    await session.state(watcherReady=True)
+    path = session.workspace.write(SKILL, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+
+
+async def test_fixing_a_skill_on_disk_clears_its_diagnostics(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    path = session.workspace.write(SKILL, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    await session.state(watcherReady=True)
+    path.write_text(FIXED, encoding="utf-8")
+    await wait_for_codes(session, path, [])
+
+
+async def test_deleting_a_skill_clears_its_diagnostics(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    path = session.workspace.write(SKILL, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    await session.state(watcherReady=True)
+    path.unlink()
+    await wait_for_codes(session, path, [])
+
+
+async def test_deleting_a_skill_folder_clears_its_diagnostics(launch: Launch) -> None:
+    session = await launch()
+    path = session.workspace.write(SKILL, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    await session.state(watcherReady=True)
+    path.unlink()
+    path.parent.rmdir()
+    await wait_for_codes(session, path, [])
+
+
+async def test_the_open_buffer_is_checked_not_the_disk(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    path = session.workspace.write(SKILL, FIXED)
+    session.open(path, FIXED)
+    version = session.replace(path, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    state = await session.state(idle=True)
+    assert state["stats"]["lastVersion"][str(path)] == version
+    assert path.read_text(encoding="utf-8") == FIXED
+
+
+async def test_500_rapid_edits_are_validated_once_at_the_last_version(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name, init_options={"debounceMs": 500})
+    path = session.workspace.write(SKILL, FIXED)
+    session.open(path, FIXED)
+    before = (await session.state(idle=True))["stats"]["validations"][str(path)]
+    for n in range(500):
+        last = session.replace(path, BROKEN if n % 2 == 0 else FIXED)
+    state = await session.state(idle=True)
+    assert state["stats"]["validations"][str(path)] == before + 1
+    assert state["stats"]["lastVersion"][str(path)] == last
+    assert state["scheduler"]["pending"] == []
+
+
+async def test_switching_the_rule_profile_rechecks_with_its_messages(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    path = session.workspace.write(SKILL, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"piContext": {"ruleProfile": "agentskills"}})
+    )
+
+    def spec_message() -> bool:
+        found = session.client.diagnostics.get(session.workspace.uri(path), [])
+        return any(d.message == "Missing required field in frontmatter: description" for d in found)
+
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, spec_message)
+
+
+async def test_renaming_one_skill_clears_the_collision_of_the_other(launch: Launch) -> None:
+    session = await launch()
+    first = session.workspace.write(".pi/skills/a/SKILL.md", "---\nname: twin\ndescription: First.\n---\n")
+    second = session.workspace.write(".pi/skills/b/SKILL.md", "---\nname: twin\ndescription: Second.\n---\n")
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: "skill/collision" in codes(session, second))
+    session.open(first, first.read_text(encoding="utf-8"))
+    session.replace(first, "---\nname: a\ndescription: First.\n---\n")
+    await session.wait_for(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: "skill/collision" not in codes(session, second)
+    )
+
+
+async def test_pulled_diagnostics_answer_fresh_and_stop_pushes_for_that_file(launch: Launch) -> None:
+    session = await launch("neovim")
+    path = session.workspace.write(SKILL, FIXED)
+    session.open(path, BROKEN)
+    uri = session.workspace.uri(path)
+    report = await session.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert sorted(str(d.code) for d in report.items) == ["skill/description-missing", "skill/not-loaded"]
+    session.replace(path, "---\nname: Demo_Skill\n---\n")  # other problems, still broken
+    state = await session.state(idle=True)
+    assert state["pulled"] == [str(path)]
+    assert state["diagnostics"][str(path)] >= 3  # checked ...
+    assert codes(session, path) == []  # ... but not pushed: the client pulls this file
