@@ -806,6 +806,37 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if end < 0 else end
 
 
+@dataclass(frozen=True)
+class _Mark:
+    index: int
+
+
+def _unclosed_bracket(text: str, pos: int) -> int | None:
+    """Offset of the innermost ``[``/``{`` still open at ``pos`` (quotes and comments skipped)."""
+    stack: list[int] = []
+    index = 0
+    quote = ""
+    while index < min(pos, len(text)):
+        char = text[index]
+        if quote:
+            if char == "\\" and quote == '"':
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"" and (index == 0 or text[index - 1] in " \t\n[{,:"):
+            quote = char
+        elif char == "#" and (index == 0 or text[index - 1] in " \t\n"):
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+            continue
+        elif char in "[{":
+            stack.append(index)
+        elif char in "]}" and stack:
+            stack.pop()
+        index += 1
+    return stack[-1] if stack else None
+
+
 def _token_end(text: str, pos: int) -> int:
     """End of a plain token starting at ``pos``: the line's end, before a comment and trailing blanks."""
     end = text.find("\n", pos)
@@ -906,6 +937,20 @@ def _map_ruamel_error(text: str, exc: Any) -> _Failure:
             -1,
             -1,
         )
+    if "while parsing a flow node" in context and ("<stream end>" in problem or "found '-'" in problem):
+        opener = _unclosed_bracket(text, pos)
+        if opener is not None:
+            context = "while parsing a flow sequence" if text[opener] == "[" else "while parsing a flow mapping"
+            ctx_mark = _Mark(opener)
+    if "while parsing a block node" in context and ("found ']'" in problem or "found '}'" in problem):
+        closer = "]" if "found ']'" in problem else "}"
+        kind = "flow-seq-end" if closer == "]" else "flow-map-end"
+        return _Failure(
+            "YAMLParseError", "UNEXPECTED_TOKEN", f'Unexpected {kind} token in YAML document: "{closer}"', pos
+        )
+    if ("while scanning an anchor" in context or "while scanning an alias" in context) and ctx_mark is not None:
+        what = "Anchor" if "anchor" in context else "Alias"
+        return _Failure("YAMLParseError", "BAD_ALIAS", f"{what} cannot be an empty string", ctx_mark.index)
     if "while parsing a flow sequence" in context or "while parsing a flow mapping" in context:
         is_seq = "sequence" in context
         start = ctx_mark.index if ctx_mark is not None else 0
