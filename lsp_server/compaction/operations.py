@@ -1,0 +1,263 @@
+"""Compaction and branch summaries of a session *file*: plan, summarize, write one entry.
+
+This is what the CLI (``pi-context compact`` / ``branch-summary``) and the language server call.
+Each operation has two steps, so a caller can show the plan before any model is called:
+
+1. ``plan_*`` reads nothing new: it works on a :class:`SessionForAppend` (the file read once,
+   with the snapshot the write will check) and answers with what would be summarized and kept,
+   or a failure sentence (unknown entry, nothing to compact, ...).
+2. ``run_*`` calls the summarizer, and unless ``dry_run`` appends the entry exactly as Pi's
+   agent would (parent, key order, ``fromHook: false``, the replayed system message for a
+   compaction). Every failure, a cancellation included, writes nothing.
+
+Outcomes are values with a ``failure`` sentence that names the file; nothing here raises for bad
+input, a model error or a changed file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.compaction.branch import (
+    DEFAULT_BRANCH_RESERVE_TOKENS,
+    BranchCollection,
+    BranchSummary,
+    collect_entries_for_branch_summary,
+    generate_branch_summary,
+    summary_parent_for_target,
+)
+from lsp_server.compaction.prepare import CompactionPreparation, nothing_to_compact_reason, prepare_compaction
+from lsp_server.compaction.summarize import (
+    DEFAULT_OPTIONS,
+    CompactionResult,
+    Progress,
+    ProgressCallback,
+    SummaryFailure,
+    SummaryOptions,
+    compact,
+)
+from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.prompt.system_messages import current_system_message
+from lsp_server.session.entries import Entry
+from lsp_server.session.jsvalues import UNDEFINED, js_get
+from lsp_server.session.projection import ModelRef, session_settings
+from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.tree import build_path
+from lsp_server.session.writer import (
+    AppendFailure,
+    AppendResult,
+    SessionForAppend,
+    append_entry,
+    branch_summary_entry,
+    compaction_entry,
+    new_entry_id,
+    now_ms,
+)
+
+SettingsFor = Callable[[ModelRef | None], CompactionSettings]
+
+
+def _lookup(session: SessionForAppend, entry_id: Any) -> Entry | None:
+    try:
+        return session.index.get(entry_id)
+    except TypeError:
+        return None
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """A compaction ready to summarize: the branch, Pi's preparation, the session's settings."""
+
+    session: SessionForAppend
+    leaf_id: Any
+    branch: list[Entry]
+    preparation: CompactionPreparation
+    thinking_level: Any
+    model: ModelRef | None
+
+
+@dataclass(frozen=True)
+class CompactionOutcome:
+    plan: CompactionPlan | None
+    result: CompactionResult | None = None
+    entry: Entry | None = None  # the entry written (or, for a dry run, that would be written)
+    written: AppendResult | None = None
+    failure: str | None = None
+    cancelled: bool = False
+    changed_under_us: bool = False
+
+
+def plan_compaction(
+    session: SessionForAppend, settings: CompactionSettings | SettingsFor, leaf_id: Any = None
+) -> CompactionPlan | str:
+    """Pi's preparation for the branch ending at ``leaf_id`` (default: the last entry, Pi's leaf)."""
+    if session.error is not None:
+        return session.error
+    leaf = session.leaf_id if leaf_id is None else leaf_id
+    if leaf is None:
+        return f"{session.path} has no entries to compact"
+    if _lookup(session, leaf) is None:
+        return f"Entry {leaf} not found in {session.path}"
+    branch = build_path(session.entries, leaf, session.index)
+    context = session_settings(branch)
+    resolved = settings if isinstance(settings, CompactionSettings) else settings(context.model)
+    preparation = prepare_compaction(branch, resolved)
+    if preparation is None:
+        return f"{nothing_to_compact_reason(branch)}: {session.path}"
+    return CompactionPlan(session, leaf, branch, preparation, context.thinking_level, context.model)
+
+
+async def run_compaction(
+    plan: CompactionPlan,
+    client: LlmClient,
+    *,
+    options: SummaryOptions = DEFAULT_OPTIONS,
+    dry_run: bool = False,
+    cancel: CancelToken | None = None,
+    on_progress: ProgressCallback | None = None,
+    clock: Callable[[], int] = now_ms,
+    new_id: Callable[[SessionForAppend], str] | None = None,
+) -> CompactionOutcome:
+    """Summarize ``plan`` and (unless ``dry_run``) append the ``compaction`` entry at its leaf."""
+    result = await compact(plan.preparation, client, options=options, cancel=cancel, on_progress=on_progress)
+    if isinstance(result, SummaryFailure):
+        return CompactionOutcome(
+            plan, failure=f"{result.message}: nothing written to {plan.session.path}", cancelled=result.cancelled
+        )
+    session = plan.session
+    system = current_system_message(plan.preparation.projection.messages)
+    entry = compaction_entry(
+        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        parent_id=plan.leaf_id,
+        timestamp_ms=clock(),
+        summary=result.summary,
+        first_kept_entry_id=result.first_kept_entry_id,
+        tokens_before=result.tokens_before,
+        details=result.details,
+        usage=result.usage,
+        from_hook=False,
+        system_message=system,
+    )
+    if dry_run:
+        return CompactionOutcome(plan, result, entry)
+    if cancel is not None and cancel.cancelled:
+        return CompactionOutcome(
+            plan, result, failure=f"Compaction cancelled: nothing written to {session.path}", cancelled=True
+        )
+    if on_progress is not None:
+        on_progress(Progress("writing"))
+    written = _append(session, entry)
+    if isinstance(written, AppendFailure):
+        return CompactionOutcome(
+            plan, result, entry, failure=written.message, changed_under_us=written.changed_under_us
+        )
+    return CompactionOutcome(plan, result, entry, written)
+
+
+def _append(session: SessionForAppend, entry: Entry) -> AppendResult | AppendFailure:
+    if session.snapshot is None:  # only a session that failed to load has none
+        return AppendFailure(session.path, f"{session.path} was not read; nothing was written")
+    return append_entry(session.path, entry, session.snapshot)
+
+
+# --- branch summaries ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BranchPlan:
+    """A branch summary ready to generate: what is left behind and where the summary goes."""
+
+    session: SessionForAppend
+    from_id: Any
+    target_id: Any
+    collection: BranchCollection
+    parent_id: Any  # the new leaf the summary hangs off (None: a new root)
+    thinking_level: Any
+
+
+@dataclass(frozen=True)
+class BranchOutcome:
+    plan: BranchPlan | None
+    summary: BranchSummary | None = None
+    entry: Entry | None = None
+    written: AppendResult | None = None
+    failure: str | None = None
+    cancelled: bool = False
+    changed_under_us: bool = False
+
+
+def plan_branch_summary(session: SessionForAppend, from_id: Any, target_id: Any) -> BranchPlan | str:
+    """Pi's ``navigateTree`` bookkeeping: the entries to summarize and the summary's parent."""
+    if session.error is not None:
+        return session.error
+    for label, value in (("--from", from_id), ("--to", target_id)):
+        if _lookup(session, value) is None:
+            return f"Entry {value} not found in {session.path} ({label})"
+    if from_id == target_id:
+        return f"{from_id} is already the current position: nothing to summarize in {session.path}"
+    collection = collect_entries_for_branch_summary(session.entries, from_id, target_id, session.index)
+    if not collection.entries:
+        return f"Nothing to summarize: {from_id} is on the path to {target_id} in {session.path}"
+    target = _lookup(session, target_id)
+    assert target is not None
+    parent = summary_parent_for_target(target)
+    if parent is UNDEFINED or (parent is not None and _lookup(session, parent) is None):
+        return f"Entry {js_get(target, 'parentId')} not found in {session.path} (the parent of {target_id})"
+    branch = build_path(session.entries, from_id, session.index)
+    return BranchPlan(session, from_id, target_id, collection, parent, session_settings(branch).thinking_level)
+
+
+async def run_branch_summary(
+    plan: BranchPlan,
+    client: LlmClient,
+    *,
+    options: SummaryOptions = DEFAULT_OPTIONS,
+    replace_instructions: bool = False,
+    reserve_tokens: float = DEFAULT_BRANCH_RESERVE_TOKENS,
+    context_window: float | None = None,
+    dry_run: bool = False,
+    cancel: CancelToken | None = None,
+    on_progress: ProgressCallback | None = None,
+    clock: Callable[[], int] = now_ms,
+    new_id: Callable[[SessionForAppend], str] | None = None,
+) -> BranchOutcome:
+    """Generate the summary and (unless ``dry_run``) append the ``branch_summary`` entry."""
+    summary = await generate_branch_summary(
+        plan.collection.entries,
+        client,
+        context_window=context_window,
+        reserve_tokens=reserve_tokens,
+        options=options,
+        replace_instructions=replace_instructions,
+        cancel=cancel,
+        on_progress=on_progress,
+    )
+    session = plan.session
+    if isinstance(summary, SummaryFailure):
+        return BranchOutcome(
+            plan, failure=f"{summary.message}: nothing written to {session.path}", cancelled=summary.cancelled
+        )
+    entry = branch_summary_entry(
+        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        parent_id=plan.parent_id,
+        timestamp_ms=clock(),
+        from_id=plan.from_id,
+        summary=summary.summary,
+        details=summary.details,
+        usage=summary.usage.to_json() if summary.usage is not None else UNDEFINED,
+        from_hook=False,
+    )
+    if dry_run:
+        return BranchOutcome(plan, summary, entry)
+    if cancel is not None and cancel.cancelled:
+        return BranchOutcome(
+            plan, summary, failure=f"Branch summary cancelled: nothing written to {session.path}", cancelled=True
+        )
+    if on_progress is not None:
+        on_progress(Progress("writing"))
+    written = _append(session, entry)
+    if isinstance(written, AppendFailure):
+        return BranchOutcome(plan, summary, entry, failure=written.message, changed_under_us=written.changed_under_us)
+    return BranchOutcome(plan, summary, entry, written)

@@ -1,0 +1,355 @@
+"""The only code that writes to a Pi session file: one complete line appended, or nothing at all.
+
+A session file belongs to Pi; pi-context adds exactly what Pi's own ``SessionManager`` would add
+(a ``compaction`` or ``branch_summary`` entry), byte for byte as Pi writes it, and only when that
+is safe. The rules, and why:
+
+* **One line, one write.** The entry is serialized with Pi's key order (``JSON.stringify``
+  formatting) and appended with a single ``os.write`` on an ``O_APPEND`` descriptor, then
+  ``fsync``-ed and read back: a reader (Pi, an editor, our own follower) never sees half an entry.
+* **Nothing changed under us.** The entry's parent and ids were computed from what we read. If a
+  running agent appended since (size, first or last bytes differ) or the file was replaced,
+  writing would fork the history silently (our entry would hang off an old leaf while Pi continues
+  from its own); we refuse with a message that says so instead.
+* **Advisory lock.** ``flock`` on the file serializes pi-context writers (the CLI and the language
+  server). Pi 1.6.0 takes no lock on session files (it locks only ``settings.json``, with
+  proper-lockfile), which is why the check above exists.
+* **Final newline.** A file whose last line lacks its ``\\n`` is repaired as Pi repairs it on
+  load (Pi appends ``\\n``): our write is ``\\n`` + line, still one write. If that last line is not
+  valid JSON it may be a line an agent is writing right now, or a crash remnant; we refuse rather
+  than glue an entry to it.
+* **Old formats.** A v1/v2 session is migrated by Pi (new random ids, file rewritten) the next
+  time it opens it; ids we computed on our in-memory migration would dangle, so we refuse.
+* **Failure leaves the file as it was.** A short write, a failed ``fsync`` or a read-back that does
+  not match truncates the file back to its previous size (we hold the lock and nobody else
+  appended, which was just checked), so on any failure the file is byte-identical to before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from collections.abc import Callable, Container, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from lsp_server.fsread import node_error_message
+from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
+from lsp_server.session.jsonl import LineProblem, header_problem, parse_bytes, parse_json
+from lsp_server.session.jsvalues import UNDEFINED, node_utf8
+from lsp_server.session.tree import build_index
+
+try:  # POSIX; elsewhere we write without the advisory lock (the size/bytes check still applies)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+CHECK_BYTES: Final = 4096  # compared at the start and at the end of the file before writing
+LOCK_TIMEOUT_S: Final = 5.0
+ID_ATTEMPTS: Final = 100
+
+
+# --- ids and timestamps ----------------------------------------------------------------------------
+
+
+def new_entry_id(existing: Container[Any], random_uuid: Callable[[], str] | None = None) -> str:
+    """Pi's ``generateId``: the first 8 characters of a random UUID, redrawn on collision (100 tries),
+    then a whole UUID."""
+    draw = random_uuid or (lambda: str(uuid.uuid4()))
+    for _ in range(ID_ATTEMPTS):
+        candidate = draw()[:8]
+        if candidate not in existing:
+            return candidate
+    return draw()
+
+
+def iso_timestamp(ms: int) -> str:
+    """``new Date(ms).toISOString()``: UTC with milliseconds and ``Z``."""
+    moment = datetime.fromtimestamp(ms // 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+# --- entries in Pi's key order -------------------------------------------------------------------
+
+
+def _defined(pairs: Sequence[tuple[str, Any]]) -> Entry:
+    """An object literal as JSON sees it: keys whose value is ``undefined`` are left out."""
+    return {key: value for key, value in pairs if value is not UNDEFINED}
+
+
+def compaction_entry(
+    *,
+    entry_id: str,
+    parent_id: Any,
+    timestamp_ms: int,
+    summary: str,
+    first_kept_entry_id: Any,
+    tokens_before: float,
+    details: Any = UNDEFINED,
+    usage: Any = UNDEFINED,
+    from_hook: Any = UNDEFINED,
+    system_message: Mapping[str, Any] | None = None,
+) -> Entry:
+    """What ``SessionManager.appendCompaction`` writes (Pi 1.6.0).
+
+    ``system_message`` is the replayed current system message at the leaf; Pi stores it with its
+    timestamp set to the compaction's time. A "keep nothing" compaction (no first kept id) keeps
+    its own id, as in Pi. The agent's manual ``/compact`` passes ``from_hook=False``.
+    """
+    stored_system: Any = UNDEFINED
+    if system_message:
+        stored_system = {**system_message, "timestamp": timestamp_ms}
+    return _defined(
+        [
+            ("type", "compaction"),
+            ("id", entry_id),
+            ("parentId", parent_id),
+            ("timestamp", iso_timestamp(timestamp_ms)),
+            ("summary", summary),
+            ("firstKeptEntryId", entry_id if first_kept_entry_id in (None, UNDEFINED) else first_kept_entry_id),
+            ("tokensBefore", tokens_before),
+            ("details", details),
+            ("usage", usage),
+            ("fromHook", from_hook),
+            ("systemMessage", stored_system),
+        ]
+    )
+
+
+def branch_summary_entry(
+    *,
+    entry_id: str,
+    parent_id: Any,
+    timestamp_ms: int,
+    from_id: Any,
+    summary: str,
+    details: Any = UNDEFINED,
+    usage: Any = UNDEFINED,
+    from_hook: Any = UNDEFINED,
+) -> Entry:
+    """What ``SessionManager.branchWithSummary`` writes; ``from_id`` is the leaf left (``"root"`` if none)."""
+    return _defined(
+        [
+            ("type", "branch_summary"),
+            ("id", entry_id),
+            ("parentId", parent_id),
+            ("timestamp", iso_timestamp(timestamp_ms)),
+            ("fromId", from_id),
+            ("summary", summary),
+            ("details", details),
+            ("usage", usage),
+            ("fromHook", from_hook),
+        ]
+    )
+
+
+def entry_bytes(entry: Entry) -> bytes:
+    """The line Pi's ``appendFileSync(file, JSON.stringify(entry) + "\\n")`` puts on disk."""
+    return node_utf8(entry_json_line(entry))
+
+
+# --- reading a session for an append -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileSnapshot:
+    """What the file looked like when we read it: identity, size, first and last bytes."""
+
+    device: int
+    inode: int
+    size: int
+    head: bytes
+    tail: bytes
+    needs_newline: bool  # the last line has no "\n"; Pi would append one before anything else
+    broken_last_line: bool  # ... and it is not valid JSON (being written, or a crash remnant)
+
+    @classmethod
+    def of(cls, st: os.stat_result, data: bytes) -> FileSnapshot:
+        needs_newline = bool(data) and not data.endswith(b"\n")
+        broken = False
+        if needs_newline:
+            last = data[data.rfind(b"\n") + 1 :]
+            if last.strip():
+                value = parse_json(last.decode("utf-8", errors="replace"))
+                broken = not isinstance(value, dict)
+        return cls(st.st_dev, st.st_ino, len(data), data[:CHECK_BYTES], data[-CHECK_BYTES:], needs_newline, broken)
+
+
+@dataclass
+class SessionForAppend:
+    """A session read once, with everything an append needs; ``error`` says why it cannot be used."""
+
+    path: str
+    header: Entry | None = None
+    entries: list[Entry] = field(default_factory=list)  # without the header, file order
+    index: dict[Any, Entry] = field(default_factory=dict)
+    problems: list[LineProblem] = field(default_factory=list)
+    snapshot: FileSnapshot | None = None
+    error: str | None = None
+
+    @property
+    def leaf_id(self) -> Any:
+        """Pi's leaf after loading: the id of the last entry (``None`` for an empty session)."""
+        return self.entries[-1].get("id") if self.entries else None
+
+
+def load_for_append(path: str) -> SessionForAppend:
+    """Read ``path`` once (never raises): entries, index, and the snapshot the write will check."""
+    session = SessionForAppend(path)
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            data = handle.read()
+    except OSError as exc:
+        session.error = node_error_message(exc, "open", path)
+        return session
+    parsed, _ = parse_bytes(data)
+    session.problems = parsed.problems
+    session.snapshot = FileSnapshot.of(st, data)
+    if not parsed.entries:
+        session.error = f"Session file is not a valid pi session: {path}" if data else f"Session file is empty: {path}"
+        return session
+    problem = header_problem(parsed.entries, path)
+    if problem is not None:
+        session.error = problem
+        return session
+    session.header = parsed.entries[0]
+    version = session.header.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < CURRENT_SESSION_VERSION:
+        shown = "1" if version is None else str(version)
+        session.error = (
+            f"{path} is a version {shown} session: Pi rewrites it with new entry ids when it opens it. "
+            "Open it in Pi once, then try again."
+        )
+        return session
+    session.entries = [e for e in parsed.entries[1:] if e.get("type") != "session"]
+    session.index = build_index(session.entries)
+    return session
+
+
+# --- appending -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """An entry that is on disk: where its line starts, its bytes, whether a newline was repaired."""
+
+    path: str
+    entry: Entry
+    offset: int
+    line: bytes
+    repaired_newline: bool
+
+
+@dataclass(frozen=True)
+class AppendFailure:
+    """Why nothing was written; the file is byte-identical to what it was."""
+
+    path: str
+    message: str
+    changed_under_us: bool = False
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, changed: bool = False) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
+def _lock(fd: int, path: str, timeout_s: float) -> None:
+    if fcntl is None:  # pragma: no cover - Windows
+        return
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise _Refused(
+                    f"{path} is locked by another pi-context process (waited {timeout_s:g}s); nothing was written"
+                ) from None
+            time.sleep(0.05)
+
+
+def _check_unchanged(fd: int, path: str, snapshot: FileSnapshot) -> None:
+    st = os.fstat(fd)
+    changed = "; nothing was written (so the history is not forked). Reload the session and try again."
+    if (st.st_dev, st.st_ino) != (snapshot.device, snapshot.inode):
+        raise _Refused(f"{path} was replaced since it was read{changed}", True)
+    if st.st_size != snapshot.size:
+        grew = st.st_size > snapshot.size
+        what = "grew (an agent appended to it)" if grew else "shrank"
+        raise _Refused(f"{path} {what} since it was read: {snapshot.size} -> {st.st_size} bytes{changed}", True)
+    if os.pread(fd, len(snapshot.head), 0) != snapshot.head:
+        raise _Refused(f"{path} was rewritten since it was read{changed}", True)
+    if os.pread(fd, len(snapshot.tail), snapshot.size - len(snapshot.tail)) != snapshot.tail:
+        raise _Refused(f"{path} was rewritten since it was read{changed}", True)
+    if snapshot.broken_last_line:
+        raise _Refused(
+            f"the last line of {path} has no newline and is not valid JSON (an agent may be writing it, or a "
+            "crash cut it off); nothing was written. Let Pi open the session (it repairs the file) and try again."
+        )
+
+
+def _restore(fd: int, size: int) -> str:
+    """Truncate back to ``size``; returns a note when even that failed."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError as exc:
+        return f" (and restoring the previous size failed: {exc.strerror or exc})"
+    return ""
+
+
+def append_entry(
+    path: str, entry: Entry, snapshot: FileSnapshot, *, lock_timeout_s: float = LOCK_TIMEOUT_S
+) -> AppendResult | AppendFailure:
+    """Append ``entry`` as one line if the file is still exactly as ``snapshot`` saw it."""
+    shape = parse_entry(entry)
+    if isinstance(shape, EntryShapeError):
+        return AppendFailure(path, f"refusing to write a malformed entry: {shape}")
+    line = entry_bytes(entry)
+    data = (b"\n" if snapshot.needs_newline else b"") + line
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return AppendFailure(path, node_error_message(exc, "open", path))
+    try:
+        try:
+            _lock(fd, path, lock_timeout_s)
+            _check_unchanged(fd, path, snapshot)
+        except _Refused as refused:
+            return AppendFailure(path, str(refused), refused.changed)
+        except OSError as exc:
+            return AppendFailure(path, f"cannot check {path} before writing: {exc.strerror or exc}")
+        try:
+            written = os.write(fd, data)
+        except OSError as exc:
+            note = _restore(fd, snapshot.size) if os.fstat(fd).st_size != snapshot.size else ""
+            return AppendFailure(path, f"writing to {path} failed: {exc.strerror or exc}; nothing was written{note}")
+        if written != len(data):
+            note = _restore(fd, snapshot.size)
+            return AppendFailure(
+                path, f"short write to {path} ({written} of {len(data)} bytes); the file was restored{note}"
+            )
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            note = _restore(fd, snapshot.size)
+            return AppendFailure(path, f"fsync of {path} failed: {exc.strerror or exc}; the file was restored{note}")
+        landed = os.pread(fd, len(data), snapshot.size)
+        if landed != data:
+            note = _restore(fd, snapshot.size) if os.fstat(fd).st_size == snapshot.size + len(data) else ""
+            return AppendFailure(path, f"the line written to {path} did not read back intact{note}")
+        return AppendResult(path, entry, snapshot.size + len(data) - len(line), line, snapshot.needs_newline)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # closing releases the flock
