@@ -1,0 +1,113 @@
+"""How long skill discovery, validation, Pi-style loading and a one-file re-check take.
+
+Run: ``python bench/bench_skills.py [counts ...]`` (default ``100 1000 5000``). For each count it
+builds a temporary workspace whose ``.pi/skills`` folder is a 30-level directory chain with the
+skills spread over the levels (every 7th skill shares a name with another, so collisions exist),
+then times:
+
+- discovery: ``find_targets`` (our walk: every SKILL.md and context file);
+- validation: checking every skill file under the ``pi`` profile and filling the skill index;
+- Pi load: ``load_skills_from_dir`` on the skills folder (Pi's own walk, ignore files included);
+- re-check: one edited SKILL.md through the index (median of 300 runs, alternating between a
+  colliding and a unique name so the collision bookkeeping runs every time).
+
+The re-check must not grow with the number of skills: it parses one file and touches only the
+skills sharing its old and new names.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.checks import SkillIndex, find_targets, placement_for, recheck_skill
+from lsp_server.context.skills import load_skills_from_dir
+from lsp_server.rules.skill_rules import check_skill_file
+
+DEPTH = 30
+
+
+def build(root: Path, count: int) -> list[Path]:
+    skills_dir = root / ".pi" / "skills"
+    levels = [skills_dir]
+    for depth in range(1, DEPTH):
+        levels.append(levels[-1] / f"level-{depth:02d}")
+    paths = []
+    for index in range(count):
+        folder = levels[index % DEPTH] / f"skill-{index:05d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"shared-{index // 7}" if index % 7 == 0 else f"skill-{index:05d}"
+        text = (
+            f"---\nname: {name}\ndescription: Skill number {index}, used when the task mentions topic {index}.\n"
+            f"metadata:\n  owner: bench\n---\n# Skill {index}\n\nSteps:\n1. Read [the guide](guide.md).\n"
+            "2. Run the script.\n"
+        )
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        (folder / "guide.md").write_text("guide\n", encoding="utf-8")
+        paths.append(folder / "SKILL.md")
+    (root / "AGENTS.md").write_text("# Project\n", encoding="utf-8")
+    return paths
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = fn()
+    return (time.perf_counter() - start) * 1000, value
+
+
+def bench(count: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="bench-skills-") as tmp:
+        root = Path(tmp)
+        paths = build(root, count)
+        discovery_ms, targets = timed(lambda: find_targets([str(root)]))
+        found = targets.skills  # type: ignore[attr-defined]
+        index = SkillIndex("pi")
+
+        def validate() -> None:
+            for path, placement in found:
+                index.update(check_skill_file(path), placement)
+
+        validation_ms, _ = timed(validate)
+        pi_load_ms, loaded = timed(lambda: load_skills_from_dir(str(root / ".pi" / "skills"), "project"))
+        assert len(loaded.skills) == count  # type: ignore[attr-defined]
+
+        target = str(paths[count // 2])
+        placement_for(target)
+        texts = [
+            "---\nname: shared-0\ndescription: Now colliding with skill 0.\n---\nBody\n",
+            "---\nname: unique-edited\ndescription: Back to a unique name.\n---\nBody\n",
+        ]
+        samples = []
+        for run in range(300):
+            start = time.perf_counter()
+            recheck_skill(index, target, texts[run % 2])
+            samples.append((time.perf_counter() - start) * 1000)
+        return {
+            "skills": count,
+            "discovery": discovery_ms,
+            "validation": validation_ms,
+            "pi_load": pi_load_ms,
+            "recheck_median": statistics.median(samples),
+            "recheck_p90": sorted(samples)[int(len(samples) * 0.9)],
+        }
+
+
+def main(argv: list[str]) -> None:
+    counts = [int(a) for a in argv] or [100, 1000, 5000]
+    print(
+        f"{'skills':>7} {'discovery ms':>13} {'validate ms':>12} {'Pi load ms':>11} {'re-check ms':>12} {'p90 ms':>7}"
+    )
+    for count in counts:
+        row = bench(count)
+        print(
+            f"{row['skills']:>7.0f} {row['discovery']:>13.1f} {row['validation']:>12.1f} {row['pi_load']:>11.1f} "
+            f"{row['recheck_median']:>12.3f} {row['recheck_p90']:>7.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
