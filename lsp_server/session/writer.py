@@ -310,12 +310,23 @@ def _restore(fd: int, size: int) -> str:
 
 
 def append_entry(
-    path: str, entry: Entry, snapshot: FileSnapshot, *, lock_timeout_s: float = LOCK_TIMEOUT_S
+    path: str,
+    entry: Entry,
+    snapshot: FileSnapshot,
+    *,
+    lock_timeout_s: float = LOCK_TIMEOUT_S,
+    validate: bool = True,
 ) -> AppendResult | AppendFailure:
-    """Append ``entry`` as one line if the file is still exactly as ``snapshot`` saw it."""
-    shape = parse_entry(entry)
-    if isinstance(shape, EntryShapeError):
-        return AppendFailure(path, f"refusing to write a malformed entry: {shape}")
+    """Append ``entry`` as one line if the file is still exactly as ``snapshot`` saw it.
+
+    ``validate`` checks the entry against its model first (our own entries always are); replaying
+    arbitrary entries the way Pi writes them (the conformance session script) turns it off, since
+    Pi itself writes whatever it is given.
+    """
+    if validate:
+        shape = parse_entry(entry)
+        if isinstance(shape, EntryShapeError):
+            return AppendFailure(path, f"refusing to write a malformed entry: {shape}")
     line = entry_bytes(entry)
     data = (b"\n" if snapshot.needs_newline else b"") + line
     try:
@@ -353,3 +364,29 @@ def append_entry(
     finally:
         with contextlib.suppress(OSError):
             os.close(fd)  # closing releases the flock
+
+
+def write_new_session_file(path: str, entries: Sequence[Entry]) -> str | None:
+    """Create ``path`` holding ``entries`` (header first), as Pi's first flush does (``"wx"``).
+
+    The file must not exist yet; the lines go out in one write and are fsync-ed. Returns an error
+    sentence, or ``None`` on success; a failed write removes the partial file.
+    """
+    data = b"".join(entry_bytes(entry) for entry in entries)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        return node_error_message(exc, "open", path)
+    try:
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(f"short write ({written} of {len(data)} bytes)")
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return f"writing {path} failed: {exc.strerror or exc}"
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return None
