@@ -16,10 +16,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from lsp_server.context.names import AGENT_DIR_ENV, DEFAULT_AGENT_DIR
+from lsp_server.rules.registry import DEFAULT_PROFILE, PROFILES
 
 SECTION = "piContext"
 
@@ -44,7 +45,7 @@ class SummarizerSettings(_Settings):
 class ServerSettings(_Settings):
     """Everything a user can set for pi-context in their editor (section ``piContext``)."""
 
-    rule_profile: str = Field(default="pi", min_length=1, description="Rule profile for diagnostics.")
+    rule_profile: str = Field(default=DEFAULT_PROFILE, description=f"Rule profile: one of {', '.join(PROFILES)}.")
     token_estimator: EstimatorName = "weighted"
     token_family: str = Field(default="gpt", min_length=1)
     summarizer: SummarizerSettings = SummarizerSettings()
@@ -54,6 +55,13 @@ class ServerSettings(_Settings):
     trust_override: bool | None = Field(default=None, description="Treat every project as trusted (true) or not.")
     debounce_ms: int = Field(default=150, ge=0, le=10_000)
     watch: bool = Field(default=True, description="Watch workspace folders and the agent dir for changes on disk.")
+
+    @field_validator("rule_profile")
+    @classmethod
+    def _known_profile(cls, value: str) -> str:
+        if value not in PROFILES:
+            raise ValueError(f"unknown rule profile (use {', '.join(PROFILES)})")
+        return value
 
     def wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")

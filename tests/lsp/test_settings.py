@@ -22,27 +22,27 @@ async def change_configuration(session: Session, settings: object) -> None:
 
 
 async def test_initialization_options_set_the_settings(launch: Launch, client_name: str) -> None:
-    session = await launch(client_name, init_options={"piContext": {"ruleProfile": "strict", "debounceMs": 40}})
+    session = await launch(client_name, init_options={"piContext": {"ruleProfile": "agentskills", "debounceMs": 40}})
     settings = (await session.state())["settings"]
-    assert (settings["ruleProfile"], settings["debounceMs"]) == ("strict", 40)
+    assert (settings["ruleProfile"], settings["debounceMs"]) == ("agentskills", 40)
 
 
 async def test_workspace_configuration_overrides_initialization_options(launch: Launch, client_name: str) -> None:
     session = await launch(
         client_name,
-        init_options={"ruleProfile": "strict", "tokenFamily": "claude"},
-        configuration={"piContext": {"ruleProfile": "spec"}},
+        init_options={"ruleProfile": "agentskills", "tokenFamily": "claude"},
+        configuration={"piContext": {"ruleProfile": "vscode"}},
     )
     settings = (await session.state())["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("spec", "claude")
+    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("vscode", "claude")
 
 
 async def test_change_notification_without_settings_pulls_them_again(launch: Launch, client_name: str) -> None:
     session = await launch(client_name, configuration={"piContext": {"ruleProfile": "pi"}})
     assert (await session.state())["settings"]["ruleProfile"] == "pi"
-    session.client.set_configuration({"piContext": {"ruleProfile": "strict"}})
+    session.client.set_configuration({"piContext": {"ruleProfile": "agentskills"}})
     await change_configuration(session, None)
-    assert (await session.state())["settings"]["ruleProfile"] == "strict"
+    assert (await session.state())["settings"]["ruleProfile"] == "agentskills"
 
 
 async def test_pushed_settings_are_used_as_sent(launch: Launch, client_name: str) -> None:
@@ -55,9 +55,9 @@ async def test_pushed_settings_are_used_as_sent(launch: Launch, client_name: str
 
 
 async def test_a_bad_value_is_logged_and_its_default_kept(launch: Launch, client_name: str) -> None:
-    session = await launch(client_name, init_options={"debounceMs": "soon", "ruleProfile": "strict"})
+    session = await launch(client_name, init_options={"debounceMs": "soon", "ruleProfile": "agentskills"})
     state = await session.state()
-    assert (state["settings"]["debounceMs"], state["settings"]["ruleProfile"]) == (150, "strict")
+    assert (state["settings"]["debounceMs"], state["settings"]["ruleProfile"]) == (150, "agentskills")
     warnings = [m for m in session.client.log_messages if m.type == types.MessageType.Warning]
     assert any(m.message.startswith("settings: piContext.debounceMs:") for m in warnings)
 
@@ -71,8 +71,8 @@ async def test_vs_code_is_asked_to_send_configuration_changes(launch: Launch) ->
 
 async def test_neovim_07_without_workspace_configuration_takes_pushed_settings(launch: Launch) -> None:
     """Debian's Neovim 0.7 cannot answer workspace/configuration: it pushes its settings."""
-    session = await launch("neovim@v0.7.0", init_options={"ruleProfile": "strict"})
+    session = await launch("neovim@v0.7.0", init_options={"ruleProfile": "agentskills"})
     await session.state()
     await change_configuration(session, {"piContext": {"tokenFamily": "claude"}})
     settings = (await session.state())["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("strict", "claude")
+    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("agentskills", "claude")

@@ -18,7 +18,7 @@ def test_neovim_buffer_edits_and_disk_changes_reach_the_server(tmp_path: Path) -
     run = run_plan(
         tmp_path,
         root,
-        init_options={"piContext": {"ruleProfile": "strict"}},
+        init_options={"piContext": {"ruleProfile": "agentskills"}},
         settings={"piContext": {"tokenFamily": "claude"}},
         record=["pi/debug/watchEvents"],
         steps=[
@@ -40,7 +40,7 @@ def test_neovim_buffer_edits_and_disk_changes_reach_the_server(tmp_path: Path) -
     assert run.returncode == 0
     state = run.step("command", "pi.debug.state")["result"]
     assert state["openDocuments"] == [str(root / "AGENTS.md")]
-    assert state["settings"]["ruleProfile"] == "strict"  # from init_options
+    assert state["settings"]["ruleProfile"] == "agentskills"  # from init_options
     read = run.step("wait_command", "pi.debug.read")["result"]
     assert read["fromBuffer"] is True
     assert read["text"] == "# Rules\nTyped in Neovim.\n"
@@ -54,7 +54,7 @@ def test_neovim_settings_pushed_from_on_init_reach_the_server(tmp_path: Path) ->
     run = run_plan(
         tmp_path,
         root,
-        init_options={"piContext": {"ruleProfile": "strict"}},
+        init_options={"piContext": {"ruleProfile": "agentskills"}},
         settings={"piContext": {"tokenFamily": "claude"}},
         steps=[
             {
@@ -68,4 +68,4 @@ def test_neovim_settings_pushed_from_on_init_reach_the_server(tmp_path: Path) ->
     )
     assert run.report["ok"], run.report
     settings = run.step("wait_command")["result"]["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("strict", "claude")
+    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("agentskills", "claude")
