@@ -69,3 +69,27 @@ def test_neovim_settings_pushed_from_on_init_reach_the_server(tmp_path: Path) ->
     assert run.report["ok"], run.report
     settings = run.step("wait_command")["result"]["settings"]
     assert (settings["ruleProfile"], settings["tokenFamily"]) == ("agentskills", "claude")
+
+
+def test_neovim_shows_the_diagnostics_of_a_broken_skill(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    skill = root / ".pi" / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: demo\n---\n# Demo\n", encoding="utf-8")
+    run = run_plan(
+        tmp_path,
+        root,
+        steps=[
+            {"op": "open", "file": ".pi/skills/demo/SKILL.md"},
+            {"op": "wait_diagnostics", "file": ".pi/skills/demo/SKILL.md", "min": 2},
+            {"op": "append", "file": ".pi/skills/demo/SKILL.md", "lines": ["More text."]},
+            {"op": "command", "name": "pi.debug.state", "arguments": [{"idle": True}]},
+        ],
+    )
+    assert run.report["ok"], run.report
+    diagnostics = run.step("wait_diagnostics")["result"]
+    assert sorted(d["code"] for d in diagnostics) == ["skill/description-missing", "skill/not-loaded"]
+    missing = next(d for d in diagnostics if d["code"] == "skill/description-missing")
+    assert (missing["severity"], missing["message"], missing["source"]) == (2, "description is required", "pi-context")
+    state = run.step("command", "pi.debug.state")["result"]
+    assert state["stats"]["lastVersion"][str(skill)] > 0  # the edited buffer (opened as version 0) was re-checked
