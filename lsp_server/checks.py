@@ -28,7 +28,21 @@ from lsp_server.rules.registry import check_profile
 from lsp_server.rules.skill_rules import SkillCheck, Thresholds, check_skill_file, check_skill_text, collision_finding
 
 # Never descended into: VCS data, dependencies, and tool caches that can be huge.
-SKIP_DIRS = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache", ".tox"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+    }
+)
 
 
 @dataclass(frozen=True)
