@@ -1,0 +1,194 @@
+"""What ``compact`` and ``branch-summary`` share: the summarizer, Pi's settings, progress, Ctrl-C.
+
+* The summarizer comes from ``--model`` or pi-context's ``summarizer`` settings (``--settings``),
+  offline when neither says otherwise.
+* Pi's own settings (``compaction.keepRecentTokens`` with per-model overrides,
+  ``branchSummary.reserveTokens``) are read as Pi reads them for the session's project: the
+  ``cwd`` in the session header, project settings only when the project is trusted.
+* Progress goes to stderr: a spinner line with the phase and the characters received when stderr
+  is a terminal, one plain line per phase (and per retry) otherwise, so logs stay readable.
+* Ctrl-C cancels the model call (the HTTP stream is closed); the command writes nothing and exits
+  130. A second Ctrl-C stops at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TextIO, TypeVar
+
+from lsp_server.compaction.summarize import Progress
+from lsp_server.compaction.summarizer_config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
+from lsp_server.context.paths import resolve_agent_dir, resolve_path
+from lsp_server.context.settings import PiSettings, load_pi_settings
+from lsp_server.context.trust import project_trust
+from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.session.writer import SessionForAppend
+from lsp_server.settings.pi_context import SummarizerSettings, load_pi_context_settings_file
+
+T = TypeVar("T")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_CANCELLED = 130
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--instructions", default=None, help="extra focus for the summary (Pi: /compact <text>)")
+    parser.add_argument("--dry-run", action="store_true", help="show the plan and the summary, write nothing")
+    parser.add_argument("--model", default=None, help=f"summarizer: {MODEL_ARG_HELP} (default: settings, else offline)")
+    parser.add_argument("--settings", default=None, help="pi-context settings file (JSON) for the summarizer")
+    parser.add_argument(
+        "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def fail(message: str, code: int = EXIT_FAILURE) -> int:
+    sys.stderr.write(f"pi-context: {message}\n")
+    return code
+
+
+@dataclass(frozen=True)
+class Summarizer:
+    config: SummarizerConfig
+    client: LlmClient
+
+    @property
+    def label(self) -> str:
+        return "offline (extractive)" if self.config.kind == "offline" else f"{self.config.kind}/{self.config.model}"
+
+
+def summarizer_from_args(args: argparse.Namespace) -> Summarizer | str:
+    """The client ``--model`` / ``--settings`` describe, or why it cannot be built."""
+    settings = SummarizerSettings()
+    if args.settings:
+        loaded, problems = load_pi_context_settings_file(args.settings)
+        for problem in problems:  # each bad value was replaced by its default: say so, carry on
+            sys.stderr.write(f"pi-context: {problem.format_line()}\n")
+        settings = loaded.summarizer
+    config: SummarizerConfig | str = (
+        config_from_model_arg(args.model, settings) if args.model else config_from_settings(settings)
+    )
+    if isinstance(config, str):
+        return config
+    try:
+        return Summarizer(config, build_client(config))
+    except LlmConfigError as exc:
+        return str(exc)
+
+
+def pi_settings_for(session: SessionForAppend, agent_dir_arg: str | None) -> PiSettings:
+    """Pi's merged settings for the session's project (its header ``cwd``), trust decided as Pi does."""
+    header_cwd = session.header.get("cwd") if session.header else None
+    cwd = resolve_path(header_cwd) if isinstance(header_cwd, str) and header_cwd else resolve_path(os.getcwd())
+    agent_dir = resolve_agent_dir(agent_dir_arg, cwd)
+    trusted = project_trust(cwd, agent_dir).trusted
+    return load_pi_settings(cwd, agent_dir, project_trusted=trusted).effective
+
+
+class ProgressPrinter:
+    """Progress on a stream: a redrawn spinner line on a terminal, plain phase lines elsewhere."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+    def __init__(self, stream: TextIO, label: str, interactive: bool | None = None) -> None:
+        self.stream = stream
+        self.label = label
+        self.interactive = stream.isatty() if interactive is None else interactive
+        self.phase: str | None = None
+        self.chars = 0
+        self.started = time.monotonic()
+        self._frames = itertools.cycle(self.FRAMES)
+        self._drawn = False
+
+    def __call__(self, progress: Progress) -> None:
+        if progress.retry is not None:
+            notice = progress.retry
+            self._line(f"retry {notice.attempt}/{notice.max_retries} in {notice.delay_s:.1f}s: {notice.error_message}")
+            self.chars = 0
+            return
+        if progress.phase != self.phase:
+            self.phase = progress.phase
+            self.chars = 0
+            if not self.interactive:
+                self._line(f"{progress.phase} ({self.label})")
+        self.chars = progress.chars or self.chars
+        self.tick()
+
+    def tick(self) -> None:
+        if not self.interactive or self.phase is None:
+            return
+        elapsed = time.monotonic() - self.started
+        text = f"\r\x1b[2K{next(self._frames)} {self.phase} ({self.label}) {self.chars} chars, {elapsed:.0f}s"
+        self.stream.write(text)
+        self.stream.flush()
+        self._drawn = True
+
+    def _line(self, text: str) -> None:
+        self.clear()
+        self.stream.write(f"pi-context: {text}\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self._drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._drawn = False
+
+
+def run_cancellable(work: Callable[[CancelToken], Awaitable[T]], printer: ProgressPrinter) -> T:
+    """Run ``work`` on a fresh event loop; the first Ctrl-C cancels its token, the second interrupts."""
+
+    async def main() -> T:
+        token = CancelToken()
+        loop = asyncio.get_running_loop()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                token.cancel()
+                printer._line("cancelling (Ctrl-C again to stop at once); nothing will be written")
+            else:
+                for task in asyncio.all_tasks(loop):
+                    task.cancel()
+
+        installed = False
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+            installed = True
+        ticker = asyncio.ensure_future(_tick(printer))
+        try:
+            return await work(token)
+        finally:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+            printer.clear()
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    return asyncio.run(main())
+
+
+async def _tick(printer: ProgressPrinter) -> None:
+    while True:
+        await asyncio.sleep(0.1)
+        printer.tick()
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")

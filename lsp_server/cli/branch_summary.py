@@ -1,0 +1,152 @@
+"""``pi-context branch-summary FILE --from LEAF --to TARGET``: summarize the branch being left.
+
+What Pi's ``/tree`` does when you move from one point of the session tree to another and ask for
+a summary: the entries from ``--from`` back to the common ancestor are summarized (newest first
+within the token budget, tool results left out, file lists appended) and a ``branch_summary``
+entry is appended where Pi puts it: under the target, or under its parent when the target is a
+user message (that message goes back to the editor in Pi). Pi resumes the session from the new
+entry, so its next request carries the summary of the abandoned branch.
+
+Exit status: 0 done, 1 failure (nothing written), 2 usage, 130 cancelled (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lsp_server.cli._summarizing import (
+    EXIT_CANCELLED,
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    ProgressPrinter,
+    Summarizer,
+    add_common_arguments,
+    fail,
+    pi_settings_for,
+    print_json,
+    run_cancellable,
+    summarizer_from_args,
+)
+from lsp_server.compaction.branch import branch_token_budget
+from lsp_server.compaction.operations import BranchOutcome, BranchPlan, plan_branch_summary, run_branch_summary
+from lsp_server.compaction.summarize import SummaryOptions
+from lsp_server.llm.client import CancelToken
+from lsp_server.session.jsvalues import js_get
+from lsp_server.session.writer import load_for_append
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "branch-summary",
+        help="summarize the branch left when moving from one entry to another (Pi's /tree with summary)",
+        description="Collect the entries between --from and the common ancestor with --to, summarize them as "
+        "Pi 1.6.0 does (budgeted, newest first, no tool results) and append a branch_summary entry where Pi's "
+        "tree navigation puts it.",
+    )
+    parser.add_argument("file", help="the session file (.jsonl)")
+    parser.add_argument("--from", dest="from_id", required=True, help="the entry being left (usually the leaf)")
+    parser.add_argument("--to", dest="to_id", required=True, help="the entry to continue from")
+    parser.add_argument(
+        "--replace-instructions", action="store_true", help="use --instructions instead of the default structure"
+    )
+    parser.add_argument(
+        "--context-window", type=int, default=None, help="the session model's context window (default: 128000)"
+    )
+    add_common_arguments(parser)
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    session = load_for_append(args.file)
+    if session.error is not None:
+        return fail(session.error)
+    plan = plan_branch_summary(session, args.from_id, args.to_id)
+    if isinstance(plan, str):
+        return fail(plan)
+    summarizer = summarizer_from_args(args)
+    if isinstance(summarizer, str):
+        return fail(summarizer, EXIT_USAGE)
+    reserve = pi_settings_for(session, args.agent_dir).branch_summary.reserve_tokens
+    if not args.json:
+        _print_plan(plan, summarizer, branch_token_budget(args.context_window, reserve))
+    options = SummaryOptions(
+        custom_instructions=args.instructions or None,
+        thinking_level=plan.thinking_level if isinstance(plan.thinking_level, str) else None,
+        model_reasoning=summarizer.config.reasoning,
+    )
+    printer = ProgressPrinter(sys.stderr, summarizer.label)
+
+    async def work(token: CancelToken) -> BranchOutcome:
+        try:
+            return await run_branch_summary(
+                plan,
+                summarizer.client,
+                options=options,
+                replace_instructions=args.replace_instructions,
+                reserve_tokens=reserve,
+                context_window=args.context_window,
+                dry_run=args.dry_run,
+                cancel=token,
+                on_progress=printer,
+            )
+        finally:
+            await summarizer.client.aclose()
+
+    outcome = run_cancellable(work, printer)
+    if args.json:
+        print_json(_outcome_json(plan, outcome, args.dry_run, summarizer))
+    if outcome.failure is not None:
+        return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE)
+    if not args.json:
+        _print_outcome(outcome, args.dry_run)
+    return EXIT_OK
+
+
+def _print_plan(plan: BranchPlan, summarizer: Summarizer, budget: float) -> None:
+    ids = [js_get(e, "id") for e in plan.collection.entries]
+    lines = [
+        f"Session: {plan.session.path}",
+        f"Leaving: {plan.from_id}, going to: {plan.target_id}",
+        f"Common ancestor: {plan.collection.common_ancestor_id}",
+        f"Entries on the abandoned branch: {len(ids)} ({ids[0]} .. {ids[-1]})",
+        f"Token budget: {budget:g}",
+        f"Summary goes under: {plan.parent_id if plan.parent_id is not None else '(a new root)'}",
+        f"Summarizer: {summarizer.label}",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def _print_outcome(outcome: BranchOutcome, dry_run: bool) -> None:
+    entry = outcome.entry
+    if entry is None or outcome.plan is None:
+        return
+    where = f"branch_summary entry {entry['id']} (parent {entry['parentId']}, from {entry['fromId']})"
+    head = (
+        f"Dry run: nothing written. It would append {where}."
+        if dry_run
+        else (f"Wrote {where} to {outcome.plan.session.path}.")
+    )
+    if outcome.written is not None and outcome.written.repaired_newline:
+        head += "\n(The file's missing final newline was added first, as Pi does.)"
+    sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
+
+
+def _outcome_json(plan: BranchPlan, outcome: BranchOutcome, dry_run: bool, summarizer: Summarizer) -> Any:
+    return {
+        "file": plan.session.path,
+        "fromId": plan.from_id,
+        "targetId": plan.target_id,
+        "commonAncestorId": plan.collection.common_ancestor_id,
+        "entryIds": [js_get(e, "id") for e in plan.collection.entries],
+        "parentId": plan.parent_id,
+        "dryRun": dry_run,
+        "summarizer": summarizer.label,
+        "entry": outcome.entry,
+        "written": outcome.written is not None,
+        "failure": outcome.failure,
+        "cancelled": outcome.cancelled,
+    }

@@ -1,0 +1,164 @@
+"""``pi-context compact FILE``: compact a Pi session file as Pi's ``/compact`` would.
+
+Reads the session once, prepares the compaction exactly as Pi 1.6.0 does (first kept entry,
+tokens before, history and split-turn prefix, file lists), has the summarizer write the summary
+(offline by default, or the model given with ``--model``), and appends one ``compaction`` entry at
+the leaf. ``--dry-run`` shows all of that and writes nothing. Pi resumes the session from the new
+entry: its context then starts with the summary and continues with the kept entries.
+
+Exit status: 0 done, 1 failure (the message names the file; nothing was written), 2 usage,
+130 cancelled with Ctrl-C (nothing was written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lsp_server.cli._summarizing import (
+    EXIT_CANCELLED,
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    ProgressPrinter,
+    Summarizer,
+    add_common_arguments,
+    fail,
+    pi_settings_for,
+    print_json,
+    run_cancellable,
+    summarizer_from_args,
+)
+from lsp_server.compaction.operations import CompactionOutcome, CompactionPlan, plan_compaction, run_compaction
+from lsp_server.compaction.summarize import SummaryOptions
+from lsp_server.llm.client import CancelToken
+from lsp_server.session.jsvalues import UNDEFINED
+from lsp_server.session.projection import ModelRef
+from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.writer import load_for_append
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "compact",
+        help="compact a Pi session file (append a compaction entry, as Pi's /compact does)",
+        description="Prepare a compaction exactly as Pi 1.6.0 does, summarize with the chosen model "
+        "(offline by default) and append one compaction entry at the leaf. The summary's instructions are "
+        "pi-context's own wording in Pi's structure; everything stored is in Pi's format.",
+    )
+    parser.add_argument("file", help="the session file (.jsonl)")
+    parser.add_argument("--leaf", default=None, help="compact the branch ending at this entry (default: Pi's leaf)")
+    add_common_arguments(parser)
+    parser.set_defaults(func=_run)
+
+
+def _settings_resolver(args: argparse.Namespace, session: Any) -> Any:
+    pi_settings = pi_settings_for(session, args.agent_dir)
+
+    def resolve(model: ModelRef | None) -> CompactionSettings:
+        provider = model.provider if model and isinstance(model.provider, str) else None
+        model_id = model.model_id if model and isinstance(model.model_id, str) else None
+        resolved = pi_settings.compaction_for(provider, model_id)
+        return CompactionSettings(resolved.enabled, resolved.reserve_tokens, resolved.keep_recent_tokens)
+
+    return resolve
+
+
+def _run(args: argparse.Namespace) -> int:
+    session = load_for_append(args.file)
+    if session.error is not None:
+        return fail(session.error)
+    plan = plan_compaction(session, _settings_resolver(args, session), args.leaf)
+    if isinstance(plan, str):
+        return fail(plan)
+    summarizer = summarizer_from_args(args)
+    if isinstance(summarizer, str):
+        return fail(summarizer, EXIT_USAGE)
+    if not args.json:
+        _print_plan(plan, summarizer)
+    options = SummaryOptions(
+        custom_instructions=args.instructions or None,
+        thinking_level=plan.thinking_level if isinstance(plan.thinking_level, str) else None,
+        model_reasoning=summarizer.config.reasoning,
+    )
+    printer = ProgressPrinter(sys.stderr, summarizer.label)
+
+    async def work(token: CancelToken) -> CompactionOutcome:
+        try:
+            return await run_compaction(
+                plan, summarizer.client, options=options, dry_run=args.dry_run, cancel=token, on_progress=printer
+            )
+        finally:
+            await summarizer.client.aclose()
+
+    outcome = run_cancellable(work, printer)
+    if args.json:
+        print_json(_outcome_json(plan, outcome, args.dry_run, summarizer))
+    if outcome.failure is not None:
+        return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE)
+    if not args.json:
+        _print_outcome(outcome, args.dry_run)
+    return EXIT_OK
+
+
+def _print_plan(plan: CompactionPlan, summarizer: Summarizer) -> None:
+    prep = plan.preparation
+    lists = prep.file_lists
+    turn = ""
+    if prep.is_split_turn:
+        turn_start = prep.projection.entries[prep.cut.turn_start_index].source_entry.get("id")
+        turn = f" (splits the turn that starts at {turn_start})"
+    lines = [
+        f"Session: {plan.session.path}",
+        f"Leaf: {plan.leaf_id}",
+        f"Tokens before: {prep.tokens_before} (Pi's estimate)",
+        f"Keep recent tokens: {prep.settings.keep_recent_tokens}",
+        f"First kept entry: {prep.first_kept_entry_id}{turn}",
+        f"Entries kept verbatim: {len(prep.kept_entry_ids)}",
+        f"Messages to summarize: {len(prep.messages_to_summarize)} history"
+        + (f", {len(prep.turn_prefix_messages)} turn prefix" if prep.is_split_turn else ""),
+        f"Previous summary: {'yes (update)' if prep.previous_summary is not UNDEFINED else 'no'}",
+        f"Read files: {', '.join(lists.read_files) or '(none)'}",
+        f"Modified files: {', '.join(lists.modified_files) or '(none)'}",
+        f"Summarizer: {summarizer.label}",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def _print_outcome(outcome: CompactionOutcome, dry_run: bool) -> None:
+    entry = outcome.entry
+    if entry is None or outcome.plan is None:
+        return
+    where = f"compaction entry {entry['id']} (parent {entry['parentId']})"
+    if dry_run:
+        head = f"Dry run: nothing written. It would append {where}."
+    else:
+        head = f"Wrote {where} to {outcome.plan.session.path}."
+        if outcome.written is not None and outcome.written.repaired_newline:
+            head += "\n(The file's missing final newline was added first, as Pi does.)"
+    sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
+
+
+def _outcome_json(plan: CompactionPlan, outcome: CompactionOutcome, dry_run: bool, summarizer: Summarizer) -> Any:
+    prep = plan.preparation
+    return {
+        "file": plan.session.path,
+        "leafId": plan.leaf_id,
+        "dryRun": dry_run,
+        "summarizer": summarizer.label,
+        "preparation": {
+            "firstKeptEntryId": prep.first_kept_entry_id,
+            "tokensBefore": prep.tokens_before,
+            "isSplitTurn": prep.is_split_turn,
+            "messagesToSummarize": len(prep.messages_to_summarize),
+            "turnPrefixMessages": len(prep.turn_prefix_messages),
+            "keptEntryIds": prep.kept_entry_ids,
+            **prep.file_lists.to_json(),
+        },
+        "entry": outcome.entry,
+        "written": outcome.written is not None,
+        "failure": outcome.failure,
+        "cancelled": outcome.cancelled,
+    }
