@@ -57,6 +57,8 @@ wording is yaml's for the common ones and ours otherwise. Known residual differe
   indentation" where yaml says "Block scalar lines must not be less indented than their first line";
 - inputs that only the two parsers' internals disagree on (exotic flow/block mixes) may get a
   different position; the conformance cases pin the ones users meet;
+- `: :` (an empty key whose value is another empty mapping) is an error for yaml and accepted by us;
+  `? ? ?` stringifies its complex key differently;
 - `!!set`, `!!omap` and `!!pairs` collections are read as plain mappings/sequences.
 
 ## Left out (for now)
