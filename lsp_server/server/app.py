@@ -376,10 +376,8 @@ class PiLanguageServer(LanguageServer):
         for deleted in batch.deleted:  # a deleted folder takes its files with it
             prefix = deleted.rstrip(os.sep) + os.sep
             gone.update(p for p in self.checked | set(self.book.paths()) if p.startswith(prefix))
-        for path in sorted(gone):
-            self.request_check(path)
-        for path in sorted(batch.added | batch.modified):
-            self.request_check(path)
+        for path in sorted(gone | batch.added | batch.modified):  # the watcher debounced already
+            self.request_check(path, delay_s=0)
         self.notify_listeners("disk", batch.paths())
         if self.debug:
             self.protocol.notify("pi/debug/watchEvents", batch.to_json())

@@ -30,11 +30,11 @@ async def test_initialization_options_set_the_settings(launch: Launch, client_na
 async def test_workspace_configuration_overrides_initialization_options(launch: Launch, client_name: str) -> None:
     session = await launch(
         client_name,
-        init_options={"ruleProfile": "agentskills", "tokenFamily": "claude"},
+        init_options={"ruleProfile": "agentskills", "tokens": {"modelFamily": "claude"}},
         configuration={"piContext": {"ruleProfile": "vscode"}},
     )
     settings = (await session.state())["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("vscode", "claude")
+    assert (settings["ruleProfile"], settings["tokens"]["modelFamily"]) == ("vscode", "claude")
 
 
 async def test_change_notification_without_settings_pulls_them_again(launch: Launch, client_name: str) -> None:
@@ -57,7 +57,7 @@ async def test_pushed_settings_are_used_as_sent(launch: Launch, client_name: str
 async def test_a_bad_value_is_logged_and_its_default_kept(launch: Launch, client_name: str) -> None:
     session = await launch(client_name, init_options={"debounceMs": "soon", "ruleProfile": "agentskills"})
     state = await session.state()
-    assert (state["settings"]["debounceMs"], state["settings"]["ruleProfile"]) == (150, "agentskills")
+    assert (state["settings"]["debounceMs"], state["settings"]["ruleProfile"]) == (300, "agentskills")
     warnings = [m for m in session.client.log_messages if m.type == types.MessageType.Warning]
     assert any(m.message.startswith("settings: piContext.debounceMs:") for m in warnings)
 
@@ -73,6 +73,6 @@ async def test_neovim_07_without_workspace_configuration_takes_pushed_settings(l
     """Debian's Neovim 0.7 cannot answer workspace/configuration: it pushes its settings."""
     session = await launch("neovim@v0.7.0", init_options={"ruleProfile": "agentskills"})
     await session.state()
-    await change_configuration(session, {"piContext": {"tokenFamily": "claude"}})
+    await change_configuration(session, {"piContext": {"tokens": {"modelFamily": "claude"}}})
     settings = (await session.state())["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("agentskills", "claude")
+    assert (settings["ruleProfile"], settings["tokens"]["modelFamily"]) == ("agentskills", "claude")

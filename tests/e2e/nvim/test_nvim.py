@@ -19,7 +19,7 @@ def test_neovim_buffer_edits_and_disk_changes_reach_the_server(tmp_path: Path) -
         tmp_path,
         root,
         init_options={"piContext": {"ruleProfile": "agentskills"}},
-        settings={"piContext": {"tokenFamily": "claude"}},
+        settings={"piContext": {"tokens": {"modelFamily": "claude"}}},
         record=["pi/debug/watchEvents"],
         steps=[
             {"op": "open", "file": "AGENTS.md"},
@@ -55,20 +55,20 @@ def test_neovim_settings_pushed_from_on_init_reach_the_server(tmp_path: Path) ->
         tmp_path,
         root,
         init_options={"piContext": {"ruleProfile": "agentskills"}},
-        settings={"piContext": {"tokenFamily": "claude"}},
+        settings={"piContext": {"tokens": {"modelFamily": "claude"}}},
         steps=[
             {
                 "op": "wait_command",
                 "name": "pi.debug.state",
                 "arguments": [{}],
-                "field": "settings.tokenFamily",
+                "field": "settings.tokens.modelFamily",
                 "contains": "claude",
             },
         ],
     )
     assert run.report["ok"], run.report
     settings = run.step("wait_command")["result"]["settings"]
-    assert (settings["ruleProfile"], settings["tokenFamily"]) == ("agentskills", "claude")
+    assert (settings["ruleProfile"], settings["tokens"]["modelFamily"]) == ("agentskills", "claude")
 
 
 def test_neovim_shows_the_diagnostics_of_a_broken_skill(tmp_path: Path) -> None:
