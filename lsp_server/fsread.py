@@ -88,6 +88,9 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> 
         return ReadResult(p, None, node_error_message(exc, "stat", p))
     if stat.S_ISDIR(st.st_mode):
         return ReadResult(p, None, node_error_message(IsADirectoryError(errno.EISDIR, ""), "read", p))
+    if not stat.S_ISREG(st.st_mode):
+        # A FIFO would block the reader forever and a device could be endless: refuse both.
+        return ReadResult(p, None, f"not a regular file: '{p}'")
     if st.st_size > max_bytes:
         return ReadResult(
             p, None, f"file is too large to read ({st.st_size} bytes, limit {max_bytes})", size=st.st_size

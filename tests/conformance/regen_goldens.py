@@ -35,7 +35,7 @@ def regen(op_file: Path) -> None:
     env = dict(os.environ, PI_FIXTURES_DIR=str(REPO / "tests" / "fixtures" / "pi"))
     out = subprocess.run(
         oracle_command(), input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
-    ).stdout.splitlines()
+    ).stdout.rstrip("\n").split("\n")
     if len(out) != len(lines):
         sys.exit(f"{op_file.name}: {len(lines)} requests but {len(out)} answers")
     golden = HERE / "golden" / op_file.name
