@@ -53,6 +53,7 @@ class EstimatorInfo(WireModel):
     family: str | None = Field(default=None, description="Model family of the weights or tokenizer, e.g. gpt.")
     exact: bool = Field(description="True when a real tokenizer produced the counts.")
     label: str = Field(description="Human label, e.g. 'weighted estimate (gpt family)'.")
+    note: str | None = Field(default=None, description="Why the configured counter could not be used as asked.")
 
 
 # --- system prompt -------------------------------------------------------------------------
@@ -169,22 +170,48 @@ class ModelInfo(WireModel):
     id: str | None = None
     context_window: int
     source: Literal["session", "settings", "default"]
+    window_source: Literal["settings", "models.json", "pi", "table", "default"] | None = Field(
+        default=None,
+        description="Where the window came from: pi-context settings, the user's models.json, an installed "
+        "Pi's model catalog, pi-context's table of common models, or the default (model not known).",
+    )
+    model_source: Literal["session", "pi-settings", "none"] | None = Field(
+        default=None, description="Where the model came from: the session's path, Pi's defaultModel, or nowhere."
+    )
+    detail: str | None = Field(default=None, description="One sentence naming the model, window and source.")
 
 
 class BudgetCategory(WireModel):
     id: str = Field(description="Stable id, e.g. system.project_context, messages.toolResult, reserve, free.")
-    group: Literal["system", "messages", "reserve", "free"]
+    group: Literal["system", "messages", "other", "reserve", "free"] = Field(
+        description="other: other.unattributed, provider usage above the itemized estimates."
+    )
     label: str
     tokens: int
     count: int | None = Field(default=None, description="How many items (messages, files) the category holds.")
 
 
+class Reconciliation(WireModel):
+    """How the categories covered by the provider's usage were matched to it."""
+
+    usage_tokens: int = Field(description="The provider's count for the request up to its last usable response.")
+    estimated_tokens: int = Field(description="The itemized estimates of the same content.")
+    method: Literal["exact", "unattributed", "scaled"] = Field(
+        description="unattributed: the excess is category other.unattributed; scaled: the estimates were scaled "
+        "down in proportion to add up to the usage."
+    )
+
+
 class Breakdown(WireModel):
     estimator: EstimatorInfo
-    categories: list[BudgetCategory] = Field(description="Add up to the window (free may be 0 when over).")
+    categories: list[BudgetCategory] = Field(
+        description="Add up to window + overflow: used categories, the reserve still available, free space."
+    )
     used: int
     free: int
     overflow: int = Field(description="Tokens beyond the window (0 when it fits).")
+    reconciliation: Reconciliation | None = Field(default=None, description="Present when a provider usage is used.")
+    notes: list[str] = Field(default_factory=list, description="Sentences explaining how the numbers were made.")
 
 
 class ContextBudgetParams(WireModel):
@@ -205,6 +232,18 @@ class ContextBudgetResult(WireModel):
     percent_used: float
     pi: Breakdown = Field(description="Breakdown with Pi's chars/4 estimate.")
     estimated: Breakdown = Field(description="The same breakdown with pi-context's better estimator.")
+    keep_recent_tokens: int | None = Field(default=None, description="Pi's keepRecentTokens for this model.")
+    footer_tokens: int | None = Field(
+        default=None,
+        description="What Pi's footer shows; absent when Pi shows it as unknown (after a compaction, until the "
+        "next response) or without a session.",
+    )
+    system_origin: Literal["session", "workspace", "none"] | None = Field(
+        default=None,
+        description="Where the system prompt categories come from: the session's stored prompt, the workspace's "
+        "assembled prompt (the session stores none), or nowhere.",
+    )
+    problems: list[str] = Field(default_factory=list, description="E.g. a models.json Pi would ignore.")
 
 
 class ProjectedMessage(WireModel):
@@ -212,6 +251,7 @@ class ProjectedMessage(WireModel):
     role: str
     kind: str = Field(description="user, assistant, toolResult, compactionSummary, branchSummary, custom, ...")
     entry_id: str | None = None
+    entry_type: str | None = Field(default=None, description="Type of the session entry it came from.")
     text: str = Field(description="The message as the model receives it (after Pi's conversion), as text.")
     tokens: TokenCounts
     timestamp: int | None = None
@@ -225,6 +265,9 @@ class ProjectedRequestResult(WireModel):
     thinking_level: str
     model: ModelInfo
     total: TokenCounts
+    system_origin: Literal["session", "workspace", "none"] | None = Field(
+        default=None, description="session: the stored prompt replayed; workspace: the assembled prompt stands in."
+    )
 
 
 # --- commands ------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 ``PiLanguageServer`` holds what the handlers share (settings, open buffers, the watcher, the
 per-file scheduler, the diagnostics book, running operations). Handlers live in small modules
-(``lifecycle``, ``sync``, ``debug_commands``); each registers itself with ``register(server)``
-and stays a few lines long: LSP params in, a call into the core, LSP result out.
+(``lifecycle``, ``sync``, ``debug_commands``, and one per feature in ``features/``, found
+automatically); each registers itself with ``register(server)`` and stays a few lines long: LSP
+params in, a call into the core, LSP result out.
 
 Two pygls behaviours are adjusted here, both in ``PiProtocol``:
 
@@ -113,6 +114,7 @@ class PiLanguageServer(LanguageServer):
         self.checked: set[str] = set()  # files checked and present (the checker may index them)
         self._propagate: set[str] = set()  # pending checks that must also re-check dependents
         self.listeners: list[Callable[[str, list[str]], None]] = []
+        self.feature_modules: list[str] = []
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
@@ -396,11 +398,12 @@ def debug_enabled(flag: bool | None = None) -> bool:
 
 def create_server(*, debug: bool | None = None, checker: FileChecker | None = None) -> PiLanguageServer:
     """A ready-to-start server with every handler registered."""
-    from lsp_server.server import debug_commands, lifecycle, sync
+    from lsp_server.server import debug_commands, features, lifecycle, sync
 
     server = PiLanguageServer(debug=debug_enabled(debug), checker=checker)
     lifecycle.register(server)
     sync.register(server)
+    server.feature_modules = features.register_all(server)
     if server.debug:
         debug_commands.register(server)
     return server

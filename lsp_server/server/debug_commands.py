@@ -50,6 +50,7 @@ def register(server: PiLanguageServer) -> None:
                 "debounceMs": watcher.debounce_ms if watcher is not None else None,
             },
             "checker": ls.checker.name,
+            "features": ls.feature_modules,
             "openDocuments": ls.documents.open_paths(),
             "pulled": sorted(ls.pulled),
             "diagnostics": {path: len(entry.findings) for path in ls.book.paths() if (entry := ls.book.get(path))},

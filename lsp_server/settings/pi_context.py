@@ -8,7 +8,7 @@ replaced by its default, so one typo in an editor setting does not switch the se
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -91,6 +91,21 @@ class ContextFileThresholds(_Model):
     )
 
 
+class BudgetSettings(_Model):
+    context_windows: dict[str, Annotated[int, Field(gt=0)]] = Field(
+        default_factory=dict,
+        description=(
+            'Context window in tokens per model, keyed "provider/modelId" or "modelId"; beats models.json, '
+            "Pi's model catalog and pi-context's table (e.g. a local model or a proxy with a smaller limit)."
+        ),
+    )
+    default_context_window: int | None = Field(
+        default=None,
+        gt=0,
+        description="Window for a model no source knows (unset: 128000, Pi's default for a custom model).",
+    )
+
+
 class PiContextSettings(_Model):
     """Everything pi-context itself can be told; all of it goes beyond Pi."""
 
@@ -115,6 +130,7 @@ class PiContextSettings(_Model):
     )
     debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Delay after an edit before re-checking.")
     context_files: ContextFileThresholds = Field(default_factory=ContextFileThresholds)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
 
     @property
     def trust_override(self) -> bool | None:

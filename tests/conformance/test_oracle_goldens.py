@@ -24,8 +24,8 @@ def _cases() -> list[Any]:
     cases = []
     for request_file in sorted((HERE / "requests").glob("*.jsonl")):
         golden_file = HERE / "golden" / request_file.name
-        requests = [json.loads(x) for x in request_file.read_text(encoding="utf-8").splitlines() if x.strip()]
-        goldens = [json.loads(x) for x in golden_file.read_text(encoding="utf-8").splitlines() if x.strip()]
+        requests = [json.loads(x) for x in request_file.read_text(encoding="utf-8").split("\n") if x.strip()]
+        goldens = [json.loads(x) for x in golden_file.read_text(encoding="utf-8").split("\n") if x.strip()]
         assert len(requests) == len(goldens), f"{golden_file.name} is stale: run regen_goldens.py"
         for index, (request, golden) in enumerate(zip(requests, goldens, strict=True)):
             name = request.get("name") or f"{request_file.stem}[{index}]"
