@@ -335,7 +335,7 @@ class PiLanguageServer(LanguageServer):
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [*self.roots, self.agent_dir]
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
-        wanted = {path_key(p) for p in paths} | set(self.book.paths()) | set(self.documents.open_paths())
+        wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
         for path in sorted(wanted):
             self.request_check(path, delay_s=0)
         return len(wanted)
