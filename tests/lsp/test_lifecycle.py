@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
 from lsp_server import __version__
@@ -50,3 +52,12 @@ async def test_workspace_folders_from_initialize_become_roots(launch: Launch, cl
     state = await session.state()
     assert state["roots"] == [str(session.workspace.root)]
     assert state["agentDir"] == str(session.workspace.agent_dir)
+
+
+async def test_the_server_exits_when_the_client_goes_away(launch: Launch) -> None:
+    session = await launch()
+    await session.state(watcherReady=True)  # the watcher thread is running
+    process = session.client._server
+    assert process is not None and process.stdin is not None
+    process.stdin.close()
+    assert await asyncio.wait_for(process.wait(), 30) == 0
