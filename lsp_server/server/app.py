@@ -218,6 +218,7 @@ class PiLanguageServer(LanguageServer):
         return list(dict.fromkeys(path for path in paths if path))
 
     def watch_roots(self) -> list[str]:
+        """The folders Pi reads from: workspace folders, the agent dir, and ``~/.agents/skills``."""
         home = os.environ.get("HOME") or os.path.expanduser("~")
         return [*self.roots, self.agent_dir, os.path.join(home, ".agents", "skills")]
 
@@ -333,7 +334,7 @@ class PiLanguageServer(LanguageServer):
 
     async def check_workspace(self) -> int:
         """Schedule a check of every file the checker wants; returns how many."""
-        roots = [*self.roots, self.agent_dir]
+        roots = [root for root in self.watch_roots() if os.path.isdir(root)]
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
         for path in sorted(wanted):

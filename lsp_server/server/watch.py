@@ -73,7 +73,7 @@ def is_relevant(path: str, root: str | None = None, agent_dirs: Iterable[str] = 
         return True
     if name == TRUST_STORE_FILE and parent in agent_dirs:
         return True
-    in_skills = SKILLS_DIR_NAME in parts[:-1]
+    in_skills = SKILLS_DIR_NAME in parts[:-1] or (root is not None and os.path.basename(root) == SKILLS_DIR_NAME)
     return in_skills and (name.endswith(".md") or "." not in name)
 
 

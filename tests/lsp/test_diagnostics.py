@@ -134,3 +134,14 @@ async def test_pulled_diagnostics_answer_fresh_and_stop_pushes_for_that_file(lau
     assert state["pulled"] == [str(path)]
     assert state["diagnostics"][str(path)] >= 3  # checked ...
     assert codes(session, path) == []  # ... but not pushed: the client pulls this file
+
+
+async def test_skills_of_the_agent_dir_and_home_are_checked_too(launch: Launch, workspace: Workspace) -> None:
+    user_skill = workspace.agent_dir / "skills" / "mine" / "SKILL.md"
+    home_skill = workspace.home / ".agents" / "skills" / "shared" / "SKILL.md"
+    for path in (user_skill, home_skill):
+        path.parent.mkdir(parents=True)
+        path.write_text("---\nname: " + path.parent.name + "\n---\n", encoding="utf-8")
+    session = await launch()
+    for path in (user_skill, home_skill):
+        await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])

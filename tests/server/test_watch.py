@@ -217,3 +217,7 @@ def test_files_written_right_after_their_folders_are_still_reported(tmp_path: Pa
             seen.update(batches.get(timeout=WAIT_S).paths())
     finally:
         watcher.stop()
+
+
+def test_a_skills_folder_watched_as_a_root_counts_as_a_skills_folder() -> None:
+    assert is_relevant("/home/u/.agents/skills/tool/notes.md", "/home/u/.agents/skills")
