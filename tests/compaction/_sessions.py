@@ -25,12 +25,13 @@ def usage(input_: int = 0, output: int = 0) -> dict[str, Any]:
 class Chain:
     """Appends entries the way Pi does: each one a child of the previous (the leaf) unless told."""
 
-    def __init__(self) -> None:
+    def __init__(self, leaf: str | None = None, first_number: int = 1) -> None:
         self.entries: list[dict[str, Any]] = []
-        self.leaf: str | None = None
+        self.leaf = leaf
+        self.offset = first_number - 1  # ids and timestamps continue after an existing session
 
     def add(self, kind: str, fields: dict[str, Any], entry_id: str | None = None, parent: Any = "leaf") -> str:
-        number = len(self.entries) + 1
+        number = self.offset + len(self.entries) + 1
         new_id = entry_id or f"e{number}"
         entry = {
             "type": kind,
@@ -105,6 +106,13 @@ class Chain:
 
 def header(cwd: str = "/tmp/project", version: int = 3) -> dict[str, Any]:
     return {"type": "session", "version": version, "id": "s1", "timestamp": ts(0), "cwd": cwd}
+
+
+def append_lines(path: Path, entries: list[dict[str, Any]]) -> None:
+    """Append entries the way a running agent would (one JSON line each)."""
+    with path.open("a", encoding="utf-8") as handle:
+        for entry in entries:
+            handle.write(json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 
 def write_session(path: Path, entries: list[dict[str, Any]], *, cwd: str = "/tmp/project", end: str = "\n") -> Path:
