@@ -8,7 +8,8 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
 * **edit**: in a workspace of K skills, a didChange of one SKILL.md -> the
   ``textDocument/publishDiagnostics`` for it (only when the rules are installed: the server's
   checker is not ``none``). Each edit flips the file between broken and fixed so every edit
-  publishes.
+  publishes. Also the time from spawn until all K skills are checked, and the server's resident
+  memory then.
 
 Reports median and p95 in milliseconds. The machine is shared: compare runs made back to back.
 """
@@ -80,6 +81,21 @@ async def start_client(root: Path, home: Path) -> tuple[LanguageClient, float, f
     return client, initialize_ms, ready_ms
 
 
+def server_rss_mb(client: LanguageClient) -> float | None:
+    """Resident memory of the server process (Linux ``/proc``), in MiB."""
+    process = client._server
+    if process is None:
+        return None
+    try:
+        with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 async def stop_client(client: LanguageClient) -> None:
     await client.shutdown_async(None)
     client.exit(None)
@@ -114,10 +130,13 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
             path = root / ".pi" / "skills" / f"skill-{n:04d}" / "SKILL.md"
             path.parent.mkdir(parents=True)
             path.write_text(skill_text(f"skill-{n:04d}", broken=False), encoding="utf-8")
+        began = time.perf_counter()
         client, _, _ = await start_client(root, home)
         state = await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="pi.debug.state", arguments=[{"idle": True}])
         )
+        scan_ms = round((time.perf_counter() - began) * 1000, 1)
+        rss_mb = server_rss_mb(client)
         if state["checker"] == "none":
             await stop_client(client)
             return {"edit_to_diagnostics": "skipped: no rules installed (checker 'none')"}
@@ -149,7 +168,11 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
             timings.append((time.perf_counter() - began) * 1000)
         debounce = state["settings"]["debounceMs"]
         await stop_client(client)
-    return {"edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce}}
+    return {
+        "edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce},
+        "start_to_workspace_checked_ms": scan_ms,
+        "server_rss_after_scan_mb": rss_mb,
+    }
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
