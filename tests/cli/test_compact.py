@@ -1,0 +1,203 @@
+"""``pi-context compact`` and ``branch-summary`` as a user runs them: real subprocesses on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.compaction._sessions import Chain, write_session
+from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+
+X = "x" * 400
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 150}}), encoding="utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PI_CODING_AGENT_DIR"))}
+    return {**out, "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    chain = Chain()
+    chain.user("Fix the crash in src/app.ts. " + X)
+    chain.assistant("Reading it.", calls=(("read", {"path": "src/app.ts"}),))
+    chain.tool_result(X)
+    chain.user("Now update the docs. " + X)
+    chain.assistant("Done.")
+    return write_session(tmp_path / "session.jsonl", chain.entries, cwd=str(tmp_path / "project"))
+
+
+def _start(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+def _last_entry(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_dry_run_prints_the_plan_and_summary_and_writes_nothing(env: dict[str, str], session: Path) -> None:
+    before = session.read_bytes()
+    done = _run(env, "compact", str(session), "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "First kept entry: e4" in done.stdout and "Tokens before: " in done.stdout
+    assert "Read files: src/app.ts" in done.stdout
+    assert "Dry run: nothing written." in done.stdout and "--- summary ---\n## Goal" in done.stdout
+    assert session.read_bytes() == before
+
+
+def test_compact_appends_one_compaction_entry_and_says_so(env: dict[str, str], session: Path) -> None:
+    before = session.read_bytes()
+    done = _run(env, "compact", str(session), "--instructions", "Mention the docs.")
+    assert done.returncode == 0, done.stderr
+    entry = _last_entry(session)
+    assert session.read_bytes().startswith(before) and session.read_bytes().count(b"\n") == before.count(b"\n") + 1
+    assert entry["type"] == "compaction" and entry["parentId"] == "e5" and entry["firstKeptEntryId"] == "e4"
+    assert f"Wrote compaction entry {entry['id']} (parent e5) to {session}." in done.stdout
+    assert "Requested focus: Mention the docs." in entry["summary"]
+
+
+def test_progress_is_one_plain_line_per_phase_when_stderr_is_not_a_terminal(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "pi-context: summarizing history (offline (extractive))",
+        "pi-context: writing (offline (extractive))",
+    ]
+
+
+def test_json_output_reports_the_plan_and_the_entry(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session), "--json", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["preparation"]["keptEntryIds"] == ["e4", "e5"]
+    assert out["entry"]["type"] == "compaction" and out["written"] is False and out["dryRun"] is True
+
+
+def test_compacting_at_another_leaf_parents_the_entry_there(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session), "--leaf", "e4", "--json")
+    assert done.returncode == 0, done.stderr
+    assert _last_entry(session)["parentId"] == "e4"
+
+
+def test_an_unknown_leaf_fails_naming_the_file(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session), "--leaf", "nope")
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"pi-context: Entry nope not found in {session}"
+
+
+def test_a_session_too_small_fails_with_pis_reason(env: dict[str, str], tmp_path: Path) -> None:
+    chain = Chain()
+    chain.user("hi")
+    path = write_session(tmp_path / "small.jsonl", chain.entries)
+    done = _run(env, "compact", str(path))
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"pi-context: Nothing to compact (session too small): {path}"
+
+
+def test_a_file_that_is_not_a_session_fails(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text('{"hello": 1}\n', encoding="utf-8")
+    done = _run(env, "compact", str(path))
+    assert done.returncode == 1 and f"Session file is not a valid pi session: {path}" in done.stderr
+
+
+def test_a_bad_model_argument_is_a_usage_error(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session), "--model", "gpt-4")
+    assert done.returncode == 2 and "expected offline, openai/<model id> or anthropic/<model id>" in done.stderr
+
+
+def test_missing_arguments_are_a_usage_error(env: dict[str, str], session: Path) -> None:
+    assert _run(env, "compact").returncode == 2
+    assert _run(env, "branch-summary", str(session), "--from", "e5").returncode == 2
+
+
+def test_per_model_settings_from_pis_settings_file_apply(env: dict[str, str], session: Path) -> None:
+    settings = Path(env["PI_CODING_AGENT_DIR"]) / "settings.json"
+    overrides = {"anthropic/claude-test": {"keepRecentTokens": 1}}
+    settings.write_text(json.dumps({"compaction": {"keepRecentTokens": 150, "modelOverrides": overrides}}))
+    done = _run(env, "compact", str(session), "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["preparation"]["firstKeptEntryId"] == "e5"
+
+
+def test_an_openai_compatible_model_summarizes_over_http(env: dict[str, str], session: Path) -> None:
+    with FakeLlmServer([ScriptedResponse(text="## Goal\nFix it")]) as server:
+        done = _run({**env, "OPENAI_BASE_URL": server.openai_base_url}, "compact", str(session), "--model", "openai/m1")
+        assert server.requests[0].body["model"] == "m1"
+    assert done.returncode == 0, done.stderr
+    assert _last_entry(session)["summary"].startswith("## Goal\nFix it\n\n<read-files>")
+
+
+def test_a_model_failure_exits_1_and_writes_nothing(env: dict[str, str], session: Path) -> None:
+    before = session.read_bytes()
+    with FakeLlmServer([ScriptedResponse(text="cut", finish="length")]) as server:
+        done = _run({**env, "OPENAI_BASE_URL": server.openai_base_url}, "compact", str(session), "--model", "openai/m")
+    assert done.returncode == 1
+    assert "Summarization failed: generation hit the token cap and the summary is incomplete" in done.stderr
+    assert f"nothing written to {session}" in done.stderr
+    assert session.read_bytes() == before
+
+
+def test_ctrl_c_while_the_model_works_cancels_and_writes_nothing(env: dict[str, str], session: Path) -> None:
+    before = session.read_bytes()
+    with FakeLlmServer([ScriptedResponse(text="a summary that stalls", stall_after_chunks=1)]) as server:
+        process = _start(
+            {**env, "OPENAI_BASE_URL": server.openai_base_url}, "compact", str(session), "--model", "openai/m"
+        )
+        try:
+            assert server.wait_for(lambda rs: bool(rs) and rs[0].chunks_sent >= 1, timeout=60)
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert "Compaction cancelled" in stderr and "nothing written" in stderr
+    assert session.read_bytes() == before
+
+
+def test_branch_summary_appends_under_the_target_and_reports_it(env: dict[str, str], tmp_path: Path) -> None:
+    chain = Chain()
+    chain.user("root", entry_id="r1")
+    chain.assistant("answer", entry_id="r2")
+    chain.user("try A " + X, entry_id="a1")
+    chain.assistant("A failed", calls=(("edit", {"path": "a.ts"}),), entry_id="a2")
+    path = write_session(tmp_path / "tree.jsonl", chain.entries)
+    dry = _run(env, "branch-summary", str(path), "--from", "a2", "--to", "r2", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "Common ancestor: r2" in dry.stdout and "Dry run: nothing written." in dry.stdout
+    done = _run(env, "branch-summary", str(path), "--from", "a2", "--to", "r2")
+    assert done.returncode == 0, done.stderr
+    entry = _last_entry(path)
+    assert entry["type"] == "branch_summary" and entry["parentId"] == "r2" and entry["fromId"] == "a2"
+    assert entry["details"] == {"readFiles": [], "modifiedFiles": ["a.ts"]}
+    assert entry["summary"].startswith("The user explored a different conversation branch before returning here.")
+
+
+def test_branch_summary_to_the_current_position_does_nothing(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "branch-summary", str(session), "--from", "e5", "--to", "e5")
+    assert done.returncode == 1 and "already the current position" in done.stderr
