@@ -1,0 +1,428 @@
+"""``pi-context session``: a Pi session file inside out, or the sessions of a project.
+
+For a file: what it holds (entry types, skipped lines with their numbers), the tree's shape, every
+message of the request Pi would send next with its tokens, and the context budget (Pi's chars/4
+and pi-context's estimator side by side, percent of the window, the compaction threshold, whether
+Pi would compact). ``--json`` prints all of it as one object (the request and the budget in the
+language server's wire format). For a directory, or with ``--list`` / no argument: the sessions,
+newest first. A file that is not a session is an error that names the file (exit 1), never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from lsp_server import protocol
+from lsp_server.budget.breakdown import BudgetBreakdown
+from lsp_server.budget.budget import BudgetConfig, ContextBudget
+from lsp_server.budget.models import ModelWindows, WindowOverrides
+from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis, analyze_session
+from lsp_server.budget.wire import budget_result, projected_result
+from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
+from lsp_server.context.paths import resolve_agent_dir, resolve_path
+from lsp_server.context.resources import ResourceOptions, load_resources
+from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.trust import project_trust
+from lsp_server.fsread import is_directory
+from lsp_server.prompt.assembly import AssembledPrompt, assemble_prompt, inputs_from_resources
+from lsp_server.session.jsvalues import UNDEFINED, js_get
+from lsp_server.session.locate import SessionSummary, list_sessions, resolve_session_dir
+from lsp_server.session.tail import SessionFile, load_session
+from lsp_server.tokens.counter import ESTIMATORS, choose_counter
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "session",
+        help="show a Pi session: entries, tree, the next request's messages, the context budget",
+        description="Show what a Pi session file holds and what Pi would send next: entries and skipped lines, "
+        "the tree, the projected messages with token counts, and the context budget (Pi's chars/4 next to "
+        "pi-context's estimator). With a directory, --list or no FILE: list sessions, newest first.",
+    )
+    parser.add_argument("file", nargs="?", default=None, help="session .jsonl file, or a folder of sessions")
+    parser.add_argument("--leaf", default=None, help="entry id to project from (default: Pi's leaf, the last entry)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--list", action="store_true", help="list the sessions of --cwd (default: this directory)")
+    parser.add_argument("--cwd", default=None, help="project directory (default: the session's cwd, if it exists)")
+    parser.add_argument(
+        "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
+    )
+    parser.add_argument("--estimator", choices=ESTIMATORS, default="weighted", help="token counter (default: weighted)")
+    parser.add_argument(
+        "--family", default="auto", help="tokenizer family: gpt, claude, claude47, o200k, cl100k, llama3, qwen3, auto"
+    )
+    parser.add_argument(
+        "--context-window", type=int, default=None, help="use this context window (tokens) instead of the model's"
+    )
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument("--trusted", dest="trust", action="store_const", const=True, help="treat the project as trusted")
+    trust.add_argument(
+        "--untrusted", dest="trust", action="store_const", const=False, help="treat the project as untrusted"
+    )
+    parser.set_defaults(func=_run, trust=None)
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"pi-context: {message}\n")
+    return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.context_window is not None and args.context_window <= 0:
+        return _fail("--context-window must be a positive number of tokens")
+    if args.list or args.file is None:
+        return _list(args, None)
+    path = resolve_path(args.file)
+    if is_directory(path):
+        return _list(args, path)
+    return _show(args, path)
+
+
+# --- the workspace around a session ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workspace:
+    cwd: str | None  # None: the session's cwd does not exist here and none was given
+    agent_dir: str
+    trusted: bool
+    settings: LoadedPiSettings
+    prompt: AssembledPrompt | None
+    note: str | None = None
+
+
+def _workspace(args: argparse.Namespace, session_cwd: str | None, *, with_prompt: bool) -> Workspace:
+    """Pi's settings and (when asked) the assembled prompt for the project the session belongs to."""
+    note = None
+    if args.cwd is not None:
+        cwd: str | None = resolve_path(args.cwd)
+    elif session_cwd is None:
+        cwd = resolve_path(os.getcwd())
+    elif is_directory(session_cwd):
+        cwd = session_cwd
+    else:
+        cwd = None
+        note = f"the session's cwd {session_cwd} does not exist here (use --cwd to name the project)"
+    base = cwd if cwd is not None else resolve_path(os.getcwd())
+    agent_dir = resolve_agent_dir(args.agent_dir, base)
+    global_settings = load_pi_settings(base, agent_dir, project_trusted=False).global_layer.settings
+    trusted = (
+        project_trust(
+            base, agent_dir, override=args.trust, default_project_trust=global_settings.default_project_trust
+        ).trusted
+        if cwd is not None
+        else False
+    )
+    if cwd is None or not with_prompt:
+        settings = load_pi_settings(base, agent_dir, project_trusted=trusted)
+        return Workspace(cwd, agent_dir, trusted, settings, None, note)
+    resources = load_resources(ResourceOptions(cwd=cwd, agent_dir=agent_dir, project_trusted=trusted))
+    choice = choose_counter(args.estimator, args.family, resources.settings.effective.default_model)
+    prompt = assemble_prompt(inputs_from_resources(resources), choice.counter, counter_note=choice.note)
+    return Workspace(cwd, agent_dir, trusted, resources.settings, prompt, note)
+
+
+def _config(args: argparse.Namespace, workspace: Workspace) -> BudgetConfig:
+    overrides = WindowOverrides(forced=args.context_window)
+    return BudgetConfig(
+        windows=ModelWindows.for_agent_dir(workspace.agent_dir, overrides=overrides),
+        pi_settings=workspace.settings.effective,
+        estimator=args.estimator,
+        family=args.family,
+    )
+
+
+# --- one session -----------------------------------------------------------------------------
+
+
+def _load(path: str) -> SessionFile | str:
+    """The session, or the error to print."""
+    if not os.path.exists(path):
+        return f"{path}: no such file"
+    session = load_session(path)
+    if session.error is not None:
+        return session.error if path in session.error else f"{path}: {session.error}"
+    if session.header is None:
+        return f"Session file is not a valid pi session: {path} (no session header)"
+    return session
+
+
+def _show(args: argparse.Namespace, path: str) -> int:
+    loaded = _load(path)
+    if isinstance(loaded, str):
+        return _fail(loaded)
+    session = loaded
+    if args.leaf is not None and args.leaf not in session.index.by_id:
+        return _fail(f"{path}: no entry with id {args.leaf!r}")
+    header = session.header or {}
+    session_cwd = header.get("cwd") if isinstance(header.get("cwd"), str) and header.get("cwd") else None
+    workspace = _workspace(args, session_cwd, with_prompt=True)
+    analysis = analyze_session(
+        session.entries,
+        args.leaf if args.leaf is not None else UNDEFINED,
+        by_id=session.index.by_id,
+        config=_config(args, workspace),
+        workspace_prompt=workspace.prompt,
+    )
+    report = _report(session, analysis, workspace)
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _print_text(sys.stdout, session, analysis, workspace, report)
+    return 0
+
+
+def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspace) -> dict[str, Any]:
+    header = session.header or {}
+    types = Counter(str(js_get(entry, "type")) for entry in session.entries)
+    roles = Counter(
+        str(js_get(js_get(entry, "message"), "role")) for entry in session.entries if js_get(entry, "type") == "message"
+    )
+    tree = session.tree()
+    leaf = analysis.request.leaf_id
+    return {
+        "session": {
+            "path": session.path,
+            "id": header.get("id"),
+            "cwd": header.get("cwd"),
+            "timestamp": header.get("timestamp"),
+            "version": header.get("version"),
+            "migratedFrom": session.migrated_from,
+            "entryCount": len(session.entries),
+            "entryTypes": dict(types.most_common()),
+            "messageRoles": dict(roles.most_common()),
+            "problems": [problem.to_json() for problem in session.problems]
+            + [
+                {
+                    "line": session.lines[problem.index],
+                    "code": problem.code,
+                    "reason": problem.message,
+                    "severity": "warning",
+                }
+                for problem in tree.problems
+            ],
+            "needsNewline": session.needs_newline,
+        },
+        "workspace": {
+            "cwd": workspace.cwd,
+            "agentDir": workspace.agent_dir,
+            "projectTrusted": workspace.trusted,
+            "note": workspace.note,
+        },
+        "tree": tree_shape(tree).to_json(leaf, len(analysis.branch)),
+        "request": projected_result(
+            analysis.request,
+            session=session.path,
+            cwd=workspace.cwd or "",
+            agent_dir=workspace.agent_dir,
+            project_trusted=workspace.trusted,
+        ).wire(),
+        "budget": budget_result(analysis.budget).wire(),
+    }
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _print_text(
+    out: TextIO, session: SessionFile, analysis: SessionAnalysis, workspace: Workspace, report: dict[str, Any]
+) -> None:
+    info = report["session"]
+    version = f"version {info['version']}" if info["version"] is not None else "no version (v1)"
+    if info["migratedFrom"] is not None:
+        version += ", migrated in memory"
+    out.write(f"Session  {session.path}\n")
+    out.write(f"  id {info['id']} · {version} · cwd {info['cwd']} · created {info['timestamp']}\n")
+    types = ", ".join(f"{kind} {count:,}" for kind, count in info["entryTypes"].items())
+    out.write(f"  {info['entryCount']:,} entries" + (f": {types}" if types else "") + "\n")
+    problems = info["problems"]
+    if problems:
+        out.write(f"  {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n")
+        for problem in problems:
+            out.write(f"    line {problem['line']}: {problem['severity']} {problem['code']}: {problem['reason']}\n")
+    else:
+        out.write("  no problems\n")
+    if info["needsNewline"]:
+        out.write("  the last line has no newline (Pi adds one when it opens the file)\n")
+
+    shape = report["tree"]
+    out.write(
+        f"\nTree  {len(shape['roots'])} root{'s' if len(shape['roots']) != 1 else ''}, "
+        f"{len(shape['branchPoints'])} branch point{'s' if len(shape['branchPoints']) != 1 else ''}, "
+        f"{len(shape['leaves'])} lea{'ves' if len(shape['leaves']) != 1 else 'f'}, "
+        f"{len(shape['labels'])} label{'s' if len(shape['labels']) != 1 else ''}; "
+        f"leaf {shape['leafId']} at depth {shape['leafDepth']:,}\n"
+    )
+    active = {str(js_get(entry, "id")) for entry in analysis.branch}
+    for line in render_tree(session.tree(), analysis.request.leaf_id, active):
+        out.write(f"  {line}\n")
+
+    _print_request(out, analysis.request, workspace)
+    _print_budget(out, analysis.budget)
+
+
+def _print_request(out: TextIO, request: ProjectedRequest, workspace: Workspace) -> None:
+    system = request.system
+    origin = {
+        "session": "stored in the session",
+        "workspace": f"the workspace's assembled prompt ({workspace.cwd})",
+        "none": "none (the session stores none" + (f"; {workspace.note})" if workspace.note else ")"),
+    }[system.origin]
+    counter = request.estimator.label
+    out.write(
+        f"\nRequest  {request.model.name} · thinking {request.thinking_level} · {len(request.messages):,} messages\n"
+    )
+    out.write(f"  system prompt: {origin}; {_n(system.pi_tokens)} tokens (Pi) / {_n(system.tokens)} ({counter})\n")
+    rows = [["#", "role/kind", "entry", "pi", "est.", "preview"]]
+    for message in request.messages:
+        kind = message.role if message.kind == message.role else f"{message.role}/{message.kind}"
+        rows.append(
+            [
+                str(message.index),
+                kind,
+                message.entry_id or "-",
+                _n(message.pi_tokens),
+                _n(message.tokens),
+                preview(message.text),
+            ]
+        )
+    rows.append(["", "total", "", _n(request.pi_tokens), _n(request.tokens), "(system prompt included)"])
+    for line in table(rows, "><<>><"):
+        out.write(f"  {line}\n")
+
+
+def _percent(tokens: int, window: int) -> str:
+    return f"{tokens / window * 100:.1f}%" if window > 0 else "-"
+
+
+def _print_budget(out: TextIO, budget: ContextBudget) -> None:
+    window = budget.window
+    out.write(f"\nBudget  {budget.model.detail}\n")
+    pi, est = budget.pi, budget.estimated
+    ids = [c.id for c in pi.categories] + [c.id for c in est.categories if pi.category(c.id) is None]
+    ids.sort(key=_group_rank)
+    rows = [["category", "Pi (chars/4)", "", _short_label(est), ""]]
+    for category_id in ids:
+        left, right = pi.category(category_id), est.category(category_id)
+        known = left or right
+        label = known.label if known is not None else category_id
+        if known is not None and known.count is not None:
+            label += f" ({known.count:,})"
+        rows.append([label, *_cells(left.tokens if left else 0, window), *_cells(right.tokens if right else 0, window)])
+    rows.append(["total", _n(pi.total), _over(pi), _n(est.total), _over(est)])
+    for line in table(rows, "<>>>>"):
+        out.write(f"  {line}\n")
+    source = {
+        "usage": "the provider's usage plus estimates after it",
+        "estimate": "estimated",
+        "none": "nothing counted yet",
+    }[budget.context_tokens_source]
+    out.write(
+        f"  Pi: {_n(budget.context_tokens)} context tokens ({source}), {budget.percent_used:.2f}% of "
+        f"{_n(window)}; compacts above {_n(budget.threshold)} (window - reserve {_n(budget.reserve_tokens)})"
+        + ("" if budget.compaction_enabled else ", auto-compaction off")
+        + f"; should compact: {'yes' if budget.should_compact else 'no'}\n"
+    )
+    if budget.footer_tokens is None and budget.context_tokens_source != "none":
+        out.write("  Pi's footer shows the count as unknown until the next response (compacted).\n")
+    for note in (*_notes(pi, "pi"), *_notes(est, "est."), *budget.problems):
+        out.write(f"  note: {note}\n")
+
+
+_GROUP_RANK = {"system": 0, "messages": 1, "other": 2, "reserve": 3, "free": 4}
+
+
+def _group_rank(category_id: str) -> int:
+    """Categories of both breakdowns in one table: system, messages, other, reserve, free."""
+    return _GROUP_RANK.get(category_id.partition(".")[0], 2)
+
+
+def _short_label(breakdown: BudgetBreakdown) -> str:
+    estimator = breakdown.estimator
+    return f"{estimator.name} ({estimator.family})" if estimator.family else estimator.name
+
+
+def _cells(tokens: int, window: int) -> list[str]:
+    return [_n(tokens), _percent(tokens, window)]
+
+
+def _over(breakdown: BudgetBreakdown) -> str:
+    return f"{_n(breakdown.overflow)} over" if breakdown.overflow else "= window"
+
+
+def _notes(breakdown: BudgetBreakdown, name: str) -> list[str]:
+    return [f"[{name}] {note}" for note in breakdown.notes]
+
+
+# --- listing -----------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, folder: str | None) -> int:
+    if folder is not None:
+        sessions_dir, cwd_filter, source = folder, None, "folder"
+    else:
+        workspace = _workspace(args, None, with_prompt=False)
+        cwd = workspace.cwd or resolve_path(os.getcwd())
+        choice = resolve_session_dir(
+            cwd, settings_session_dir=workspace.settings.effective.session_dir, agent_dir=workspace.agent_dir
+        )
+        sessions_dir, source = choice.path, choice.source
+        cwd_filter = cwd if choice.filter_by_cwd else None
+    sessions = list_sessions(sessions_dir, cwd_filter)
+    if args.json:
+        result = protocol.SessionsResult(sessions_dir=sessions_dir, sessions=[_summary(s) for s in sessions])
+        sys.stdout.write(json.dumps({**result.wire(), "source": source}, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not sessions:
+        sys.stdout.write(f"No sessions in {sessions_dir}\n")
+        return 0
+    sys.stdout.write(f"Sessions in {sessions_dir} (newest first)\n")
+    rows = [["modified", "size", "entries", "name", "id", "file"]]
+    for summary in sessions:
+        rows.append(
+            [
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.mtime_ms / 1000)),
+                _size(summary.size),
+                _n(summary.entry_lines),
+                preview(summary.name or "-", 30),
+                summary.id,
+                os.path.basename(summary.path),
+            ]
+        )
+    for line in table(rows, "<>><<<"):
+        sys.stdout.write(f"  {line}\n")
+    return 0
+
+
+def _summary(summary: SessionSummary) -> protocol.SessionSummary:
+    created = summary.timestamp if isinstance(summary.timestamp, str) else None
+    return protocol.SessionSummary(
+        path=summary.path,
+        id=summary.id,
+        cwd=summary.cwd or None,
+        name=summary.name,
+        created=created,
+        modified=summary.mtime_ms / 1000,
+        size=summary.size,
+        entry_count=summary.entry_lines,
+    )
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+__all__ = ["entry_summary", "register"]
