@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from lsp_server.budget.breakdown import (
@@ -285,6 +285,10 @@ def session_budget(
         reconciliation=reconciled[1],
         notes=notes_est,
     )
+    should = _should_compact(context_tokens, window, setup.compaction)
+    warning = _estimate_warning(est_breakdown.used, context_tokens, window, window - reserve, should, setup.compaction)
+    if warning is not None:
+        est_breakdown = replace(est_breakdown, notes=(*est_breakdown.notes, warning))
     return ContextBudget(
         model=setup.model,
         reserve_tokens=reserve,
@@ -294,7 +298,7 @@ def session_budget(
         context_tokens=context_tokens,
         context_tokens_source=source,
         footer_tokens=footer_tokens(projection, branch, estimate),
-        should_compact=_should_compact(context_tokens, window, setup.compaction),
+        should_compact=should,
         system_origin=system_origin,
         pi=pi_breakdown,
         estimated=est_breakdown,
@@ -358,6 +362,23 @@ def _merged(first: Tally, second: Tally) -> Tally:
     out = Tally({k: list(v) for k, v in first.rows.items()})
     out.merge(second)
     return out
+
+
+def _estimate_warning(
+    estimated: int, pi_tokens: int, window: int, threshold: int, should: bool, compaction: ResolvedCompaction
+) -> str | None:
+    """When the better estimate crosses a line that Pi's own count does not: say what it means."""
+    if estimated > window >= pi_tokens:
+        return (
+            f"By this estimate the next request holds {estimated:,} tokens, more than the {window:,}-token window, "
+            f"while Pi counts {pi_tokens:,}: the provider may reject it before Pi compacts."
+        )
+    if compaction.enabled and not should and estimated > threshold:
+        return (
+            f"By this estimate the next request holds {estimated:,} tokens, above the compaction threshold "
+            f"({threshold:,}), but Pi counts {pi_tokens:,} and will not compact before sending it."
+        )
+    return None
 
 
 def _should_compact(tokens: int, window: int, compaction: ResolvedCompaction) -> bool:

@@ -399,6 +399,32 @@ def test_fixture_categories_match_the_projected_messages(name: str) -> None:
     assert counts == {key: value for key, value in expected.items() if value}
 
 
+def _dense_session_used(tmp_path: Path) -> tuple[list[dict[str, Any]], int, int]:
+    entries = chain(("u1", user("数据库连接失败，请检查配置文件。" * 200)))
+    budget = _analyze(tmp_path, entries).budget
+    return entries, budget.context_tokens, budget.estimated.used
+
+
+def test_the_estimate_warns_when_pi_will_not_compact_a_request_above_the_threshold(tmp_path: Path) -> None:
+    entries, pi_tokens, estimated = _dense_session_used(tmp_path)
+    assert estimated > pi_tokens + 200  # chars/4 undercounts Chinese
+    settings = PiSettings.model_validate({"compaction": {"reserveTokens": 100}})
+    budget = _analyze(tmp_path, entries, window=estimated + 50, settings=settings).budget
+    assert not budget.should_compact
+    assert any("will not compact" in note for note in budget.estimated.notes)
+
+
+def test_the_estimate_warns_when_the_request_may_not_fit_the_window(tmp_path: Path) -> None:
+    entries, _, estimated = _dense_session_used(tmp_path)
+    budget = _analyze(tmp_path, entries, window=estimated - 1).budget
+    assert any("more than the" in note and "window" in note for note in budget.estimated.notes)
+
+
+def test_no_warning_when_the_estimate_is_below_the_threshold(tmp_path: Path) -> None:
+    budget = _analyze(tmp_path, s_usage_then_more()).budget
+    assert not any("By this estimate" in note for note in budget.estimated.notes)
+
+
 # --- the prompt alone ----------------------------------------------------------------------------
 
 
