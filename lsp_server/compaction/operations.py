@@ -42,7 +42,7 @@ from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.prompt.system_messages import current_system_message
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import UNDEFINED, js_get
-from lsp_server.session.projection import ModelRef, session_settings
+from lsp_server.session.projection import ModelRef, project_path, session_settings
 from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import (
@@ -101,12 +101,12 @@ def plan_compaction(
     if _lookup(session, leaf) is None:
         return f"Entry {leaf} not found in {session.path}"
     branch = build_path(session.entries, leaf, session.index)
-    context = session_settings(branch)
-    resolved = settings if isinstance(settings, CompactionSettings) else settings(context.model)
-    preparation = prepare_compaction(branch, resolved)
+    projection = project_path(branch)
+    resolved = settings if isinstance(settings, CompactionSettings) else settings(projection.model)
+    preparation = prepare_compaction(branch, resolved, projection)
     if preparation is None:
         return f"{nothing_to_compact_reason(branch)}: {session.path}"
-    return CompactionPlan(session, leaf, branch, preparation, context.thinking_level, context.model)
+    return CompactionPlan(session, leaf, branch, preparation, projection.thinking_level, projection.model)
 
 
 async def run_compaction(

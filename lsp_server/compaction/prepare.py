@@ -23,7 +23,7 @@ from lsp_server.compaction.file_ops import FileLists, FileOps, compute_file_list
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import UNDEFINED, js_get, js_truthy
 from lsp_server.session.messages import Message
-from lsp_server.session.projection import ProjectedEntry, SessionProjection, build_session_projection
+from lsp_server.session.projection import ProjectedEntry, SessionProjection, project_path
 from lsp_server.session.tokens import CompactionSettings, estimate_projected_context_tokens
 from lsp_server.session.tree import build_path
 
@@ -98,8 +98,7 @@ def _seed_file_ops(previous: Entry | None) -> FileOps:
     return ops
 
 
-def _kept_entry_ids(path_entries: Sequence[Entry], first_kept_id: Any) -> list[Any]:
-    path = build_path(path_entries)
+def _kept_entry_ids(path: Sequence[Entry], first_kept_id: Any) -> list[Any]:
     at = next((i for i, e in enumerate(path) if js_get(e, "id") == first_kept_id), None)
     if at is None:
         return []
@@ -110,11 +109,23 @@ def _kept_entry_ids(path_entries: Sequence[Entry], first_kept_id: Any) -> list[A
     ]
 
 
-def prepare_compaction(path_entries: Sequence[Entry], settings: CompactionSettings) -> CompactionPreparation | None:
-    """Pi's ``prepareCompaction(pathEntries, settings)``; ``None`` when there is nothing to do."""
+def prepare_compaction(
+    path_entries: Sequence[Entry], settings: CompactionSettings, projection: SessionProjection | None = None
+) -> CompactionPreparation | None:
+    """Pi's ``prepareCompaction(pathEntries, settings)``; ``None`` when there is nothing to do.
+
+    Pi projects ``path_entries`` from their last entry; a caller that already holds the path (root
+    first) and its projection (:func:`~lsp_server.session.projection.project_path`) passes the
+    projection so a large session is walked once.
+    """
     if path_entries and js_get(path_entries[-1], "type") == "compaction":
         return None
-    projection = build_session_projection(path_entries)
+    path: Sequence[Entry]
+    if projection is None:
+        path = build_path(path_entries)
+        projection = project_path(path)
+    else:
+        path = path_entries
     projected = projection.entries
     previous_index = next(
         (i for i, item in enumerate(projected) if js_get(item.source_entry, "type") == "compaction" and item.messages),
@@ -157,7 +168,7 @@ def prepare_compaction(path_entries: Sequence[Entry], settings: CompactionSettin
         settings=settings,
         cut=cut,
         projection=projection,
-        kept_entry_ids=_kept_entry_ids(path_entries, first_kept_id),
+        kept_entry_ids=_kept_entry_ids(path, first_kept_id),
     )
 
 

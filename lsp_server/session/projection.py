@@ -213,7 +213,12 @@ def build_session_projection(
 ) -> SessionProjection:
     """Pi's ``buildSessionProjection``: selected entries with their messages, and the settings."""
     index = by_id if by_id is not None else build_index(entries)
-    path = build_path(entries, leaf_id, index)
+    return project_path(build_path(entries, leaf_id, index))
+
+
+def project_path(path: list[Entry]) -> SessionProjection:
+    """:func:`build_session_projection` on an already built path (root first), so callers that need
+    the path too (compaction) walk the tree once."""
     settings = session_settings(path)
     selected = select_context_entries(path)
     edits: dict[Any, Entry] = {}
