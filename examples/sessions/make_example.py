@@ -13,12 +13,36 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CWD = "/home/dev/inventory"
 RNG = random.Random(2025)
+
+
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "inventory/report.py", line 212, in total\n'
+    "    value += item['price'] * item['stock']\n"
+    "KeyError: 'price'\n"
+)
+FAILED_RELOAD = (
+    "F........................................ [100%]\n"
+    "FAILED tests/test_prices.py::test_rates_reload - stale rate after reload\n"
+    "1 failed, 40 passed\n"
+)
+TOOLS_SECTION = (
+    "<tools>\n- read: show a file\n- bash: run a command\n- edit: replace text in a file\n"
+    "- write: write a file\n</tools>"
+)
+CURRENCY = "def report(currency: str = 'EUR', "
+RATES = "RATES = {'EUR': 1.0, 'USD': 1.08, 'GBP': 0.85}\n"
+
+
+def _edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return ("edit", {"path": path, "oldText": old, "newText": new})
 
 
 def _id() -> str:
@@ -75,7 +99,7 @@ class Session:
     def user(self, text: str) -> str:
         return self.message({"role": "user", "content": text})
 
-    def assistant(self, text: str, calls: list[tuple[str, dict[str, Any]]] = (), stop: str = "stop") -> str:  # type: ignore[assignment]
+    def assistant(self, text: str, calls: Sequence[tuple[str, dict[str, Any]]] = (), stop: str = "stop") -> str:
         self.tokens += 900
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         content += [{"type": "toolCall", "id": f"toolu_{_id()}", "name": n, "arguments": a} for n, a in calls]
@@ -94,7 +118,13 @@ class Session:
     def result(self, tool: str, text: str) -> str:
         self.tokens += len(text) // 4
         return self.message(
-            {"role": "toolResult", "toolCallId": "toolu", "toolName": tool, "content": [{"type": "text", "text": text}], "isError": False}
+            {
+                "role": "toolResult",
+                "toolCallId": "toolu",
+                "toolName": tool,
+                "content": [{"type": "text", "text": text}],
+                "isError": False,
+            }
         )
 
 
@@ -103,18 +133,21 @@ def build() -> list[dict[str, Any]]:
     s.entry("model_change", provider="anthropic", modelId="claude-sonnet-4-5")
     s.entry("thinking_level_change", thinkingLevel="medium")
     sections = {
-        "preamble": "You are an expert coding assistant operating inside pi, a coding agent harness.",
-        "tools": "<tools>\n- read: Read file contents\n- bash: Execute bash commands\n- edit: Make precise edits\n- write: Create or overwrite files\n</tools>",
+        "preamble": "You are a coding agent working in the user's repository (example text).",
+        "tools": TOOLS_SECTION,
         "cwd": f"<cwd>\n{CWD}\n</cwd>",
     }
     s.message({"role": "system", "content": "", "sections": sections})
-    s.user("`inventory report` crashes with KeyError: 'price' when an item has no price. Fix it, and keep the JSON output format exactly as it is.")
+    s.user(
+        "`inventory report` crashes with KeyError: 'price' when an item has no price. "
+        "Fix it, and keep the JSON output format exactly as it is."
+    )
     s.assistant("Let me look at the store module first.", [("read", {"path": "inventory/store.py"})])
     s.result("read", _module("store", 70))
     s.assistant("And the report command.", [("read", {"path": "inventory/report.py"})])
     s.result("read", _module("report", 70))
     s.assistant("Reproducing the crash.", [("bash", {"command": "python -m inventory report --json"})])
-    s.result("bash", "Traceback (most recent call last):\n  File \"inventory/report.py\", line 212, in total\n    value += item['price'] * item['stock']\nKeyError: 'price'\n")
+    s.result("bash", TRACEBACK)
     s.assistant(
         "I decided to treat a missing price as 0 in `total()` because the JSON format must not change.",
         [("edit", {"path": "inventory/report.py", "oldText": "item['price']", "newText": "item.get('price', 0)"})],
@@ -128,32 +161,40 @@ def build() -> list[dict[str, Any]]:
     s.result("read", _module("cli", 260))
     s.assistant("And the price helpers.", [("read", {"path": "inventory/prices.py"})])
     s.result("read", _module("prices", 30))
-    s.assistant("Adding the option and a conversion table.", [("edit", {"path": "inventory/cli.py", "oldText": "def report(", "newText": "def report(currency: str = 'EUR', "})])
+    s.assistant("Adding the option and a conversion table.", [_edit("inventory/cli.py", "def report(", CURRENCY)])
     s.result("edit", "Successfully replaced text in inventory/cli.py.")
-    s.assistant("Writing the rates module.", [("write", {"path": "inventory/rates.py", "content": "RATES = {'EUR': 1.0, 'USD': 1.08, 'GBP': 0.85}\n"})])
+    s.assistant("Writing the rates module.", [("write", {"path": "inventory/rates.py", "content": RATES})])
     s.result("write", "Successfully wrote 49 bytes to inventory/rates.py.")
     s.assistant("Running the tests again.", [("bash", {"command": "pytest -q"})])
     s.result("bash", "......................................... [100%]\n41 passed in 0.84s\n")
-    ask = s.assistant("`--currency` works (EUR, USD, GBP); 41 tests pass. Next I could cache the rates, which are read on every item.")
+    ask = s.assistant(
+        "`--currency` works (EUR, USD, GBP); 41 tests pass. Next I could cache the rates, which are read on every item."
+    )
     s.user("Yes, cache the prices in a module-level dict.")
-    s.assistant("Caching in a dict.", [("edit", {"path": "inventory/prices.py", "oldText": "def price(", "newText": "_CACHE = {}\n\ndef price("})])
+    s.assistant("Caching in a dict.", [_edit("inventory/prices.py", "def price(", "_CACHE = {}\n\ndef price(")])
     s.result("edit", "Successfully replaced text in inventory/prices.py.")
     s.assistant("Testing.", [("bash", {"command": "pytest -q"})])
-    s.result("bash", "F........................................ [100%]\nFAILED tests/test_prices.py::test_rates_reload - stale rate after reload\n1 failed, 40 passed\n")
+    s.result("bash", FAILED_RELOAD)
     abandoned = s.assistant("The dict cache keeps stale rates after `reload_rates()`: test_rates_reload fails.")
     s.leaf = ask  # the user went back in the tree and asked for another approach
     s.user("Use functools.lru_cache on rate() instead, and clear it in reload_rates().")
-    s.assistant("Using lru_cache.", [("edit", {"path": "inventory/rates.py", "oldText": "def rate(", "newText": "@functools.lru_cache\ndef rate("})])
+    s.assistant("Using lru_cache.", [_edit("inventory/rates.py", "def rate(", "@functools.lru_cache\ndef rate(")])
     s.result("edit", "Successfully replaced text in inventory/rates.py.")
     s.assistant("Testing.", [("bash", {"command": "pytest -q"})])
     s.result("bash", "......................................... [100%]\n41 passed in 0.80s\n")
     s.assistant("Rates are cached with lru_cache and the cache is cleared in reload_rates(); 41 tests pass.")
-    s.abandoned = abandoned  # type: ignore[attr-defined]
+    print(f"abandoned branch ends at {abandoned}, the user went back to {ask}")
     return s.lines
 
 
 def main() -> None:
-    header = {"type": "session", "version": 3, "id": "0197300a-5b1c-7e4d-9a3f-2c6b8d1e4f70", "timestamp": "2025-06-02T09:00:00.000Z", "cwd": CWD}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "0197300a-5b1c-7e4d-9a3f-2c6b8d1e4f70",
+        "timestamp": "2025-06-02T09:00:00.000Z",
+        "cwd": CWD,
+    }
     lines = [header, *build()]
     text = "".join(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n" for line in lines)
     (HERE / "inventory-fix.jsonl").write_text(text, encoding="utf-8")
