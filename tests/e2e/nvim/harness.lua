@@ -3,7 +3,7 @@
 -- usage: PI_NVIM_PLAN=/path/plan.json nvim --headless -n -i NONE -u harness.lua
 --
 -- The plan (JSON) names the server command, the workspace root, and a list of steps; the
--- harness runs them in order and writes one JSON report to plan.out. Steps (files are relative
+-- harness runs them in order and writes one JSON report to plan.out (and to stdout). Steps (files are relative
 -- to the root; strings "${uri:REL}" and "${path:REL}" in arguments are expanded):
 --   {op="open", file}                          :edit the file and attach the client
 --   {op="append", file, lines}                 append lines to the buffer (sends didChange)
@@ -192,9 +192,11 @@ report.ok = ok and passed
 if not ok then report.error = tostring(passed) end
 report.total_ms = ms()
 
+local encoded = vim.fn.json_encode(report)
 local out = assert(io.open(plan.out, 'w'))
-out:write(vim.fn.json_encode(report))
+out:write(encoded)
 out:close()
+io.stdout:write(encoded .. '\n')
 
 local c = client()
 if c then c.stop() end
