@@ -2,7 +2,9 @@
 
 The rules themselves live in the domain (``lsp_server.checks``). The server only needs three
 answers from it, captured by ``FileChecker``: does a path concern us, what are the findings for a
-text, and which files of a workspace to check at start. ``load_checker`` returns the domain's
+text, and which files of a workspace to check at start (optionally a fourth: ``affected_by(path,
+settings)``, the other files whose findings depend on this one, such as same-named skills).
+``load_checker`` returns the domain's
 checker when it is installed and a checker that wants nothing otherwise, so the server runs
 (without diagnostics) before the rules exist.
 """
