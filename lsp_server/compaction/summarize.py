@@ -46,7 +46,7 @@ from lsp_server.compaction.prompts import (
 from lsp_server.compaction.serialize import serialize_conversation
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import AssistantReply, CompletionRequest, ReasoningLevel, RetryNotice, Usage
-from lsp_server.session.jsvalues import is_nullish, js_to_string
+from lsp_server.session.jsvalues import is_nullish, js_to_string, js_truthy
 from lsp_server.session.messages import Message, convert_to_llm
 
 Phase = Literal[
@@ -58,6 +58,7 @@ Phase = Literal[
 ]
 
 CANCELLED_MESSAGE: Final = "Compaction cancelled"
+NO_FIRST_KEPT_ID: Final = "First kept entry has no UUID - session may need migration"
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,8 @@ async def compact(
         usages.append(result.usage)
     lists = compute_file_lists(preparation.file_ops)
     summary += format_file_operations(lists.read_files, lists.modified_files)
+    if not js_truthy(preparation.first_kept_entry_id):
+        return SummaryFailure(NO_FIRST_KEPT_ID)
     return CompactionResult(
         summary=summary,
         first_kept_entry_id=preparation.first_kept_entry_id,

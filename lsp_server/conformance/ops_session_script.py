@@ -540,7 +540,7 @@ def _run_script(req: dict[str, Any], ctx: EvalContext, session_dir: str | None) 
         args = [_resolve_refs(a, refs) for a in step.get("args") or []]
         method: Callable[..., Any] | None = getattr(manager, str(name), None)
         if method is None or str(name).startswith("_"):
-            results.append({"do": name, "error": f"sm[step.do] is not a function ({name})"})
+            results.append({"do": name, "error": "sm[step.do] is not a function"})
             continue
         try:
             value = method(*args)
