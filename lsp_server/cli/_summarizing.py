@@ -181,7 +181,10 @@ def run_cancellable(work: Callable[[CancelToken], Awaitable[T]], printer: Progre
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:  # the second Ctrl-C cancelled everything: an interrupt, exit 130
+        raise KeyboardInterrupt from None
 
 
 async def _tick(printer: ProgressPrinter) -> None:
