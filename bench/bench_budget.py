@@ -11,7 +11,7 @@ tool call, tool results of 1-6 KB, a compaction every ~500 entries). Two shapes 
 * ``whole``: the same file without its compactions, so every message is projected and counted
   (the worst case: a long session that never compacted).
 
-For each, in a fresh subprocess: ``load`` (read + parse), then ``analyze`` (path, projection,
+For each, in a fresh subprocess: ``load`` (read + parse), then ``analyze`` (best of three: path, projection,
 ``convertToLlm``, both counts of every projected message, Pi's context tokens, both breakdowns and
 the projected request) with Pi's chars/4, the weighted estimate and, when ``quicktok`` is
 installed, an exact tokenizer. With Pi installed (``~/.cache/pi-oracle``), Pi's own code computes
@@ -89,9 +89,14 @@ def measure(path: str) -> dict[str, Any]:
         pass
     for estimator, family in estimators:
         config = BudgetConfig(estimator=estimator, family=family)
-        started = time.perf_counter()
+        best = float("inf")
+        for _ in range(3):  # best of three: the machine is shared
+            started = time.perf_counter()
+            analysis = analyze_session(session.entries, by_id=session.index.by_id, config=config)
+            best = min(best, time.perf_counter() - started)
+            del analysis
         analysis = analyze_session(session.entries, by_id=session.index.by_id, config=config)
-        out[f"{estimator}_s"] = time.perf_counter() - started
+        out[f"{estimator}_s"] = best
         out["messages"] = len(analysis.request.messages)
         out["context_tokens"] = analysis.budget.context_tokens
         out[f"{estimator}_used"] = analysis.budget.estimated.used

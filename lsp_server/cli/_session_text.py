@@ -37,6 +37,10 @@ def entry_summary(entry: Any) -> str:
             text = "!" + js_to_string(js_get(message, "command"))
         elif role in ("branchSummary", "compactionSummary"):
             text = js_to_string(js_get(message, "summary"))
+        elif role == "system":
+            sections = js_get(message, "sections")
+            names = [name for name in sections] if isinstance(sections, dict) else []
+            return f"system [{', '.join(names)}]" if names else "system"
         else:
             text = content_text(js_get(message, "content"), " ")
         return f'{js_to_string(role)} "{preview(text)}"'

@@ -190,3 +190,13 @@ def test_a_folder_argument_lists_that_folder(home: dict[str, Path], tmp_path: Pa
 def test_no_sessions_is_not_an_error(home: dict[str, Path]) -> None:
     result = _run(home, "--list")
     assert result.returncode == 0 and result.stdout.startswith("No sessions in ")
+
+
+def test_a_pi_1_6_session_shows_its_stored_prompt(home: dict[str, Path], tmp_path: Path) -> None:
+    stored = {"role": "system", "content": "", "sections": {"preamble": "Be brief.", "cwd": "<cwd>\n/p\n</cwd>"}}
+    path = write_session(tmp_path / "new.jsonl", chain(("s0", {**stored, "timestamp": 0}), ("u1", user("hi"))))
+    result = _run(home, str(path))
+    assert "● s0 system [preamble, cwd]" in result.stdout
+    assert "system prompt: stored in the session" in result.stdout
+    budget = _json(home, str(path))["budget"]
+    assert [c["id"] for c in budget["pi"]["categories"] if c["group"] == "system"] == ["system.preamble", "system.cwd"]
