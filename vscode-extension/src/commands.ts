@@ -45,7 +45,7 @@ export function registerCommands(c: CommandContext): vscode.Disposable[] {
       branchSummary(c, item && item.type === 'node' ? item.key.id : undefined),
     ),
     reg('piContext.showSystemPrompt', () => showSystemPrompt(c)),
-    reg('piContext.showSectionDiff', (diffId?: number, name?: string) => showSectionDiff(c, diffId, name)),
+    reg('piContext.showSectionDiff', (diffId?: number | null, name?: string | null) => showSectionDiff(c, diffId, name)),
     reg('piContext.showProjectedRequest', (index?: number) => showProjectedRequest(c, index)),
     reg('piContext.restartServer', () => c.server.restart()),
     reg('piContext.installServer', () => c.server.install()),
@@ -74,8 +74,10 @@ async function showError(c: CommandContext, message: string): Promise<void> {
   }
 }
 
-function sessionName(p: string): string {
-  return path.basename(p);
+/** The session's name as the Sessions view shows it (its Pi name, else its file name). */
+function sessionName(c: CommandContext, p: string): string {
+  const summary = c.store.sessions?.sessions.find((s) => s.path === p);
+  return summary ? sessionLabel(summary) : path.basename(p);
 }
 
 async function requireSession(c: CommandContext): Promise<string | undefined> {
@@ -92,7 +94,7 @@ async function compact(c: CommandContext): Promise<void> {
     return;
   }
   const instructions = await vscode.window.showInputBox({
-    title: `Compact Session — ${sessionName(session)}`,
+    title: `Compact Session — ${sessionName(c, session)}`,
     prompt: 'Optional: what the summary should focus on (Enter for none, Escape to cancel)',
     placeHolder: 'e.g. keep the API design decisions and the open TODOs',
     ignoreFocusOut: true,
@@ -211,11 +213,11 @@ async function showPreviewAndConfirm(
   preview: CommandOutcome,
   session: string,
 ): Promise<boolean> {
-  const uri = c.docs.addPreview(previewTitle(kind), previewDocument(kind, preview, sessionName(session)));
+  const uri = c.docs.addPreview(previewTitle(kind), previewDocument(kind, preview, sessionName(c, session)));
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
   await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
-  const answer = await vscode.window.showInformationMessage(confirmText(kind, preview, sessionName(session)), APPEND, DISCARD);
+  const answer = await vscode.window.showInformationMessage(confirmText(kind, preview, sessionName(c, session)), APPEND, DISCARD);
   return answer === APPEND;
 }
 
@@ -227,7 +229,7 @@ async function finish(c: CommandContext, kind: SummaryKind, applied: CommandOutc
     void showError(c, `Pi Context: the server did not append the ${kind === 'compaction' ? 'compaction' : 'branch summary'}.`);
     return;
   }
-  void vscode.window.showInformationMessage(appliedText(kind, applied, sessionName(session)));
+  void vscode.window.showInformationMessage(appliedText(kind, applied, sessionName(c, session)));
   await c.store.refreshSession();
 }
 
@@ -267,15 +269,16 @@ async function showProjectedRequest(c: CommandContext, index?: number): Promise<
   }
 }
 
-async function showSectionDiff(c: CommandContext, diffId?: number, name?: string): Promise<void> {
-  const diff = diffId !== undefined ? c.store.diffById(diffId) : c.store.diffs[0];
+async function showSectionDiff(c: CommandContext, diffId?: number | null, name?: string | null): Promise<void> {
+  // Arguments may arrive as null rather than undefined when the command is run from elsewhere.
+  const diff = typeof diffId === 'number' ? c.store.diffById(diffId) : c.store.diffs[0];
   if (!diff) {
     void vscode.window.showInformationMessage(
       'Pi Context: no prompt change yet. Save a context file (AGENTS.md, SKILL.md, …) to see what it changes.',
     );
     return;
   }
-  let section = name;
+  let section = typeof name === 'string' ? name : undefined;
   if (section === undefined) {
     const items = [
       ...diff.entries.map((e) => ({ label: e.name, description: `${e.status} · ${e.deltaLabel} tokens`, name: e.name })),

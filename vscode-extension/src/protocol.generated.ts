@@ -27,18 +27,23 @@ export interface BranchSummaryArgs {
 
 export interface Breakdown {
   estimator: EstimatorInfo;
-  /** Add up to the window (free may be 0 when over). */
+  /** Add up to window + overflow: used categories, the reserve still available, free space. */
   categories: BudgetCategory[];
   used: number;
   free: number;
   /** Tokens beyond the window (0 when it fits). */
   overflow: number;
+  /** Present when a provider usage is used. */
+  reconciliation?: Reconciliation | null;
+  /** Sentences explaining how the numbers were made. */
+  notes?: string[];
 }
 
 export interface BudgetCategory {
   /** Stable id, e.g. system.project_context, messages.toolResult, reserve, free. */
   id: string;
-  group: "system" | "messages" | "reserve" | "free";
+  /** other: other.unattributed, provider usage above the itemized estimates. */
+  group: "system" | "messages" | "other" | "reserve" | "free";
   label: string;
   tokens: number;
   /** How many items (messages, files) the category holds. */
@@ -90,6 +95,14 @@ export interface ContextBudgetResult {
   pi: Breakdown;
   /** The same breakdown with pi-context's better estimator. */
   estimated: Breakdown;
+  /** Pi's keepRecentTokens for this model. */
+  keepRecentTokens?: number | null;
+  /** What Pi's footer shows; absent when Pi shows it as unknown (after a compaction, until the next response) or without a session. */
+  footerTokens?: number | null;
+  /** Where the system prompt categories come from: the session's stored prompt, the workspace's assembled prompt (the session stores none), or nowhere. */
+  systemOrigin?: "session" | "workspace" | "none" | null;
+  /** E.g. a models.json Pi would ignore. */
+  problems?: string[];
 }
 
 export interface EstimatorInfo {
@@ -100,6 +113,8 @@ export interface EstimatorInfo {
   exact: boolean;
   /** Human label, e.g. 'weighted estimate (gpt family)'. */
   label: string;
+  /** Why the configured counter could not be used as asked. */
+  note?: string | null;
 }
 
 export interface ModelInfo {
@@ -107,6 +122,12 @@ export interface ModelInfo {
   id?: string | null;
   contextWindow: number;
   source: "session" | "settings" | "default";
+  /** Where the window came from: pi-context settings, the user's models.json, an installed Pi's model catalog, pi-context's table of common models, or the default (model not known). */
+  windowSource?: "settings" | "models.json" | "pi" | "table" | "default" | null;
+  /** Where the model came from: the session's path, Pi's defaultModel, or nowhere. */
+  modelSource?: "session" | "pi-settings" | "none" | null;
+  /** One sentence naming the model, window and source. */
+  detail?: string | null;
 }
 
 export interface ProjectedMessage {
@@ -115,6 +136,8 @@ export interface ProjectedMessage {
   /** user, assistant, toolResult, compactionSummary, branchSummary, custom, ... */
   kind: string;
   entryId?: string | null;
+  /** Type of the session entry it came from. */
+  entryType?: string | null;
   /** The message as the model receives it (after Pi's conversion), as text. */
   text: string;
   tokens: TokenCounts;
@@ -129,6 +152,8 @@ export interface ProjectedRequestResult {
   thinkingLevel: string;
   model: ModelInfo;
   total: TokenCounts;
+  /** session: the stored prompt replayed; workspace: the assembled prompt stands in. */
+  systemOrigin?: "session" | "workspace" | "none" | null;
 }
 
 export interface PromptSection {
@@ -156,6 +181,16 @@ export interface PromptSectionsChangedParams {
   renderedUpdate: string;
   /** Files whose change caused this. */
   triggerPaths?: string[];
+}
+
+/** How the categories covered by the provider's usage were matched to it. */
+export interface Reconciliation {
+  /** The provider's count for the request up to its last usable response. */
+  usageTokens: number;
+  /** The itemized estimates of the same content. */
+  estimatedTokens: number;
+  /** unattributed: the excess is category other.unattributed; scaled: the estimates were scaled down in proportion to add up to the usage. */
+  method: "exact" | "unattributed" | "scaled";
 }
 
 export interface SectionChange {

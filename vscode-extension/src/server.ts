@@ -38,13 +38,17 @@ import {
 export const CLIENT_ID = 'piContext';
 const CLIENT_NAME = 'Pi Context';
 
-/** The files the server works on: skills, context files, prompt files, Pi settings. */
+/**
+ * The files the server works on: skills, context files, prompt files, Pi settings. By file name
+ * only: VS Code 1.100+ gives SKILL.md and AGENTS.md their own language ids (`skill`, `instructions`)
+ * instead of `markdown`, so a language filter would miss them.
+ */
 export const DOCUMENT_SELECTOR = [
-  { scheme: 'file', language: 'markdown', pattern: '**/SKILL.md' },
-  { scheme: 'file', language: 'markdown', pattern: '**/AGENTS*.md' },
-  { scheme: 'file', language: 'markdown', pattern: '**/CLAUDE*.md' },
-  { scheme: 'file', language: 'markdown', pattern: '**/SYSTEM.md' },
-  { scheme: 'file', language: 'markdown', pattern: '**/APPEND_SYSTEM.md' },
+  { scheme: 'file', pattern: '**/SKILL.md' },
+  { scheme: 'file', pattern: '**/AGENTS*.md' },
+  { scheme: 'file', pattern: '**/CLAUDE*.md' },
+  { scheme: 'file', pattern: '**/SYSTEM.md' },
+  { scheme: 'file', pattern: '**/APPEND_SYSTEM.md' },
   { scheme: 'file', pattern: '**/.pi/**/settings.json' },
 ];
 

@@ -84,3 +84,30 @@ test('the status bar warns past the compaction threshold', () => {
 test('the status bar turns to error past the window', () => {
   assert.equal(statusBarView(budget({ contextTokens: 200_001 })).level, 'error');
 });
+
+test('provider usage above the estimates shows as its own group between messages and free', () => {
+  const view = budgetView(
+    budget({}, [
+      category('free', 'free', 150_000),
+      category('other.unattributed', 'other', 3_616),
+      category('messages.user', 'messages', 20_000),
+      category('system.base', 'system', 10_000),
+      category('reserve', 'reserve', 16_384),
+    ]),
+    'pi',
+  );
+  assert.deepEqual(
+    view.legend.map((g) => g.group),
+    ['system', 'messages', 'other', 'free', 'reserve'],
+  );
+});
+
+test('the server notes, the prompt origin and the reconciliation are carried as notes', () => {
+  const b = budget({ systemOrigin: 'session', problems: ['models.json: bad'] });
+  b.pi = { ...b.pi, notes: ['Counted from usage.'], reconciliation: { usageTokens: 100, estimatedTokens: 90, method: 'unattributed' } };
+  const view = budgetView(b, 'pi');
+  assert.equal(view.notes[0], 'Counted from usage.');
+  assert.match(view.notes.join('\n'), /stored in the session/);
+  assert.match(view.notes.join('\n'), /Provider usage 100 vs itemized estimate 90: the excess is shown as unattributed/);
+  assert.deepEqual(view.problems, ['models.json: bad']);
+});

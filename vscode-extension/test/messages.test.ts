@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clipText, fence, groupMessages, requestMarkdown } from '../src/model/messages';
+import { clipText, fence, groupMessages, requestMarkdown, requestView } from '../src/model/messages';
 import { estimator, message, prompt, section, tokens } from './fixtures';
 
 test('a user message opens a turn and the replies and tool results after it join it', () => {
@@ -71,4 +71,17 @@ test('the request document has the system prompt and every message in order', ()
   assert.ok(doc.indexOf('SYSTEM TEXT') < doc.indexOf('first'));
   assert.ok(doc.indexOf('first') < doc.indexOf('second'));
   assert.match(doc, new RegExp(estimator.label.replace(/[()]/g, '\\$&')));
+});
+
+test('the request says where its system prompt comes from', () => {
+  const result = {
+    session: '/s.jsonl',
+    system: prompt([section('a', 0)]),
+    messages: [],
+    thinkingLevel: 'off',
+    model: { contextWindow: 1000, source: 'default' as const },
+    total: tokens(3),
+    systemOrigin: 'session' as const,
+  };
+  assert.equal(requestView(result, 'pi', 'm').systemLabel, 'System prompt (stored in the session)');
 });

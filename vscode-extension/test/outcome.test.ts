@@ -15,7 +15,7 @@ const outcome: CommandOutcome = {
 
 test('the preview says nothing is written yet and ends with the summary itself', () => {
   const doc = previewDocument('compaction', outcome, 's.jsonl');
-  assert.match(doc, /Nothing has been written yet/);
+  assert.match(doc, /Nothing has been written to s.jsonl yet/);
   assert.match(doc, /offline \(extractive\) · context before: 12,345 tokens · first kept entry: `abc`/);
   assert.ok(doc.trimEnd().endsWith('## Goal\nShip it.'));
 });

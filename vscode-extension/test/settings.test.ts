@@ -28,7 +28,13 @@ test('unset settings give the server its documented defaults', () => {
     trust: 'pi',
     debounceMs: 300,
     contextFiles: { warnBytes: 32768, errorBytes: 1048576, totalWarnBytes: 65536 },
+    budget: { contextWindows: {}, defaultContextWindow: null },
   });
+});
+
+test('per-model context windows keep only positive whole numbers', () => {
+  const s = serverSettings(from({ 'budget.contextWindows': { 'ollama/qwen3': 32768, bad: -1, half: 1.5, '': 9 } }));
+  assert.deepEqual(s.budget.contextWindows, { 'ollama/qwen3': 32768 });
 });
 
 test('settings keep the nesting of their VS Code keys', () => {

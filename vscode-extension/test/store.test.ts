@@ -145,3 +145,25 @@ test('folder URIs and paths compare after decoding', () => {
   assert.equal(sameFolder('file:///a%20b/', '/a b'), true);
   assert.equal(sameFolder('file:///a', 'file:///ab'), false);
 });
+
+test('the diff of a change can be opened as soon as the rows are highlighted', async () => {
+  const server = new FakeServer();
+  const store = storeWith(server);
+  await store.refreshPrompt();
+  let release: (v: SystemPromptResult) => void = () => {};
+  class SlowPrompt extends FakeServer {
+    override systemPrompt(): Promise<SystemPromptResult> {
+      return new Promise((r) => {
+        release = r;
+      });
+    }
+  }
+  store.attach(new SlowPrompt());
+  const pending = store.onSectionsChanged(changed([change('a', 'changed', 4)], { a: 'new' }));
+  assert.equal(store.view().sections[0]?.change?.deltaLabel, '+4');
+  assert.equal(store.diffs[0]?.entries[0]?.after, 'new');
+  release(prompt([section('a', 0, 'new')]));
+  const diff = await pending;
+  assert.equal(store.diffs[0], diff);
+  assert.equal(diff.renderedAfter, 'new');
+});

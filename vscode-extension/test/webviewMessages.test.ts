@@ -53,6 +53,6 @@ test('every webview message but ready runs a Pi Context command', () => {
 test('a section diff request from a row names the section', () => {
   assert.deepEqual(commandFor({ type: 'showSectionDiff', name: '/repo/AGENTS.md' }), {
     command: 'piContext.showSectionDiff',
-    args: [undefined, '/repo/AGENTS.md'],
+    args: [null, '/repo/AGENTS.md'],
   });
 });

@@ -61,12 +61,17 @@ export interface BudgetView {
   textEquivalent: string;
   /** "12k system + 80k messages + 92k free + 16k reserve = 200k window". */
   equation: string;
+  /** How the numbers were made (the server's notes, the estimator's caveat, the prompt's origin). */
+  notes: string[];
+  /** Problems the server found on the way (e.g. a models.json Pi would ignore). */
+  problems: string[];
 }
 
-const GROUP_ORDER: SegmentGroup[] = ['system', 'messages', 'free', 'reserve', 'overflow'];
+const GROUP_ORDER: SegmentGroup[] = ['system', 'messages', 'other', 'free', 'reserve', 'overflow'];
 const GROUP_LABEL: Record<SegmentGroup, string> = {
   system: 'System prompt',
   messages: 'Messages',
+  other: 'Unattributed',
   free: 'Free',
   reserve: 'Reserved for the reply',
   overflow: 'Over the window',
@@ -76,6 +81,7 @@ export function breakdownFor(result: ContextBudgetResult, choice: EstimateChoice
   return choice === 'pi' ? result.pi : result.estimated;
 }
 
+/** "anthropic/claude-sonnet-4-5 · 200k window"; `model.detail` (the server's sentence) goes in tooltips. */
 export function modelLabel(result: ContextBudgetResult): string {
   const model = result.model;
   const name = model.id ? (model.provider ? `${model.provider}/${model.id}` : model.id) : 'unknown model';
@@ -147,6 +153,22 @@ export function budgetView(result: ContextBudgetResult, choice: EstimateChoice):
       ? ` = ${formatTokens(window)} window` + (overflow > 0 ? ` + ${formatTokens(overflow)} over` : '')
       : ` = ${formatTokens(sum)} ≠ ${formatTokens(window)} window`);
 
+  const notes = [...breakdown.notes ?? []];
+  if (breakdown.estimator.note) {
+    notes.push(breakdown.estimator.note);
+  }
+  if (result.systemOrigin === 'session') {
+    notes.push("The system prompt is the one stored in the session (what Pi sent), not the workspace's current one.");
+  } else if (result.systemOrigin === 'workspace') {
+    notes.push("The session stores no system prompt: the workspace's assembled prompt stands in for it.");
+  }
+  if (breakdown.reconciliation) {
+    const r = breakdown.reconciliation;
+    notes.push(
+      `Provider usage ${formatExact(r.usageTokens)} vs itemized estimate ${formatExact(r.estimatedTokens)}: ` +
+        (r.method === 'exact' ? 'they match.' : r.method === 'scaled' ? 'estimates scaled to the usage.' : 'the excess is shown as unattributed.'),
+    );
+  }
   const lines = [
     `${modelLabel(result)}.`,
     `Pi counts ${formatExact(result.contextTokens)} context tokens (${sourceText(result.contextTokensSource)}), ` +
@@ -159,6 +181,9 @@ export function budgetView(result: ContextBudgetResult, choice: EstimateChoice):
         (g.items.length > 1 ? ` — ${g.items.map((i) => `${i.label} ${formatExact(i.tokens)}`).join(', ')}` : ''),
     ),
   ];
+  if (typeof result.footerTokens === 'number') {
+    lines.push(`Pi's footer shows ${formatExact(result.footerTokens)} tokens.`);
+  }
   if (!reconciles) {
     lines.push(`The categories add up to ${formatExact(sum)}, not to the ${formatExact(window)}-token window.`);
   } else if (overflow > 0) {
@@ -187,8 +212,10 @@ export function budgetView(result: ContextBudgetResult, choice: EstimateChoice):
     shouldCompact: result.shouldCompact,
     compactionEnabled: result.compactionEnabled,
     reconciles,
-    textEquivalent: lines.join('\n'),
+    textEquivalent: [...lines, ...notes].join('\n'),
     equation,
+    notes,
+    problems: [...(result.problems ?? [])],
   };
 }
 

@@ -35,6 +35,8 @@ export interface MessageGroup {
 
 export interface RequestView {
   modelLabel: string;
+  /** "System prompt" and where it comes from (the session's stored prompt or the workspace's). */
+  systemLabel: string;
   thinkingLevel: string;
   systemTokens: number;
   messageTokens: number;
@@ -133,8 +135,11 @@ export function requestView(
   const systemTokens = pick(result.system.total, choice);
   const groups = groupMessages(result.messages, choice, limit);
   const messageTokens = groups.reduce((t, g) => t + g.tokens, 0);
+  const origin =
+    result.systemOrigin === 'session' ? ' (stored in the session)' : result.systemOrigin === 'workspace' ? ' (from the workspace)' : '';
   return {
     modelLabel,
+    systemLabel: `System prompt${origin}`,
     thinkingLevel: result.thinkingLevel,
     systemTokens,
     messageTokens,

@@ -32,6 +32,7 @@ export interface ServerSettings {
   trust: TrustSetting;
   debounceMs: number;
   contextFiles: { warnBytes: number; errorBytes: number; totalWarnBytes: number };
+  budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
 }
 
 /** Reads one `piContext.*` key (without the prefix), e.g. `get('tokens.modelFamily')`. */
@@ -68,7 +69,30 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       errorBytes: bounded(get('contextFiles.errorBytes'), 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
       totalWarnBytes: bounded(get('contextFiles.totalWarnBytes'), 64 * 1024, 0, Number.MAX_SAFE_INTEGER),
     },
+    budget: {
+      contextWindows: windows(get('budget.contextWindows')),
+      defaultContextWindow: positiveOrNull(get('budget.defaultContextWindow')),
+    },
   };
+}
+
+/** Only positive whole windows keyed by a non-empty model name are forwarded. */
+function windows(value: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return out;
+  }
+  for (const [key, n] of Object.entries(value as Record<string, unknown>)) {
+    const w = positiveOrNull(n);
+    if (key.trim() !== '' && w !== null) {
+      out[key.trim()] = w;
+    }
+  }
+  return out;
+}
+
+function positiveOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 }
 
 /** Which of the changed keys (without prefix) require restarting the server process. */

@@ -159,10 +159,13 @@ export class ContextStore {
     this.promptBefore = before;
     this.lastChange = params;
     const id = ++this.diffCounter;
+    // The diff exists as soon as the rows are highlighted (the patch has the new texts); the whole
+    // rendered prompt after the change completes it once the server answers.
+    this.diffs = [promptDiff(id, params, before, null, this.choice), ...this.diffs].slice(0, KEEP_DIFFS);
     this.emit();
     await this.refreshPrompt();
     const diff = promptDiff(id, params, before, this.prompt, this.choice);
-    this.diffs = [diff, ...this.diffs].slice(0, KEEP_DIFFS);
+    this.diffs = this.diffs.map((d) => (d.id === id ? diff : d));
     this.emit();
     await Promise.all([this.refreshBudget(), this.refreshRequest()]);
     return diff;

@@ -108,7 +108,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionsItem>, 
       const s = element.summary;
       const item = new vscode.TreeItem(
         sessionLabel(s),
-        element.current ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        element.current ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `session:${s.path}`;
       item.description = s.modified ? sessionDescription(s, Date.now() / 1000) : 'picked file';

@@ -117,7 +117,7 @@ export function commandFor(message: WebviewMessage): { command: string; args: un
     case 'setEstimate':
       return { command: 'piContext.setEstimate', args: [message.choice] };
     case 'showSectionDiff':
-      return { command: 'piContext.showSectionDiff', args: message.name === null ? [] : [undefined, message.name] };
+      return { command: 'piContext.showSectionDiff', args: message.name === null ? [] : [null, message.name] };
     case 'showSystemPrompt':
       return { command: 'piContext.showSystemPrompt', args: [] };
     case 'showProjectedRequest':

@@ -151,6 +151,10 @@ function budgetPart(view: SidebarView): HTMLElement {
     b.reconciles ? null : h('div', { class: 'banner error', attrs: { role: 'alert' } }, 'These categories do not add up to the window.'),
     legend(b),
     h('p', { class: 'equation muted', id: 'budget-equation' }, b.equation),
+    b.problems.length
+      ? h('ul', { class: 'banner warning problems', attrs: { role: 'alert' } }, ...b.problems.map((p) => h('li', null, p)))
+      : null,
+    b.notes.length ? h('ul', { class: 'notes muted' }, ...b.notes.map((n) => h('li', null, n))) : null,
   );
 }
 
@@ -368,7 +372,7 @@ function requestList(r: RequestView): HTMLElement {
     h(
       'div',
       { class: 'group system' },
-      h('span', { class: 'title' }, 'System prompt'),
+      h('span', { class: 'title' }, r.systemLabel),
       h('span', { class: 'num' }, formatExact(r.systemTokens)),
     ),
   );
