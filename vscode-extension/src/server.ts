@@ -17,7 +17,8 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
-import { checkServerInstalled, type InstallCheck, pipInstall, resolveInterpreter } from './interpreter';
+import { resolveInterpreter } from './interpreter';
+import { checkServerInstalled, type InstallCheck, pipInstall } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import { describeInterpreter, expandPath, type InterpreterChoice, serverSettings } from './model/settings';
 import type { ContextStore, ServerApi } from './model/store';

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { checkServerInstalled, pipInstall } from '../src/python';
+
+/** A folder holding a package named lsp_server; `python -c` imports from its working directory. */
+function fakeInstall(init: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-context-python-'));
+  mkdirSync(join(dir, 'lsp_server'));
+  writeFileSync(join(dir, 'lsp_server', '__init__.py'), init);
+  return dir;
+}
+
+const never = { onCancellationRequested: () => ({ dispose() {} }) };
+
+test('an importable pi-context reports its version', async () => {
+  assert.deepEqual(await checkServerInstalled('python3', fakeInstall('__version__ = "9.9.9"\n')), { ok: true, version: '9.9.9' });
+});
+
+test('a Python without pi-context is reported as not installed', async () => {
+  const result = await checkServerInstalled('python3', mkdtempSync(join(tmpdir(), 'pi-context-empty-')));
+  assert.equal(result.ok, false);
+  assert.equal(!result.ok && result.reason, 'not-installed');
+});
+
+test('a pi-context that fails to import is reported as broken, with its error', async () => {
+  const result = await checkServerInstalled('python3', fakeInstall('raise RuntimeError("half installed")\n'));
+  assert.equal(!result.ok && result.reason, 'broken');
+  assert.match(!result.ok ? result.detail : '', /half installed/);
+});
+
+test('an interpreter that does not exist is reported as missing Python', async () => {
+  const result = await checkServerInstalled('/nonexistent/bin/python3');
+  assert.equal(!result.ok && result.reason, 'no-python');
+});
+
+test("a failed pip install resolves to pip's exit code with its output in the log", async () => {
+  const lines: string[] = [];
+  const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+  const code = await pipInstall('python3', '/nonexistent/pi-context-source', log, never);
+  assert.notEqual(code, 0);
+  assert.match(lines[0] ?? '', /python3 -m pip install --upgrade \/nonexistent\/pi-context-source/);
+  assert.ok(lines.length > 1, 'pip output is logged');
+});
