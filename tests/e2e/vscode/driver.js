@@ -153,13 +153,15 @@ async function textOf(locator) {
 
   await step('diagnostic', async () => {
     await quickOpen(config.skillRelPath);
+    const opened = Date.now();
     await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error').first().waitFor({ timeout: WAIT });
+    const squiggleMs = Date.now() - opened;
     await shot('skill-squiggle');
     await palette('View: Focus Problems');
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: config.diagnosticText }).first();
     await row.waitFor({ timeout: WAIT });
     await shot('problems-panel');
-    return `Problems lists "${config.diagnosticText}"`;
+    return `Problems lists "${config.diagnosticText}" (squiggle ${squiggleMs} ms after the file opened)`;
   });
 
   await step('quickfix', async () => {
@@ -237,10 +239,12 @@ async function textOf(locator) {
     await page.keyboard.press('Control+End');
     await page.keyboard.type(config.agentsAppend);
     await page.keyboard.press('Control+S');
+    const savedAt = Date.now();
     await openContainer();
     frame = await sidebarFrame();
     const row = frame.locator(`#sections-list li.changed[data-name="${config.changedSection}"]`).first();
     await row.waitFor({ timeout: WAIT });
+    const highlightMs = Date.now() - savedAt;
     const delta = await textOf(row.locator('.delta'));
     if (!/^\+/.test(delta)) {
       throw new Error(`expected a positive delta on ${config.changedSection}, got "${delta}"`);
@@ -249,7 +253,7 @@ async function textOf(locator) {
     await row.getByRole('button', { name: /diff/i }).click();
     await page.locator('.monaco-diff-editor').first().waitFor({ timeout: WAIT });
     await shot('section-diff');
-    return `${config.changedSection} highlighted ${delta}; diff editor opened`;
+    return `${config.changedSection} highlighted ${delta} ${highlightMs} ms after the save; diff editor opened`;
   });
 
   await step('projected-request', async () => {

@@ -71,7 +71,7 @@ const GROUP_ORDER: SegmentGroup[] = ['system', 'messages', 'other', 'free', 'res
 const GROUP_LABEL: Record<SegmentGroup, string> = {
   system: 'System prompt',
   messages: 'Messages',
-  other: 'Unattributed',
+  other: 'Not itemized',
   free: 'Free',
   reserve: 'Reserved for the reply',
   overflow: 'Over the window',

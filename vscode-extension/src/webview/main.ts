@@ -260,7 +260,9 @@ function sectionsPart(view: SidebarView): HTMLElement {
   const tools = h(
     'div',
     { class: 'tools' },
-    button('Show prompt', () => send({ type: 'showSystemPrompt' }), { attrs: { 'data-focus': 'show-prompt' } }),
+    button('Show prompt', () => send({ type: 'showSystemPrompt' }), {
+      attrs: { 'data-focus': 'show-prompt', disabled: view.sections.length ? undefined : '' },
+    }),
     button('Section diff', () => send({ type: 'showSectionDiff', name: null }), {
       attrs: { 'data-focus': 'show-diff', disabled: view.lastChange ? undefined : '' },
     }),
