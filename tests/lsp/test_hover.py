@@ -1,0 +1,79 @@
+"""Hover on SKILL.md frontmatter through the real server, in both recorded clients."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from tests.lsp.conftest import Launch, Session
+from tests.lsp.editing_client import encoding_of, position_of
+
+SKILL = ".pi/skills/pdf/SKILL.md"
+TEXT = "---\ndescription: Fill 😀 forms\ndisable-model-invocation: yes\n---\nBody\n"
+
+
+async def hover(session: Session, text: str, line: int, column: int, path: str = SKILL) -> types.Hover | None:
+    file = session.workspace.write(path, text)
+    session.open(file, text)
+    params = types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=session.workspace.uri(file)),
+        position=position_of(text, line, column, encoding_of(session)),
+    )
+    return await session.client.text_document_hover_async(params)
+
+
+def markup(result: types.Hover | None) -> types.MarkupContent:
+    assert result is not None and isinstance(result.contents, types.MarkupContent)
+    return result.contents
+
+
+async def test_hover_on_a_key_says_what_it_does_and_who_honours_it(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    content = markup(await hover(session, TEXT, 2, 3))
+    assert content.kind == types.MarkupKind.Markdown
+    assert content.value.startswith("**`disable-model-invocation`** · boolean")
+    for agent in ("**Pi**", "**Claude Code**", "**VS Code**", "**Agent Skills spec (skills-ref)**", "**Codex**"):
+        assert agent in content.value
+
+
+async def test_hover_on_a_value_explains_it_first(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    result = await hover(session, TEXT, 2, 27)
+    assert markup(result).value.startswith('This is the string "yes", not the boolean `true`: Pi keeps the skill')
+    assert result is not None and result.range is not None
+    encoding = encoding_of(session)
+    assert result.range.start == position_of(TEXT, 2, 26, encoding)
+
+
+async def test_hover_range_and_length_count_in_the_clients_encoding(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name)
+    result = await hover(session, TEXT, 1, 20)  # after the emoji
+    assert result is not None and result.range is not None
+    encoding = encoding_of(session)
+    assert (result.range.start, result.range.end) == (
+        position_of(TEXT, 1, 13, encoding),
+        position_of(TEXT, 1, 25, encoding),
+    )
+    assert "Length: 13 of 1024 UTF-16 units (12 characters)" in markup(result).value
+
+
+async def test_hover_on_the_name_shows_the_name_pi_uses(launch: Launch) -> None:
+    session = await launch("neovim")
+    text = "---\nname: 12\ndescription: d\n---\n"
+    value = markup(await hover(session, text, 1, 1)).value
+    assert "Pi uses the name `pdf` (the folder name)." in value and "Pi loads this skill." in value
+
+
+async def test_a_plaintext_client_gets_plain_text(launch: Launch) -> None:
+    capabilities = client_capabilities("visual-studio-code")
+    assert capabilities.text_document is not None and capabilities.text_document.hover is not None
+    capabilities.text_document.hover.content_format = [types.MarkupKind.PlainText]
+    session = await launch("visual-studio-code", capabilities=capabilities)
+    content = markup(await hover(session, TEXT, 2, 3))
+    assert content.kind == types.MarkupKind.PlainText
+    assert content.value.startswith("disable-model-invocation · boolean") and "**" not in content.value
+
+
+async def test_no_hover_in_the_body(launch: Launch) -> None:
+    session = await launch("visual-studio-code")
+    assert await hover(session, TEXT, 4, 1) is None
