@@ -99,6 +99,7 @@ def register(server: PiLanguageServer) -> None:
             count = await ls.check_workspace()
         finally:
             ls.ready.set()
+        ls.notify_listeners("ready", list(ls.roots))
         watched = ls.watcher.roots if ls.watcher is not None else []
         ls.log(
             f"{ls.name} {__version__}: {len(ls.roots)} folder(s), watching {len(watched)} root(s), "

@@ -1,0 +1,235 @@
+"""Session files as the editor asks about them: followed incrementally, listed, shown as a tree.
+
+The sidebar asks for the same session again and again (budget, projected request, tree), usually
+while an agent appends to it. :class:`SessionStore` keeps one :class:`SessionFile` per path and
+refreshes it on each use, which reads only the bytes appended since the last look (a replaced or
+rewritten file is reloaded in full). Requests may run in worker threads: :meth:`SessionStore.use`
+holds the file's lock while the caller reads it, so a refresh never runs under an analysis.
+
+Listing reads each file's header, last name and line count; :class:`SessionListCache` keeps that
+per path until the file's size or modification time changes, so listing a folder of large
+sessions again costs a ``stat`` per file.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server import protocol
+from lsp_server.context.paths import paths_equal, resolve_path
+from lsp_server.session.jsvalues import UNDEFINED, js_get, js_to_string
+from lsp_server.session.locate import SessionSummary, peek_session
+from lsp_server.session.messages import content_text
+from lsp_server.session.tail import RefreshResult, SessionFile
+from lsp_server.session.tree import TreeNode, build_path
+
+PREVIEW_CHARS = 80
+
+
+class SessionStore:
+    """One followed :class:`SessionFile` per path (the least recently used beyond ``limit`` dropped)."""
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._files: OrderedDict[str, tuple[SessionFile, threading.Lock]] = OrderedDict()
+        self.last_refresh: dict[str, RefreshResult] = {}
+
+    def _slot(self, path: str) -> tuple[SessionFile, threading.Lock]:
+        with self._lock:
+            slot = self._files.get(path)
+            if slot is None:
+                slot = (SessionFile(path), threading.Lock())
+                self._files[path] = slot
+            self._files.move_to_end(path)
+            while len(self._files) > self.limit:
+                self._files.popitem(last=False)
+            return slot
+
+    @contextmanager
+    def use(self, path: str) -> Iterator[tuple[SessionFile, RefreshResult]]:
+        """The session at ``path``, brought up to date, locked for the ``with`` block."""
+        session, lock = self._slot(path)
+        with lock:
+            result = session.refresh()
+            self.last_refresh[path] = result
+            yield session, result
+
+    def cached(self, path: str) -> bool:
+        with self._lock:
+            return path in self._files
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            return list(self._files)
+
+
+@dataclass(frozen=True)
+class _Peek:
+    size: int
+    mtime_ns: int
+    summary: SessionSummary | None
+
+
+class SessionListCache:
+    """``list_sessions`` with each file's peek kept until the file changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._peeks: dict[str, _Peek] = {}
+
+    def list(self, session_dir: str, cwd: str | None = None) -> list[SessionSummary]:
+        """Sessions in ``session_dir``, newest modification first (``pi -c``'s order).
+
+        ``cwd`` keeps only sessions whose header names that directory (a shared session folder).
+        """
+        try:
+            names = [name for name in os.listdir(session_dir) if name.endswith(".jsonl")]
+        except OSError:
+            return []
+        resolved_cwd = resolve_path(cwd) if cwd is not None else None
+        found: list[SessionSummary] = []
+        for name in names:
+            path = posixpath.join(session_dir, name)
+            summary = self._peek(path)
+            if summary is None:
+                continue
+            if resolved_cwd is not None and not (summary.cwd and paths_equal(resolve_path(summary.cwd), resolved_cwd)):
+                continue
+            found.append(summary)
+        found.sort(key=lambda s: s.mtime_ms, reverse=True)
+        return found
+
+    def _peek(self, path: str) -> SessionSummary | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        with self._lock:
+            known = self._peeks.get(path)
+        if known is not None and known.size == st.st_size and known.mtime_ns == st.st_mtime_ns:
+            return known.summary
+        summary = peek_session(path)
+        with self._lock:
+            self._peeks[path] = _Peek(st.st_size, st.st_mtime_ns, summary)
+        return summary
+
+
+def session_summary_wire(summary: SessionSummary) -> protocol.SessionSummary:
+    created = summary.timestamp if isinstance(summary.timestamp, str) else None
+    return protocol.SessionSummary(
+        path=summary.path,
+        id=summary.id,
+        cwd=summary.cwd or None,
+        name=summary.name,
+        created=created,
+        modified=summary.mtime_ms / 1000,
+        size=summary.size,
+        entry_count=summary.entry_lines,
+    )
+
+
+def _flat(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def entry_preview(entry: Any) -> str:
+    """One line saying what an entry holds (the text of a message, the summary of a summary, …)."""
+    kind = js_get(entry, "type")
+    if kind == "message":
+        message = js_get(entry, "message")
+        role = js_get(message, "role")
+        if role == "bashExecution":
+            return _flat("!" + js_to_string(js_get(message, "command")))
+        if role in ("branchSummary", "compactionSummary"):
+            return _flat(js_to_string(js_get(message, "summary")))
+        if role == "system":
+            sections = js_get(message, "sections")
+            names = list(sections) if isinstance(sections, dict) else []
+            return "system prompt: " + (", ".join(names) if names else "(no sections)")
+        if role == "assistant":
+            content = js_get(message, "content")
+            text = content_text(content, " ")
+            calls = [
+                js_to_string(js_get(block, "name"))
+                for block in (content if isinstance(content, list) else [])
+                if js_get(block, "type") == "toolCall"
+            ]
+            if calls:
+                text = (text + " " if text else "") + "→ " + ", ".join(calls)
+            return _flat(text)
+        return _flat(content_text(js_get(message, "content"), " "))
+    if kind in ("compaction", "branch_summary"):
+        return _flat(js_to_string(js_get(entry, "summary")))
+    if kind == "model_change":
+        return f"{js_to_string(js_get(entry, 'provider'))}/{js_to_string(js_get(entry, 'modelId'))}"
+    if kind == "thinking_level_change":
+        return f"thinking: {js_to_string(js_get(entry, 'thinkingLevel'))}"
+    if kind in ("label", "context_edit"):
+        return f"→ {js_to_string(js_get(entry, 'targetId'))}"
+    if kind == "custom_message":
+        return _flat(f"{js_to_string(js_get(entry, 'customType'))}: {content_text(js_get(entry, 'content'), ' ')}")
+    if kind == "custom":
+        return js_to_string(js_get(entry, "customType"))
+    if kind == "session_info":
+        return _flat(js_to_string(js_get(entry, "name")))
+    return ""
+
+
+def _id_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if value is None or value is UNDEFINED:
+        return None
+    return js_to_string(value)
+
+
+def session_tree_result(session: SessionFile, leaf_id: str | None = None) -> protocol.SessionTreeResult:
+    """``pi/sessionTree``: every entry as a node (children oldest first), the leaf and its path.
+
+    ``leaf_id`` ``None`` is Pi's leaf (the last entry). Skipped lines and tree repairs are listed
+    in ``problems`` with their line numbers.
+    """
+    tree = session.tree()
+    leaf = leaf_id if leaf_id is not None else _id_text(session.index.leaf_id)
+    active = {
+        id(entry) for entry in build_path(session.entries, leaf if leaf is not None else UNDEFINED, session.index.by_id)
+    }
+    nodes: list[protocol.TreeNode] = []
+    stack: list[TreeNode] = list(reversed(tree.roots))
+    while stack:
+        node = stack.pop()
+        entry = node.entry
+        node_id = _id_text(js_get(entry, "id"))
+        if node_id is not None:
+            message = js_get(entry, "message")
+            role = js_get(message, "role") if js_get(entry, "type") == "message" else None
+            stamp = js_get(entry, "timestamp")
+            nodes.append(
+                protocol.TreeNode(
+                    id=node_id,
+                    parent_id=_id_text(js_get(entry, "parentId")),
+                    type=js_to_string(js_get(entry, "type")),
+                    role=role if isinstance(role, str) else None,
+                    label=node.label,
+                    timestamp=stamp if isinstance(stamp, str) else None,
+                    preview=entry_preview(entry),
+                    children=[c for child in node.children if (c := _id_text(js_get(child.entry, "id"))) is not None],
+                    on_active_path=id(entry) in active,
+                )
+            )
+        stack.extend(reversed(node.children))
+    problems = [f"line {p.line}: {p.reason} ({p.code})" for p in session.problems]
+    problems += [f"line {session.lines[p.index]}: {p.message} ({p.code})" for p in tree.problems]
+    if session.error is not None:
+        problems.insert(0, session.error)
+    roots = [r for root in tree.roots if (r := _id_text(js_get(root.entry, "id"))) is not None]
+    return protocol.SessionTreeResult(session=session.path, leaf_id=leaf, roots=roots, nodes=nodes, problems=problems)
