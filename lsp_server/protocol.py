@@ -37,6 +37,7 @@ SESSION_TREE = "pi/sessionTree"
 CMD_COMPACT = "pi.compact"
 CMD_BRANCH_SUMMARY = "pi.branchSummary"
 CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
+SESSION_CHANGED = "pi/sessionChanged"
 
 EstimatorName = Literal["pi", "weighted", "exact"]
 
@@ -86,10 +87,14 @@ class SystemPromptResult(WireModel):
     cwd: str
     agent_dir: str
     project_trusted: bool
+    trust_reason: str | None = Field(default=None, description="Why the project is (not) trusted, as Pi decides.")
     sections: list[PromptSection]
     rendered: str
     total: TokenCounts
     estimator: EstimatorInfo
+    warnings: list[str] = Field(
+        default_factory=list, description="Pi's warnings while loading (unreadable files, skill problems)."
+    )
 
 
 class SectionChange(WireModel):
@@ -288,17 +293,35 @@ class BranchSummaryArgs(WireModel):
     to_id: str = Field(description="The entry to summarize back to (new position).")
     instructions: str | None = None
     preview_only: bool = False
+    expected_size: int | None = Field(
+        default=None, description="Apply only if the file still has this size (the previewed state)."
+    )
 
 
 class CommandOutcome(WireModel):
     written: bool
     preview_only: bool
     summary: str
-    entry: dict[str, Any] | None = Field(default=None, description="The JSON entry appended (when written).")
+    entry: dict[str, Any] | None = Field(
+        default=None, description="The JSON entry appended (for a preview: the entry that would be appended)."
+    )
     first_kept_entry_id: str | None = None
     tokens_before: int | None = None
     summarizer: str = Field(description="Which summarizer produced it, e.g. 'offline (extractive)'.")
     session_size: int | None = Field(default=None, description="File size the result applies to.")
+    from_preview: bool = Field(
+        default=False,
+        description="The summary of the matching preview was written as shown, without asking the summarizer again.",
+    )
+
+
+class SessionChangedParams(WireModel):
+    """Sent after the server appended to a session, or saw a session it serves change on disk."""
+
+    session: str = Field(description="Path of the session .jsonl file.")
+    reason: Literal["compaction", "branchSummary", "disk"]
+    entry_id: str | None = Field(default=None, description="The entry the server appended (not for disk).")
+    size: int | None = Field(default=None, description="File size after the change.")
 
 
 ALL_MODELS: dict[str, type[WireModel]] = {
@@ -315,6 +338,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,
+    "SessionChangedParams": SessionChangedParams,
 }
 
 

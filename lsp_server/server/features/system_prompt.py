@@ -1,0 +1,27 @@
+"""``pi/systemPrompt``: the system prompt Pi would send for a workspace folder, section by section.
+
+Each section comes with its text, position, token counts (Pi's ``ceil(chars/4)`` and the
+configured estimator) and the files behind it; the answer also has the rendered prompt, the
+totals, trust and Pi's loading warnings. Open buffers count as the files' text. The numbers are
+the ones ``pi-context prompt --json`` prints for the same folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsp_server import protocol
+from lsp_server.server.app import PiLanguageServer
+from lsp_server.server.features._common import parse_params, resolve_folder
+from lsp_server.server.features.prompt_sections import prompt_states
+from lsp_server.workspace.wire import system_prompt_result
+
+
+def register(server: PiLanguageServer) -> None:
+    @server.feature(protocol.SYSTEM_PROMPT)
+    async def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        request = parse_params(protocol.SystemPromptParams, params, protocol.SYSTEM_PROMPT)
+        await ls.wait_ready()
+        cwd = resolve_folder(ls, protocol.SYSTEM_PROMPT, request.workspace_folder, request.cwd)
+        snapshot = await prompt_states(ls).snapshot(cwd)
+        return system_prompt_result(snapshot, ls.path_to_uri).wire()
