@@ -173,6 +173,7 @@ _RULES: list[Rule] = [
             "*": "description exceeds 1024 characters ({length})",
             "agentskills": "Description exceeds 1024 character limit ({length} chars)",
         },
+        fix="trim-description",
     ),
     Rule(
         "skill/description-angle-brackets",
@@ -315,6 +316,7 @@ _RULES: list[Rule] = [
         "The spec defines compatibility as a short string.",
         _sev(None, E, None, None),
         {"*": "Field 'compatibility' must be a string"},
+        fix="quote-value",
     ),
     Rule(
         "skill/compatibility-too-long",
@@ -322,6 +324,7 @@ _RULES: list[Rule] = [
         "The spec limits compatibility to 500 characters.",
         _sev(None, E, None, None),
         {"*": "Compatibility exceeds 500 character limit ({length} chars)"},
+        fix="trim-compatibility",
     ),
     Rule(
         "skill/unreachable",

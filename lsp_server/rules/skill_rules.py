@@ -213,7 +213,8 @@ class _SkillChecker:
         assert isinstance(value, str)
         length = len(value) if self.profile == "agentskills" else js_len(value)
         if length > MAX_DESCRIPTION_LENGTH:
-            self.em.emit("skill/description-too-long", where, {"length": length}, {"limit": MAX_DESCRIPTION_LENGTH})
+            data = {"fix": "trim-description", "limit": MAX_DESCRIPTION_LENGTH}
+            self.em.emit("skill/description-too-long", where, {"length": length}, data)
         if "<" in value or ">" in value:
             self.em.emit("skill/description-angle-brackets", where)
 
@@ -335,9 +336,10 @@ class _SkillChecker:
             return
         value = data.get("compatibility")
         if not isinstance(value, str):
-            self.em.emit("skill/compatibility-not-string", located.value_range)
+            self.em.emit("skill/compatibility-not-string", located.value_range, data={"fix": "quote-value"})
         elif len(value) > MAX_COMPATIBILITY_LENGTH:
-            self.em.emit("skill/compatibility-too-long", located.value_range, {"length": len(value)})
+            data = {"fix": "trim-compatibility", "limit": MAX_COMPATIBILITY_LENGTH}
+            self.em.emit("skill/compatibility-too-long", located.value_range, {"length": len(value)}, data)
 
     def check_invocation(self, fm: Frontmatter, data: dict[str, Any]) -> None:
         if self.profile in ("claude-code", "vscode"):
