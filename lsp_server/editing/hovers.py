@@ -17,7 +17,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from lsp_server.context.context_files import choose_context_file
 from lsp_server.context.frontmatter import FieldLocation, Frontmatter, parse_frontmatter
+from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.skills import SkillFileResult, load_skill_from_text, validate_name
 from lsp_server.context.yaml12 import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
@@ -213,3 +215,39 @@ def _value_is_there(located: FieldLocation) -> bool:
     """An empty value's range sits at the next line's start: hovering there is not hovering the value."""
     node = located.node
     return not (isinstance(node, ScalarNode) and node.source == "" and node.style is None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Context files: which candidate Pi takes in this folder
+
+
+_STATUS = {
+    "chosen": "used",
+    "outranked": "ignored: an earlier name wins",
+    "not-a-file": "skipped: not a regular file",
+    "unreadable": "skipped: cannot be read",
+}
+
+
+def context_file_hover(path: str, text: str, position: Position) -> HoverInfo | None:
+    """On a context file's first line: the candidate Pi takes in this folder, and this file's cost."""
+    if position.line != 0:
+        return None
+    choice = choose_context_file(os.path.dirname(path))
+    name = os.path.basename(path)
+    chosen = choice.chosen.path if choice.chosen is not None else None
+    if chosen is not None and os.path.basename(chosen) == name:
+        tokens = pi_tokens_for_chars(js_len(text.lstrip("\ufeff")))
+        verdict = f"Pi takes this file for its folder: about {tokens} tokens in every request (Pi's estimate)."
+    elif chosen is not None:
+        verdict = f"Pi ignores this file: `{os.path.basename(chosen)}` in the same folder comes first."
+    else:
+        verdict = "Pi takes no file in this folder (none of the candidates can be read)."
+    lines = [f"**`{name}`** · context file", "", verdict, "", "Pi takes the first regular, readable file of:"]
+    statuses = {candidate.name: candidate.status for candidate in choice.candidates}
+    for candidate in CONTEXT_FILE_CANDIDATES:
+        status = statuses.get(candidate)
+        shown = _STATUS[status] if status is not None else "absent"
+        lines.append(f"- `{candidate}`: {shown}")
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    return HoverInfo(Range(Position(0, 0), Position(0, len(first_line))), "\n".join(lines))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_server.editing.hovers import HoverInfo, hover_at, to_plaintext
+from lsp_server.editing.hovers import HoverInfo, context_file_hover, hover_at, to_plaintext
 from lsp_server.findings import Position, Range
 from tests.editing.conftest import Skills
 
@@ -92,3 +92,24 @@ def test_an_empty_value_is_not_hovered_on_the_next_line(skills: Skills) -> None:
     text = "---\nname:\ndescription: d\n---\n"
     info = hover(skills, text, 2, 0)
     assert info.markdown.startswith("**`description`**")
+
+
+def test_a_context_file_that_wins_its_folder_shows_its_cost(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("# Rules\nabcd\n")
+    (tmp_path / "CLAUDE.md").write_text("x")
+    info = context_file_hover(str(tmp_path / "AGENTS.md"), "# Rules\nabcd\n", Position(0, 3))
+    assert info is not None and info.range == Range(Position(0, 0), Position(0, 7))
+    assert "Pi takes this file for its folder: about 4 tokens in every request" in info.markdown
+    assert "- `AGENTS.md`: used\n- `AGENTS.MD`: absent\n- `CLAUDE.md`: ignored: an earlier name wins" in info.markdown
+
+
+def test_a_shadowed_context_file_names_the_winner(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("a")
+    (tmp_path / "CLAUDE.md").write_text("b")
+    info = context_file_hover(str(tmp_path / "CLAUDE.md"), "b", Position(0, 0))
+    assert info is not None and "Pi ignores this file: `AGENTS.md` in the same folder comes first." in info.markdown
+
+
+def test_a_context_file_has_a_hover_on_its_first_line_only(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("a\nb\n")
+    assert context_file_hover(str(tmp_path / "AGENTS.md"), "a\nb\n", Position(1, 0)) is None

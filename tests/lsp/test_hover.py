@@ -77,3 +77,11 @@ async def test_a_plaintext_client_gets_plain_text(launch: Launch) -> None:
 async def test_no_hover_in_the_body(launch: Launch) -> None:
     session = await launch("visual-studio-code")
     assert await hover(session, TEXT, 4, 1) is None
+
+
+async def test_hover_on_a_context_files_first_line_shows_which_candidate_pi_takes(launch: Launch) -> None:
+    session = await launch("neovim")
+    session.workspace.write("CLAUDE.md", "# Claude\n")
+    value = markup(await hover(session, "# Agents\n", 0, 2, path="AGENTS.md")).value
+    assert value.startswith("**`AGENTS.md`** · context file\n\nPi takes this file for its folder")
+    assert "- `CLAUDE.md`: ignored: an earlier name wins" in value

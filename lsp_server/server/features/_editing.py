@@ -24,7 +24,7 @@ from lsp_server.server.app import PiLanguageServer
 
 @dataclass(frozen=True)
 class SkillSource:
-    """A skill file's current text, with what is needed to talk positions with the client."""
+    """A file's current text (a skill file, for most features), with positions to and from the client."""
 
     uri: str
     path: str
@@ -57,17 +57,27 @@ class SkillSource:
         return self.index.lines()
 
 
-def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
-    """The skill file behind ``uri`` (a SKILL.md or a loose skill .md), or None for anything else."""
+def read_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
+    """The current text of the file behind a ``file:`` URI (buffer, else disk), or None."""
     path = ls.uri_to_path(uri)
-    if path is None or os.path.basename(path) in CONTEXT_FILE_CANDIDATES:
-        return None
-    if not ls.checker.wants(path, ls.settings):
+    if path is None:
         return None
     source = ls.documents.read(path)
     if source.text is None:
         return None
     return SkillSource(uri, path, source.text, source.version, LineIndex(source.text), ls.workspace.position_codec)
+
+
+def is_context_file(path: str) -> bool:
+    return os.path.basename(path) in CONTEXT_FILE_CANDIDATES
+
+
+def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
+    """The skill file behind ``uri`` (a SKILL.md or a loose skill .md), or None for anything else."""
+    path = ls.uri_to_path(uri)
+    if path is None or is_context_file(path) or not ls.checker.wants(path, ls.settings):
+        return None
+    return read_source(ls, uri)
 
 
 def profile_of(ls: PiLanguageServer) -> str:

@@ -1,24 +1,32 @@
-"""``textDocument/hover`` on SKILL.md frontmatter keys and values.
+"""``textDocument/hover`` on SKILL.md frontmatter keys and values, and on a context file's first line.
 
-The content comes from :func:`lsp_server.editing.hovers.hover_at` (what the key does, which agents
-honour it and how, the value's length against its limit, and what Pi makes of this file); it is
-sent as Markdown when the client renders it, as plain text otherwise.
+The content comes from :mod:`lsp_server.editing.hovers`: for a skill, what the key does, which
+agents honour it and how, the value's length against its limit, and what Pi makes of this file;
+for AGENTS.md / CLAUDE.md, which candidate Pi takes in that folder. It is sent as Markdown when
+the client renders it, as plain text otherwise.
 """
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from lsp_server.editing.hovers import hover_at
+from lsp_server.editing.hovers import context_file_hover, hover_at
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.features._editing import markup_kind, profile_of, skill_source
+from lsp_server.server.features._editing import is_context_file, markup_kind, profile_of, read_source, skill_source
 
 
 def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    source = skill_source(ls, params.text_document.uri)
+    uri = params.text_document.uri
+    path = ls.uri_to_path(uri)
+    context = path is not None and is_context_file(path)
+    source = read_source(ls, uri) if context else skill_source(ls, uri)
     if source is None:
         return None
-    info = hover_at(source.path, source.text, source.from_client(params.position), profile_of(ls))
+    position = source.from_client(params.position)
+    if context:
+        info = context_file_hover(source.path, source.text, position)
+    else:
+        info = hover_at(source.path, source.text, position, profile_of(ls))
     if info is None:
         return None
     capabilities = ls.protocol.client_capabilities.text_document
