@@ -119,6 +119,7 @@ class _Document:
         self.folder = os.path.basename(self.folder_path)
         self.declared = os.path.basename(path) == SKILL_FILE_NAME
         self.findings = check_skill_text(path, text, profile, thresholds=thresholds).findings
+        self._after: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
     # -- locating -------------------------------------------------------------------------------
 
@@ -171,13 +172,21 @@ class _Document:
     def count(self, findings: Iterable[Finding], code: str) -> int:
         return sum(1 for finding in findings if finding.code == code)
 
+    def after(self, fix: Fix) -> tuple[Finding, ...]:
+        """The findings once ``fix`` is applied (checked once per distinct change)."""
+        cached = self._after.get(fix.identity)
+        if cached is None:
+            text = apply_edits(self.text, fix.edits) if fix.edits else self.text
+            path = self.path
+            if fix.rename is not None:
+                path = os.path.join(fix.rename.new_path, os.path.basename(self.path))
+            cached = check_skill_text(path, text, self.profile, thresholds=self.thresholds).findings
+            self._after[fix.identity] = cached
+        return cached
+
     def verified(self, fix: Fix) -> bool:
         """Whether applying ``fix`` makes its rule report less (nothing, for a fix-all) and keeps the YAML valid."""
-        text = apply_edits(self.text, fix.edits) if fix.edits else self.text
-        path = self.path
-        if fix.rename is not None:
-            path = os.path.join(fix.rename.new_path, os.path.basename(self.path))
-        after = check_skill_text(path, text, self.profile, thresholds=self.thresholds).findings
+        after = self.after(fix)
         if self.count(after, "skill/yaml-error") > self.count(self.findings, "skill/yaml-error"):
             return False
         answered = {finding.code for finding in fix.findings}
