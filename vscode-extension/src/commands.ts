@@ -182,10 +182,11 @@ async function branchSummary(c: CommandContext, target?: string): Promise<void> 
   if (!preview || !(await showPreviewAndConfirm(c, 'branch', preview, session))) {
     return;
   }
-  const applied = await runLong<CommandOutcome>(c, 'Appending the branch summary', Methods.CMD_BRANCH_SUMMARY, {
-    ...args,
-    previewOnly: false,
-  });
+  const apply: BranchSummaryArgs = { ...args, previewOnly: false };
+  if (typeof preview.sessionSize === 'number') {
+    apply.expectedSize = preview.sessionSize;
+  }
+  const applied = await runLong<CommandOutcome>(c, 'Appending the branch summary', Methods.CMD_BRANCH_SUMMARY, apply);
   await finish(c, 'branch', applied, session);
 }
 

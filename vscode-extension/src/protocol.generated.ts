@@ -11,6 +11,7 @@ export const Methods = {
   PROJECTED_REQUEST: "pi/projectedRequest",
   PROMPT_SECTIONS_CHANGED: "pi/promptSectionsChanged",
   SESSIONS: "pi/sessions",
+  SESSION_CHANGED: "pi/sessionChanged",
   SESSION_TREE: "pi/sessionTree",
   SYSTEM_PROMPT: "pi/systemPrompt",
 } as const;
@@ -23,6 +24,8 @@ export interface BranchSummaryArgs {
   toId: string;
   instructions?: string | null;
   previewOnly?: boolean;
+  /** Apply only if the file still has this size (the previewed state). */
+  expectedSize?: number | null;
 }
 
 export interface Breakdown {
@@ -54,7 +57,7 @@ export interface CommandOutcome {
   written: boolean;
   previewOnly: boolean;
   summary: string;
-  /** The JSON entry appended (when written). */
+  /** The JSON entry appended (for a preview: the entry that would be appended). */
   entry?: Record<string, unknown> | null;
   firstKeptEntryId?: string | null;
   tokensBefore?: number | null;
@@ -62,6 +65,8 @@ export interface CommandOutcome {
   summarizer: string;
   /** File size the result applies to. */
   sessionSize?: number | null;
+  /** The summary of the matching preview was written as shown, without asking the summarizer again. */
+  fromPreview?: boolean;
 }
 
 export interface CompactArgs {
@@ -207,6 +212,17 @@ export interface SectionSource {
   uri?: string | null;
 }
 
+/** Sent after the server appended to a session, or saw a session it serves change on disk. */
+export interface SessionChangedParams {
+  /** Path of the session .jsonl file. */
+  session: string;
+  reason: "compaction" | "branchSummary" | "disk";
+  /** The entry the server appended (not for disk). */
+  entryId?: string | null;
+  /** File size after the change. */
+  size?: number | null;
+}
+
 export interface SessionRef {
   /** Path of the session .jsonl file. */
   session: string;
@@ -258,10 +274,14 @@ export interface SystemPromptResult {
   cwd: string;
   agentDir: string;
   projectTrusted: boolean;
+  /** Why the project is (not) trusted, as Pi decides. */
+  trustReason?: string | null;
   sections: PromptSection[];
   rendered: string;
   total: TokenCounts;
   estimator: EstimatorInfo;
+  /** Pi's warnings while loading (unreadable files, skill problems). */
+  warnings?: string[];
 }
 
 /** A count by Pi's own heuristic (ceil(UTF-16 length / 4)) and by the configured estimator. */

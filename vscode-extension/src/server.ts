@@ -30,6 +30,7 @@ import {
   type PromptSectionsChangedParams,
   type SessionRef,
   type SessionsParams,
+  type SessionChangedParams,
   type SessionsResult,
   type SessionTreeResult,
   type SystemPromptParams,
@@ -176,6 +177,9 @@ export class ServerManager implements vscode.Disposable {
       }),
       client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
         void this.store.onSectionsChanged(params);
+      }),
+      client.onNotification(Methods.SESSION_CHANGED, (params: SessionChangedParams) => {
+        void this.store.onSessionChanged(params);
       }),
     );
     this.client = client;

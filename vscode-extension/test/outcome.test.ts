@@ -27,9 +27,10 @@ test('the confirmation names the summarizer and the size of the summary', () => 
   );
 });
 
-test('the applied message names the new entry when the server returns it', () => {
+test('the applied message names the new entry and says whether it is the previewed summary', () => {
   assert.equal(
-    appliedText('compaction', { ...outcome, written: true, entry: { id: 'e9' } }, 's.jsonl'),
-    'Compaction appended to s.jsonl as entry e9.',
+    appliedText('compaction', { ...outcome, written: true, entry: { id: 'e9' }, fromPreview: true }, 's.jsonl'),
+    'Compaction appended to s.jsonl as entry e9 (the previewed summary).',
   );
+  assert.match(appliedText('branch', { ...outcome, written: true }, 's.jsonl'), /summarized again/);
 });

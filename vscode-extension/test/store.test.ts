@@ -167,3 +167,18 @@ test('the diff of a change can be opened as soon as the rows are highlighted', a
   assert.equal(store.diffs[0], diff);
   assert.equal(diff.renderedAfter, 'new');
 });
+
+test('a change of the current session refreshes its views, a change of another only the list', async () => {
+  const server = new FakeServer();
+  const store = storeWith(server);
+  await store.refreshAll();
+  server.asked = [];
+  await store.onSessionChanged({ session: '/s/old.jsonl', reason: 'disk' });
+  assert.deepEqual(
+    server.asked.map(([m]) => m),
+    ['pi/sessions'],
+  );
+  server.asked = [];
+  await store.onSessionChanged({ session: '/s/new.jsonl', reason: 'compaction', entryId: 'e1', size: 10 });
+  assert.deepEqual(server.asked.map(([m]) => m).sort(), ['pi/contextBudget', 'pi/projectedRequest', 'pi/sessionTree', 'pi/sessions']);
+});

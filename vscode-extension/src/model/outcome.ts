@@ -40,7 +40,8 @@ export function confirmText(kind: SummaryKind, outcome: CommandOutcome, sessionN
 
 export function appliedText(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
   const id = outcome.entry && typeof outcome.entry.id === 'string' ? ` as entry ${outcome.entry.id}` : '';
-  return kind === 'compaction'
-    ? `Compaction appended to ${sessionName}${id}.`
-    : `Branch summary appended to ${sessionName}${id}.`;
+  const what = kind === 'compaction' ? 'Compaction' : 'Branch summary';
+  // fromPreview: the server wrote the summary the user read; otherwise it had to ask the summarizer again.
+  const which = outcome.fromPreview ? ' (the previewed summary)' : ' (summarized again: the preview could not be reused)';
+  return `${what} appended to ${sessionName}${id}${which}.`;
 }

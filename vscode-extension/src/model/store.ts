@@ -10,6 +10,7 @@ import type {
   ContextBudgetResult,
   ProjectedRequestResult,
   PromptSectionsChangedParams,
+  SessionChangedParams,
   SessionRef,
   SessionsParams,
   SessionsResult,
@@ -171,6 +172,18 @@ export class ContextStore {
     return diff;
   }
 
+  /**
+   * `pi/sessionChanged`: the server appended to a session or saw one change on disk. Only the
+   * current session's views depend on its content; any session changes the list (sizes, order).
+   */
+  async onSessionChanged(params: SessionChangedParams): Promise<void> {
+    if (params.session === this.session) {
+      await this.refreshSession();
+    } else {
+      await this.refreshSessions();
+    }
+  }
+
   diffById(id: number): PromptDiff | undefined {
     return this.diffs.find((d) => d.id === id);
   }
@@ -265,6 +278,8 @@ export class ContextStore {
       sections: this.prompt ? sectionRows(this.prompt, this.lastChange, choice, this.promptBefore) : [],
       sectionsStatus: this.status.prompt,
       promptTokens: this.prompt ? (choice === 'pi' ? this.prompt.total.pi : this.prompt.total.estimate) : null,
+      trust: this.prompt ? { trusted: this.prompt.projectTrusted, reason: this.prompt.trustReason ?? null } : null,
+      promptWarnings: this.prompt?.warnings ?? [],
       lastChange,
       request:
         this.request && this.session

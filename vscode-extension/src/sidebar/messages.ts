@@ -97,6 +97,10 @@ export interface SidebarView {
   sections: SectionRow[];
   sectionsStatus: PartStatus;
   promptTokens: number | null;
+  /** Whether the project's .pi/ files count, and why (Pi's decision or the override). */
+  trust: { trusted: boolean; reason: string | null } | null;
+  /** Pi's warnings while loading the prompt's files. */
+  promptWarnings: string[];
   lastChange: ChangeSummary | null;
   request: RequestView | null;
   requestStatus: PartStatus;

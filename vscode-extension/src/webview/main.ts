@@ -288,7 +288,18 @@ function sectionsPart(view: SidebarView): HTMLElement {
   for (const row of view.sections) {
     list.append(sectionItem(row));
   }
-  return part('sections', 'System prompt', subtitle, tools, change, list);
+  const trust = view.trust
+    ? h(
+        'p',
+        { class: 'muted trust', attrs: { title: view.trust.reason ?? '' } },
+        view.trust.trusted ? "Project trusted: its .pi/ files count." : "Project not trusted: its .pi/ prompt files and settings are ignored.",
+        view.trust.reason ? ` (${view.trust.reason})` : '',
+      )
+    : null;
+  const warnings = view.promptWarnings.length
+    ? h('ul', { class: 'banner warning problems', attrs: { role: 'alert' } }, ...view.promptWarnings.map((w) => h('li', null, w)))
+    : null;
+  return part('sections', 'System prompt', subtitle, tools, change, warnings, list, trust);
 }
 
 function sectionItem(row: SectionRow): HTMLElement {
