@@ -335,3 +335,10 @@ async def test_the_requested_range_selects_the_findings_fixed(launch: Launch) ->
     result = await session.client.text_document_code_action_async(params)
     titles = [a.title for a in result or [] if isinstance(a, types.CodeAction)]
     assert titles == ["Lowercase the name: 'pdf'"]
+
+
+async def test_the_server_advertises_quick_fixes(launch: Launch) -> None:
+    session = await launch("visual-studio-code")
+    provider = session.initialize_result.capabilities.code_action_provider
+    assert isinstance(provider, types.CodeActionOptions)
+    assert list(provider.code_action_kinds or []) == [types.CodeActionKind.QuickFix]
