@@ -185,6 +185,15 @@ class Job:
     context_window: int | None = None
     reserve_tokens: float = 0
 
+    def describe(self) -> str:
+        """One line for the progress UI: what will be summarized."""
+        if self.compaction is not None:
+            prep = self.compaction.preparation
+            count = len(prep.messages_to_summarize) + len(prep.turn_prefix_messages)
+            return f"{count} messages to summarize, keeping from {prep.first_kept_entry_id}"
+        assert self.branch is not None
+        return f"{len(self.branch.collection.entries)} entries on the branch left"
+
 
 @dataclass(frozen=True)
 class JobResult:
