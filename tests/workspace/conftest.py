@@ -1,0 +1,47 @@
+"""A project folder, a HOME and an agent dir under ``tmp_path``, with the process environment to match."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lsp_server.workspace.prompt_state import PromptConfig, PromptSnapshot, SkillCache, build_snapshot
+
+
+@dataclass
+class Project:
+    root: Path
+    home: Path
+    agent_dir: Path
+
+    def write(self, relative: str, text: str, base: Path | None = None) -> Path:
+        path = (base or self.root) / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def config(self, **changes: object) -> PromptConfig:
+        values: dict[str, object] = {"cwd": str(self.root), "agent_dir": str(self.agent_dir), "home": str(self.home)}
+        values.update(changes)
+        return PromptConfig(**values)  # type: ignore[arg-type]
+
+    def build(self, skills: SkillCache | None = None, **changes: object) -> PromptSnapshot:
+        return build_snapshot(self.config(**changes), skills=skills)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    root, home = tmp_path / "proj", tmp_path / "home"
+    agent_dir = home / ".pi" / "agent"
+    root.mkdir()
+    agent_dir.mkdir(parents=True)
+    for key in [k for k in __import__("os").environ if k.startswith("PI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    return Project(root, home, agent_dir)
+
+
+Build = Callable[..., PromptSnapshot]
