@@ -93,3 +93,41 @@ def test_neovim_shows_the_diagnostics_of_a_broken_skill(tmp_path: Path) -> None:
     assert (missing["severity"], missing["message"], missing["source"]) == (2, "description is required", "pi-context")
     state = run.step("command", "pi.debug.state")["result"]
     assert state["stats"]["lastVersion"][str(skill)] > 0  # the edited buffer (opened as version 0) was re-checked
+
+
+def test_neovim_prints_a_broken_skills_diagnostics_and_previews_a_compaction(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    skill = root / ".pi" / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: Demo_Skill\n---\n# Demo\n", encoding="utf-8")
+    session = tmp_path / "session.jsonl"
+    session.write_bytes(
+        (Path(__file__).resolve().parents[3] / "examples" / "sessions" / "inventory-fix.jsonl").read_bytes()
+    )
+    original = session.read_bytes()
+    run = run_plan(
+        tmp_path,
+        root,
+        steps=[
+            {"op": "open", "file": ".pi/skills/demo/SKILL.md"},
+            {"op": "wait_diagnostics", "file": ".pi/skills/demo/SKILL.md", "min": 2},
+            {"op": "command", "name": "pi.compact", "arguments": [{"session": str(session), "previewOnly": True}]},
+            {"op": "request", "method": "pi/systemPrompt", "params": {}},
+        ],
+    )
+    assert run.report["ok"], run.report
+    diagnostics = run.step("wait_diagnostics")["result"]
+    for diagnostic in diagnostics:  # what the real client received, for the test log (pytest -s)
+        start = diagnostic["range"]["start"]
+        print(f"SKILL.md:{start['line'] + 1}:{start['character'] + 1}: {diagnostic['code']}: {diagnostic['message']}")
+    codes = sorted(d["code"] for d in diagnostics)
+    assert "skill/description-missing" in codes and "skill/name-invalid-chars" in codes
+    preview = run.step("command", "pi.compact")["result"]
+    print(f"pi.compact preview ({preview['summarizer']}), first kept {preview['firstKeptEntryId']}:")
+    print(preview["summary"][:400])
+    assert (preview["written"], preview["previewOnly"]) == (False, True)
+    assert preview["entry"]["type"] == "compaction" and preview["summary"]
+    assert preview["sessionSize"] == len(original)
+    assert session.read_bytes() == original
+    prompt = run.step("request", "pi/systemPrompt")["result"]
+    assert prompt["cwd"] == str(root)
