@@ -149,7 +149,7 @@ class SessionsResult(WireModel):
 
 class TreeNode(WireModel):
     id: str
-    parent_id: str | None
+    parent_id: str | None = Field(default=None, description="Absent for a root.")
     type: str
     role: str | None = None
     label: str | None = None
@@ -161,7 +161,7 @@ class TreeNode(WireModel):
 
 class SessionTreeResult(WireModel):
     session: str
-    leaf_id: str | None
+    leaf_id: str | None = Field(default=None, description="Absent for a session without entries.")
     roots: list[str]
     nodes: list[TreeNode]
     problems: list[str] = Field(default_factory=list, description="Skipped lines etc., with line numbers.")
@@ -264,7 +264,7 @@ class ProjectedMessage(WireModel):
 
 class ProjectedRequestResult(WireModel):
     session: str
-    leaf_id: str | None
+    leaf_id: str | None = Field(default=None, description="Absent for a session without entries.")
     system: SystemPromptResult
     messages: list[ProjectedMessage]
     thinking_level: str

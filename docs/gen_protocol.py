@@ -1,0 +1,431 @@
+"""Generate ``docs/protocol.md`` from the protocol models and real examples.
+
+Two steps, both from the repository root with the project's venv active::
+
+    python docs/gen_protocol.py --examples   # run the real server on a sample workspace, record
+                                             # one exchange per method in docs/protocol-examples.json
+    python docs/gen_protocol.py              # write docs/protocol.md (schemas + recorded examples)
+    python docs/gen_protocol.py --check      # exit 1 when docs/protocol.md is stale
+
+The page is a function of ``lsp_server/protocol.py`` (field tables and JSON schemas) and of the
+committed examples, so ``tests/lsp/test_protocol_doc.py`` can check that the committed page is
+current and that every example still validates against its model. Examples are recorded over
+stdio from ``examples/workspace`` and ``examples/sessions/inventory-fix.jsonl`` copied to a
+temporary home; paths are rewritten to ``/home/user/...`` and long values abridged (strings cut
+with ``…``, lists cut with a ``"… N more"`` marker), so the page stays readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lsp_server import protocol  # noqa: E402
+
+DOC = ROOT / "docs" / "protocol.md"
+EXAMPLES = ROOT / "docs" / "protocol-examples.json"
+MAX_STRING = 240
+MAX_ITEMS = 8
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    kind: str  # "request", "notification", "command"
+    direction: str
+    params: str | None  # model name in protocol.ALL_MODELS
+    result: str | None
+    summary: str
+
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        protocol.SYSTEM_PROMPT,
+        "request",
+        "client → server",
+        "SystemPromptParams",
+        "SystemPromptResult",
+        "The system prompt Pi would send for a workspace folder (cwd = the folder): each section with its text, "
+        "position, token counts (Pi's `ceil(chars/4)` and the configured estimator) and source files; the rendered "
+        "prompt; totals; trust and Pi's loading warnings. Open buffers count as the files' text. The numbers are "
+        "those of `pi-context prompt --json`.",
+    ),
+    Method(
+        protocol.PROMPT_SECTIONS_CHANGED,
+        "notification",
+        "server → client",
+        "PromptSectionsChangedParams",
+        None,
+        "Sent when a context source was saved, changed on disk, or closed unsaved (AGENTS/CLAUDE files on the "
+        "folder's ancestor chain or in the agent dir, SYSTEM.md, APPEND_SYSTEM.md, skills, settings, the trust "
+        "store), or a setting changed, **and** the folder's section map differs from the one last sent. `patch` is "
+        "Pi's (changed sections in prompt order, removed ones as `null`); each change has its token counts before "
+        "and after with both counters; `renderedUpdate` is the patch as Pi renders a mid-conversation system "
+        "message. Never sent when nothing changed.",
+    ),
+    Method(
+        protocol.CONTEXT_BUDGET,
+        "request",
+        "client → server",
+        "ContextBudgetParams",
+        "ContextBudgetResult",
+        "The context budget of a session (at its leaf, or `leafId`), or of the system prompt alone without "
+        "`session`: Pi's context tokens, threshold and `shouldCompact`, and two breakdowns (Pi's estimate and "
+        "the configured estimator) that add up to the window. See [budget.md](budget.md). The numbers are those of "
+        "`pi-context session --json`.",
+    ),
+    Method(
+        protocol.PROJECTED_REQUEST,
+        "request",
+        "client → server",
+        "SessionRef",
+        "ProjectedRequestResult",
+        "What the model would receive next for a session: the system prompt (the session's stored prompt, else "
+        "the workspace's) and every message after Pi's conversion, each with token counts.",
+    ),
+    Method(
+        protocol.SESSIONS,
+        "request",
+        "client → server",
+        "SessionsParams",
+        "SessionsResult",
+        "The sessions of a folder's cwd in Pi's session folder (`sessionDir`, `$PI_CODING_AGENT_SESSION_DIR` or "
+        "`<agentDir>/sessions/--<cwd>--`), newest modification first.",
+    ),
+    Method(
+        protocol.SESSION_TREE,
+        "request",
+        "client → server",
+        "SessionRef",
+        "SessionTreeResult",
+        "Every entry of a session as a tree node (children oldest first), labels, the leaf (Pi's: the last entry, "
+        "or `leafId`) and the path to it; skipped lines and tree repairs in `problems`. A session that grows is "
+        "read from where the last request stopped.",
+    ),
+    Method(
+        protocol.SESSION_CHANGED,
+        "notification",
+        "server → client",
+        "SessionChangedParams",
+        None,
+        "Sent after `pi.compact` or `pi.branchSummary` appended an entry, and when the watcher sees a change to a "
+        "session the client asked about, so views can ask again.",
+    ),
+    Method(
+        protocol.CMD_COMPACT,
+        "command",
+        "client → server (`workspace/executeCommand`, one argument)",
+        "CompactArgs",
+        "CommandOutcome",
+        "Compact a session as Pi's `/compact` does: reports `$/progress` (planning, each summary call with the "
+        "characters received, writing), cancellable from the progress UI and with `$/cancelRequest` (answer "
+        "`-32800`). `previewOnly` writes nothing; applying with the preview's `expectedSize` writes the previewed "
+        "summary without asking the summarizer again (`fromPreview`), and refuses if the file changed. Failures "
+        "(the model's error, nothing to compact, the file grew) answer `-32803` RequestFailed and write nothing.",
+    ),
+    Method(
+        protocol.CMD_BRANCH_SUMMARY,
+        "command",
+        "client → server (`workspace/executeCommand`, one argument)",
+        "BranchSummaryArgs",
+        "CommandOutcome",
+        "Summarize the branch left when moving from `fromId` to `toId` (Pi's `/tree` with a summary) and append "
+        "the `branch_summary` entry where Pi puts it. Progress, cancellation, previews and failures as for "
+        "`pi.compact`.",
+    ),
+    Method(
+        protocol.CMD_RELOAD_WORKSPACE,
+        "command",
+        "client → server (`workspace/executeCommand`, no argument)",
+        None,
+        None,
+        "Restart the watcher, re-check every file and rebuild the prompts; answers "
+        '`{"roots": [...], "watching": [...], "files": n}`.',
+    ),
+)
+
+ERRORS = (
+    (
+        "`-32602` InvalidParams",
+        "params do not match the model (`pi/sessionTree: session: Field required`), an unknown workspace folder, a "
+        "session file that does not exist or is not a Pi session, an unknown `leafId`",
+    ),
+    (
+        "`-32803` RequestFailed",
+        "a command that could not be carried out: the summarizer failed, nothing to compact, the file changed since "
+        "it was read or previewed; nothing was written",
+    ),
+    (
+        "`-32800` RequestCancelled",
+        "a command cancelled from the progress UI or with `$/cancelRequest`; nothing was written",
+    ),
+    ("`-32603` InternalError", "a bug: the message names the exception, the server log has the traceback"),
+)
+
+
+# --- schema to text ------------------------------------------------------------------------------
+
+
+def type_of(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name.lower()})"
+    if "anyOf" in schema:
+        return " \\| ".join(type_of(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return " \\| ".join(f'`"{value}"`' for value in schema["enum"])
+    if "const" in schema:
+        return f'`"{schema["const"]}"`'
+    kind = schema.get("type")
+    if kind == "array":
+        return f"{type_of(schema.get('items', {}))}[]"
+    if kind == "object":
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            return f"{{[key: string]: {type_of(extra)}}}"
+        return "object"
+    return {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "null": "null"}.get(
+        str(kind), "any"
+    )
+
+
+def field_table(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    rows = ["| field | type | required | description |", "| --- | --- | --- | --- |"]
+    for name, prop in schema.get("properties", {}).items():
+        description = " ".join(str(prop.get("description", "")).split()).replace("|", "\\|")
+        default = prop.get("default")
+        if name not in required and default not in (None, [], {}):
+            description = (description + f" Default `{json.dumps(default)}`.").strip()
+        rows.append(f"| `{name}` | {type_of(prop)} | {'yes' if name in required else 'no'} | {description} |")
+    return "\n".join(rows)
+
+
+def definitions() -> dict[str, dict[str, Any]]:
+    """Every model and nested definition once, by name."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, schema in protocol.json_schemas().items():
+        for inner, body in schema.get("$defs", {}).items():
+            found.setdefault(inner, body)
+        found[name] = {key: value for key, value in schema.items() if key != "$defs"}
+    return found
+
+
+def _json_block(value: Any) -> str:
+    return "```json\n" + json.dumps(value, indent=2, ensure_ascii=False) + "\n```"
+
+
+def render(examples: dict[str, Any] | None = None) -> str:
+    """The whole page (deterministic: a function of the models and the examples)."""
+    examples = examples if examples is not None else json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    defs = definitions()
+    schemas = protocol.json_schemas()
+    out = [
+        "# The pi-context protocol",
+        "",
+        "<!-- GENERATED by docs/gen_protocol.py from lsp_server/protocol.py and docs/protocol-examples.json. "
+        "Do not edit. -->",
+        "",
+        "The custom methods of the pi-context language server, beyond standard LSP. Payloads are the pydantic models "
+        "of `lsp_server/protocol.py`: field names are camelCase on the wire, unknown keys in params are rejected, "
+        "and a field whose value is `null` is left out of what the server sends. The VS Code extension's TypeScript "
+        "types are generated from the same models (`vscode-extension/scripts/gen_protocol.py`).",
+        "",
+        "Examples are real exchanges with the server on `examples/workspace` and "
+        "`examples/sessions/inventory-fix.jsonl` (paths rewritten to `/home/user/...`; long strings and lists "
+        "abridged with `…`).",
+        "",
+        "| method | kind | direction | params | result |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for method in METHODS:
+        params = f"[{method.params}](#{method.params.lower()})" if method.params else "—"
+        result = f"[{method.result}](#{method.result.lower()})" if method.result else "—"
+        anchor = method.name.replace("/", "").replace(".", "").lower()
+        out.append(f"| [`{method.name}`](#{anchor}) | {method.kind} | {method.direction} | {params} | {result} |")
+    out += [
+        "",
+        "Standard features with pi-context content: **code lenses** at the top of AGENTS.md, CLAUDE.md, SYSTEM.md, "
+        "APPEND_SYSTEM.md and SKILL.md (the file's place and cost in the assembled prompt, e.g. "
+        "`project_context #2 of 3, ~1,234 tokens (Pi: 1,300)`, or `not loaded: shadowed by AGENTS.override.md`; "
+        "text only, the command id is empty) and **document symbols** (the file's `#` headings, each with the tokens "
+        "of its section as `detail`). The server asks for `workspace/codeLens/refresh` after a prompt change when "
+        "the client supports it.",
+        "",
+        "## Errors",
+        "",
+        "| code | when |",
+        "| --- | --- |",
+        *(f"| {code} | {when} |" for code, when in ERRORS),
+        "",
+    ]
+    for method in METHODS:
+        out += [f"## `{method.name}`", "", f"*{method.kind}, {method.direction}*", "", method.summary, ""]
+        for label, model in (("Params", method.params), ("Result", method.result)):
+            if model is None:
+                continue
+            out += [f"**{label}**: [{model}](#{model.lower()})", ""]
+        example = examples.get(method.name)
+        if example is not None:
+            for part in ("params", "result"):
+                if part in example:
+                    out += [f"Example {part}:", "", _json_block(example[part]), ""]
+    out += ["## Types", ""]
+    for name in sorted(defs):
+        body = defs[name]
+        out += [f"### {name}", ""]
+        description = " ".join(str(body.get("description", "")).split())
+        if description:
+            out += [description, ""]
+        out += [field_table(body), ""]
+        if name in schemas:
+            out += ["<details><summary>JSON schema</summary>", "", _json_block(schemas[name]), "", "</details>", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- recording examples ----------------------------------------------------------------------------
+
+
+def abridge(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= MAX_STRING else value[: MAX_STRING - 1] + "…"
+    if isinstance(value, list):
+        kept = [abridge(item) for item in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            kept.append(f"… {len(value) - MAX_ITEMS} more")
+        return kept
+    if isinstance(value, dict):
+        return {key: abridge(item) for key, item in value.items()}
+    return value
+
+
+def _normalize(value: Any, base: str) -> Any:
+    text = json.dumps(value, ensure_ascii=False)
+    encoded = base.lstrip("/").replace("/", "-") + "-"
+    text = text.replace(base, "").replace(encoded, "")
+    return json.loads(text)
+
+
+async def record_examples() -> dict[str, Any]:
+    from lsprotocol import types
+    from lsprotocol.converters import get_converter
+    from pygls.lsp.client import LanguageClient
+    from pygls.uris import from_fs_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.realpath(tmp)
+        home = Path(base, "home", "user")
+        project = home / "project"
+        agent_dir = home / ".pi" / "agent"
+        shutil.copytree(ROOT / "examples" / "workspace", project)
+        agent_dir.mkdir(parents=True)
+        source = ROOT / "examples" / "sessions" / "inventory-fix.jsonl"
+        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+        header = json.loads(lines[0])
+        header["cwd"] = str(project)
+        session_dir = agent_dir / "sessions" / ("--" + str(project).lstrip("/").replace("/", "-") + "--")
+        session_dir.mkdir(parents=True)
+        session = session_dir / "2025-06-02T09-00-00-000Z_0197300a-5b1c-7e4d-9a3f-2c6b8d1e4f70.jsonl"
+        session.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(lines[1:]), encoding="utf-8")
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+        env.update({"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent_dir)})
+        client = LanguageClient("gen-protocol", "1", converter_factory=get_converter)  # results as plain JSON
+        notes: dict[str, asyncio.Queue[Any]] = {
+            protocol.PROMPT_SECTIONS_CHANGED: asyncio.Queue(),
+            protocol.SESSION_CHANGED: asyncio.Queue(),
+        }
+        for method, queue in notes.items():
+            client.feature(method)(lambda params, queue=queue: queue.put_nowait(params))
+        await client.start_io(sys.executable, "-m", "lsp_server", "serve", env=env)
+        uri = from_fs_path(str(project)) or ""
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=uri,
+                workspace_folders=[types.WorkspaceFolder(uri=uri, name="project")],
+                initialization_options={"piContext": {"trust": "trusted"}},
+            )
+        )
+        client.initialized(types.InitializedParams())
+        recorded: dict[str, Any] = {}
+
+        def plain(value: Any) -> Any:
+            return json.loads(json.dumps(value))
+
+        async def ask(method: str, params: Any) -> None:
+            result = await client.protocol.send_request_async(method, params)
+            recorded[method] = {"params": params, "result": plain(result)}
+
+        async def command(name: str, args: Any) -> Any:
+            result = await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=name, arguments=[args])
+            )
+            recorded[name] = {"params": args, "result": plain(result)}
+            return result
+
+        await ask(protocol.SYSTEM_PROMPT, {})
+        agents = project / "AGENTS.md"
+        text = agents.read_text(encoding="utf-8") + "- Type hints everywhere.\n"
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(
+                    uri=from_fs_path(str(agents)) or "", language_id="markdown", version=1, text=text
+                )
+            )
+        )
+        agents.write_text(text, encoding="utf-8")
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=from_fs_path(str(agents)) or ""))
+        )
+        changed = await asyncio.wait_for(notes[protocol.PROMPT_SECTIONS_CHANGED].get(), 30)
+        recorded[protocol.PROMPT_SECTIONS_CHANGED] = {"params": plain(changed)}
+        await ask(protocol.CONTEXT_BUDGET, {"session": str(session)})
+        await ask(protocol.PROJECTED_REQUEST, {"session": str(session)})
+        await ask(protocol.SESSIONS, {})
+        await ask(protocol.SESSION_TREE, {"session": str(session)})
+        await command(
+            protocol.CMD_BRANCH_SUMMARY,
+            {"session": str(session), "fromId": "4647f052", "toId": "9c947358", "previewOnly": True},
+        )
+        preview = plain(await command(protocol.CMD_COMPACT, {"session": str(session), "previewOnly": True}))
+        await command(protocol.CMD_COMPACT, {"session": str(session), "expectedSize": preview["sessionSize"]})
+        written = await asyncio.wait_for(notes[protocol.SESSION_CHANGED].get(), 30)
+        recorded[protocol.SESSION_CHANGED] = {"params": plain(written)}
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        return {name: abridge(_normalize(value, base)) for name, value in recorded.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--examples", action="store_true", help="record the examples from a running server first")
+    parser.add_argument("--check", action="store_true", help="exit 1 when docs/protocol.md is stale")
+    args = parser.parse_args()
+    if args.examples:
+        examples = asyncio.run(record_examples())
+        EXAMPLES.write_text(json.dumps(examples, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    page = render()
+    if args.check:
+        if DOC.read_text(encoding="utf-8") != page:
+            sys.stderr.write("docs/protocol.md is stale: run python docs/gen_protocol.py\n")
+            return 1
+        return 0
+    DOC.write_text(page, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
