@@ -150,6 +150,10 @@ export class ServerManager implements vscode.Disposable {
       initializationOptions: { piContext: currentServerSettings(folder) },
       middleware: {
         workspace: {
+          // When the server registers for configuration changes, the client library would push the raw
+          // VS Code section (client-only keys, empty strings). We push the server's shape ourselves
+          // (`pushSettings`, on every change of `piContext.*`), so the library's push is dropped.
+          didChangeConfiguration: async () => {},
           // Answer `workspace/configuration` for our section with the server's shape only.
           configuration: async (params, token, next) => {
             const raw = await next(params, token);

@@ -102,12 +102,11 @@ test('provider usage above the estimates shows as its own group between messages
   );
 });
 
-test('the server notes, the prompt origin and the reconciliation are carried as notes', () => {
+test("the server's notes and the estimator's caveat are carried as notes, problems apart", () => {
   const b = budget({ systemOrigin: 'session', problems: ['models.json: bad'] });
-  b.pi = { ...b.pi, notes: ['Counted from usage.'], reconciliation: { usageTokens: 100, estimatedTokens: 90, method: 'unattributed' } };
+  b.pi = { ...b.pi, notes: ['Counted from usage.'], estimator: { ...b.pi.estimator, note: 'quicktok missing: weighted' } };
   const view = budgetView(b, 'pi');
-  assert.equal(view.notes[0], 'Counted from usage.');
-  assert.match(view.notes.join('\n'), /stored in the session/);
-  assert.match(view.notes.join('\n'), /Provider usage 100 vs itemized estimate 90: the excess is shown as unattributed/);
+  assert.deepEqual(view.notes, ['Counted from usage.', 'quicktok missing: weighted']);
   assert.deepEqual(view.problems, ['models.json: bad']);
+  assert.match(view.textEquivalent, /Counted from usage\./);
 });

@@ -101,6 +101,34 @@ async function openContainer() {
   await title.waitFor({ timeout: WAIT });
 }
 
+/** Makes room for the Context view in screenshots: bottom panel hidden, Sessions view collapsed. */
+async function tidy() {
+  if (await page.locator('.part.panel').first().isVisible().catch(() => false)) {
+    await palette('View: Hide Panel').catch(() => page.keyboard.press('Escape'));
+  }
+  await setSessionsExpanded(false);
+}
+
+async function setSessionsExpanded(expanded) {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Sessions' }).first();
+  if (!(await header.isVisible().catch(() => false))) return;
+  if ((await header.getAttribute('aria-expanded')) !== String(expanded)) {
+    await header.click();
+  }
+}
+
+/** The sidebar redraws whenever new data arrives: retry an action that met a replaced element. */
+async function settled(action, attempts = 10) {
+  for (let i = 1; ; i++) {
+    try {
+      return await action();
+    } catch (e) {
+      if (i >= attempts || !/not attached|detached/i.test(String(e))) throw e;
+      await page.waitForTimeout(200);
+    }
+  }
+}
+
 function formatExact(n) {
   return String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
@@ -198,6 +226,7 @@ async function textOf(locator) {
     }
     const status = page.locator('.statusbar-item', { hasText: /% of / }).first();
     await status.waitFor({ timeout: WAIT });
+    await tidy();
     await shot('budget-gauge');
     return `legend adds up to ${formatExact(sum)}; status bar "${await textOf(status)}"`;
   });
@@ -217,6 +246,7 @@ async function textOf(locator) {
     await frame.getByRole('button', { name: 'Better estimate' }).click();
     await page.waitForTimeout(300);
     await check('tokens');
+    await settled(() => frame.locator('#sections-title').scrollIntoViewIfNeeded());
     await shot('sections-estimate');
     await frame.getByRole('button', { name: "Pi's count" }).click();
     await page.waitForTimeout(300);
@@ -245,12 +275,14 @@ async function textOf(locator) {
     const row = frame.locator(`#sections-list li.changed[data-name="${config.changedSection}"]`).first();
     await row.waitFor({ timeout: WAIT });
     const highlightMs = Date.now() - savedAt;
+    await tidy();
+    await settled(() => row.scrollIntoViewIfNeeded());
     const delta = await textOf(row.locator('.delta'));
     if (!/^\+/.test(delta)) {
       throw new Error(`expected a positive delta on ${config.changedSection}, got "${delta}"`);
     }
     await shot('section-changed');
-    await row.getByRole('button', { name: /diff/i }).click();
+    await settled(() => row.getByRole('button', { name: /diff/i }).click());
     await page.locator('.monaco-diff-editor').first().waitFor({ timeout: WAIT });
     await shot('section-diff');
     return `${config.changedSection} highlighted ${delta} ${highlightMs} ms after the save; diff editor opened`;
@@ -261,14 +293,20 @@ async function textOf(locator) {
     frame = await sidebarFrame();
     await frame.locator('#request-list .group').first().waitFor({ timeout: WAIT });
     const first = frame.locator('#request-list details.collapsible > summary').first();
-    await first.click();
+    await settled(() => first.click());
+    await settled(() => frame.locator('#request-title').scrollIntoViewIfNeeded());
     await shot('projected-request');
     return `${await frame.locator('#request-list .message').count()} messages in the first turn`;
   });
 
   await step('sessions-tree', async () => {
+    await setSessionsExpanded(true);
     const row = page.locator('.monaco-list-row', { hasText: config.sessionLabel }).first();
     await row.waitFor({ timeout: WAIT });
+    if ((await row.getAttribute('aria-expanded')) === 'false') {
+      await row.click();
+    }
+    await page.locator('.monaco-list-row', { hasText: 'Step 1' }).first().waitFor({ timeout: WAIT });
     await shot('sessions-tree');
     return 'session listed';
   });
@@ -281,11 +319,13 @@ async function textOf(locator) {
     await page.keyboard.press('Enter');
     const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'Compacting session' }).first();
     await progress.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
     await shot('compact-progress');
     await page.locator('.tabs-container .tab', { hasText: 'Compaction Summary (preview)' }).first().waitFor({ timeout: WAIT });
     await page.locator('.monaco-editor .view-lines', { hasText: config.summaryMarker }).first().waitFor({ timeout: WAIT });
     const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this compaction summary' }).first();
     await confirm.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
     await shot('compact-preview');
     await confirm.getByRole('button', { name: 'Append to Session' }).click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Compaction appended' }).first().waitFor({ timeout: WAIT });

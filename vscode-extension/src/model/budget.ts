@@ -153,21 +153,10 @@ export function budgetView(result: ContextBudgetResult, choice: EstimateChoice):
       ? ` = ${formatTokens(window)} window` + (overflow > 0 ? ` + ${formatTokens(overflow)} over` : '')
       : ` = ${formatTokens(sum)} ≠ ${formatTokens(window)} window`);
 
-  const notes = [...breakdown.notes ?? []];
+  // The server's notes already explain the prompt's origin and the reconciliation with usage.
+  const notes = [...(breakdown.notes ?? [])];
   if (breakdown.estimator.note) {
     notes.push(breakdown.estimator.note);
-  }
-  if (result.systemOrigin === 'session') {
-    notes.push("The system prompt is the one stored in the session (what Pi sent), not the workspace's current one.");
-  } else if (result.systemOrigin === 'workspace') {
-    notes.push("The session stores no system prompt: the workspace's assembled prompt stands in for it.");
-  }
-  if (breakdown.reconciliation) {
-    const r = breakdown.reconciliation;
-    notes.push(
-      `Provider usage ${formatExact(r.usageTokens)} vs itemized estimate ${formatExact(r.estimatedTokens)}: ` +
-        (r.method === 'exact' ? 'they match.' : r.method === 'scaled' ? 'estimates scaled to the usage.' : 'the excess is shown as unattributed.'),
-    );
   }
   const lines = [
     `${modelLabel(result)}.`,

@@ -154,7 +154,14 @@ function budgetPart(view: SidebarView): HTMLElement {
     b.problems.length
       ? h('ul', { class: 'banner warning problems', attrs: { role: 'alert' } }, ...b.problems.map((p) => h('li', null, p)))
       : null,
-    b.notes.length ? h('ul', { class: 'notes muted' }, ...b.notes.map((n) => h('li', null, n))) : null,
+    b.notes.length
+      ? h(
+          'details',
+          { class: 'notes' },
+          h('summary', null, `How these numbers are made (${b.notes.length})`),
+          h('ul', { class: 'muted' }, ...b.notes.map((n) => h('li', null, n))),
+        )
+      : null,
   );
 }
 
@@ -222,12 +229,19 @@ function legend(b: BudgetView): HTMLElement {
       h(
         'tr',
         { class: 'group-row', attrs: { 'data-group': g.group } },
-        h('th', { attrs: { scope: 'row' } }, h('span', { class: `swatch g-${g.group} shade-0`, attrs: { 'aria-hidden': 'true' } }), g.label),
+        h(
+          'th',
+          { attrs: { scope: 'row', title: g.items.map((i) => i.label).join(', ') } },
+          h('span', { class: `swatch g-${g.group} shade-0`, attrs: { 'aria-hidden': 'true' } }),
+          g.label,
+        ),
         h('td', { class: 'num' }, formatExact(g.tokens)),
         h('td', { class: 'num' }, formatPercent(g.tokens, b.window)),
       ),
     );
-    if (g.items.length > 1 || (g.items[0] && g.items[0].label !== g.label)) {
+    // Prompt and message groups always list their parts (which kinds they hold); the other groups
+    // have a single part, whose own label is in the group row's tooltip.
+    if (g.group === 'system' || g.group === 'messages' || g.items.length > 1) {
       for (const item of g.items) {
         body.append(itemRow(item, b.window));
       }
