@@ -5,6 +5,9 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
 * **start**: spawn ``python -m lsp_server serve`` -> ``initialize`` answered (what an editor waits
   for before it can talk to the server), and -> ``initialized`` handled (settings loaded,
   watcher up, first check scheduled; read through ``pi.debug.state``).
+* **save**: in the same workspace (project trusted, so the K skills are in the prompt), a save of
+  AGENTS.md (didChange + write + didSave) -> ``pi/promptSectionsChanged``; and, for comparison, a
+  save of one SKILL.md, which walks the skill folders again (an AGENTS.md save reuses the skills).
 * **edit**: in a workspace of K skills, a didChange of one SKILL.md -> the
   ``textDocument/publishDiagnostics`` for it (only when the rules are installed: the server's
   checker is not ``none``). Each edit flips the file between broken and fixed so every edit
@@ -55,7 +58,7 @@ def env_for(home: Path) -> dict[str, str]:
     return env
 
 
-async def start_client(root: Path, home: Path) -> tuple[LanguageClient, float, float]:
+async def start_client(root: Path, home: Path, init_options: Any = None) -> tuple[LanguageClient, float, float]:
     client = LanguageClient("bench", "0")
     published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
 
@@ -72,6 +75,7 @@ async def start_client(root: Path, home: Path) -> tuple[LanguageClient, float, f
             capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
             root_uri=uri,
             workspace_folders=[types.WorkspaceFolder(uri=uri or "", name="bench")],
+            initialization_options=init_options,
         )
     )
     initialize_ms = (time.perf_counter() - began) * 1000
@@ -175,9 +179,88 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
     }
 
 
+SECTIONS_CHANGED = "pi/promptSectionsChanged"
+
+
+async def _timed_saves(
+    client: LanguageClient, changes: asyncio.Queue[Any], path: Path, texts: list[str], first_version: int
+) -> list[float]:
+    """Edit + write + didSave of ``path`` once per text; the time until its ``pi/promptSectionsChanged``."""
+    uri = from_fs_path(str(path)) or ""
+    timings: list[float] = []
+    for offset, text in enumerate(texts):
+        while not changes.empty():
+            changes.get_nowait()
+        began = time.perf_counter()
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=first_version + offset),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text)],
+            )
+        )
+        path.write_text(text, encoding="utf-8")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+        while True:
+            params = await asyncio.wait_for(changes.get(), 60)
+            triggers = params["triggerPaths"] if isinstance(params, dict) else params.triggerPaths  # namedtuple
+            if str(path) in triggers:
+                break
+        timings.append((time.perf_counter() - began) * 1000)
+    return timings
+
+
+async def bench_save(skills: int, saves: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp, "ws"), Path(tmp, "home")
+        home.mkdir()
+        for n in range(skills):
+            path = root / ".pi" / "skills" / f"skill-{n:04d}" / "SKILL.md"
+            path.parent.mkdir(parents=True)
+            path.write_text(skill_text(f"skill-{n:04d}", broken=False), encoding="utf-8")
+        agents = root / "AGENTS.md"
+        agents.write_text("# Rules\n", encoding="utf-8")
+        client, _, _ = await start_client(root, home, {"piContext": {"trust": "trusted"}})
+        changes: asyncio.Queue[Any] = asyncio.Queue()
+
+        @client.feature(SECTIONS_CHANGED)
+        def on_change(params: Any) -> None:
+            changes.put_nowait(params)
+
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.promptState", arguments=[{"idle": True}])
+        )
+        for path in (agents, root / ".pi" / "skills" / "skill-0000" / "SKILL.md"):
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(
+                        uri=from_fs_path(str(path)) or "", language_id="markdown", version=1, text=path.read_text()
+                    )
+                )
+            )
+        agents_texts = [f"# Rules\nSave number {n}.\n" for n in range(saves)]
+        agents_ms = await _timed_saves(client, changes, agents, agents_texts, 2)
+        skill = root / ".pi" / "skills" / "skill-0000" / "SKILL.md"
+        skill_texts = [skill_text("skill-0000", broken=False) + f"Body {n}.\n" for n in range(max(3, saves // 4))]
+        skill_texts = [text.replace("things.", f"things, take {n}.") for n, text in enumerate(skill_texts)]
+        skill_ms = await _timed_saves(client, changes, skill, skill_texts, 2)
+        state = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.promptState", arguments=[{"idle": True}])
+        )
+        rss_mb = server_rss_mb(client)
+        await stop_client(client)
+    cache = next(iter(state.values())) if isinstance(state, dict) else None
+    return {
+        "save_agents_md_to_sections_changed": {**summary(agents_ms), "skills": skills},
+        "save_skill_md_to_sections_changed": {**summary(skill_ms), "skills": skills},
+        "prompt_builds": cache["builds"] if isinstance(cache, dict) else None,
+        "server_rss_after_saves_mb": rss_mb,
+    }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results = await bench_start(args.runs)
     results.update(await bench_edit(args.skills, args.edits))
+    results.update(await bench_save(args.skills, args.saves))
     return results
 
 
@@ -186,6 +269,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="server starts to time (default 10)")
     parser.add_argument("--skills", type=int, default=1000, help="skills in the edit workspace (default 1000)")
     parser.add_argument("--edits", type=int, default=20, help="edits to time (default 20)")
+    parser.add_argument("--saves", type=int, default=20, help="AGENTS.md saves to time (default 20)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))

@@ -20,7 +20,7 @@ import posixpath
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
@@ -42,6 +42,7 @@ from lsp_server.context.resources import (
     load_resources,
 )
 from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs
+from lsp_server.context.skills import load_skill_from_file
 from lsp_server.context.trust import TrustDecision, project_trust
 from lsp_server.prompt.assembly import AssembledPrompt, AssembledSection, assemble_prompt, inputs_from_resources
 from lsp_server.prompt.sections import diff_sections
@@ -100,6 +101,7 @@ class SkillCache:
         self._result: SkillResult | None = None
         self.hits = 0
         self.misses = 0
+        self.updates = 0
 
     def load(self, request: SkillDiscoveryRequest) -> SkillResult:
         with self._lock:
@@ -115,6 +117,37 @@ class SkillCache:
     def clear(self) -> None:
         with self._lock:
             self._request, self._result = None, None
+
+    def update_files(self, paths: Iterable[str]) -> bool:
+        """Re-read changed skill files in place, when that is exactly what a new walk would find.
+
+        That is the case for a known skill whose file still loads, under the same name (so no
+        collision changes) and with the same warnings: only its description and
+        ``disable-model-invocation`` can differ. Anything else (a new, deleted or renamed skill,
+        a new warning) returns ``False`` and the caller walks again.
+        """
+        with self._lock:
+            if self._result is None:
+                return False
+            skills, diagnostics = list(self._result[0]), self._result[1]
+            for path in paths:
+                index = next((i for i, skill in enumerate(skills) if skill.file_path == path), None)
+                if index is None:
+                    return False
+                old = skills[index]
+                loaded = load_skill_from_file(path, old.source_info.source)
+                if loaded.skill is None or loaded.skill.name != old.name:
+                    return False
+                if loaded.diagnostics != [d for d in diagnostics if d.path == path]:
+                    return False
+                skills[index] = replace(
+                    old,
+                    description=loaded.skill.description,
+                    disable_model_invocation=loaded.skill.disable_model_invocation,
+                )
+            self._result = (tuple(skills), diagnostics)
+            self.updates += 1
+            return True
 
 
 @dataclass(frozen=True)

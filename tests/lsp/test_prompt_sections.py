@@ -51,7 +51,10 @@ async def test_saving_an_edited_agents_md_sends_the_patch_with_token_deltas(
     after = domain_prompt(workspace)
     (params,) = received(session, SECTIONS_CHANGED)
     text = project_context(agents, edited)
-    delta = {key: counts(after, "project_context")[key] - counts(before, "project_context")[key] for key in ("pi", "estimate")}
+    delta = {
+        key: counts(after, "project_context")[key] - counts(before, "project_context")[key]
+        for key in ("pi", "estimate")
+    }
     assert params == {
         "workspaceFolder": workspace.uri(workspace.root),
         "cwd": str(workspace.root),
@@ -86,7 +89,9 @@ async def test_an_agents_md_changed_on_disk_and_never_opened_sends_the_patch(
     assert params["triggerPaths"] == [str(agents)]
 
 
-async def test_a_save_that_changes_nothing_sends_nothing(launch: Launch, workspace: Workspace, client_name: str) -> None:
+async def test_a_save_that_changes_nothing_sends_nothing(
+    launch: Launch, workspace: Workspace, client_name: str
+) -> None:
     agents = workspace.write("AGENTS.md", "# Rules\n")
     session = await started(launch, client_name)
     builds = (await prompt_state(session))[str(workspace.root)]["builds"]
@@ -159,3 +164,17 @@ async def test_a_trust_setting_change_sends_the_sections_it_adds(launch: Launch,
     assert params["patch"] == {"addendum": "<addendum>\nAlways answer in French.\n\n</addendum>"}
     assert params["changes"][0]["status"] == "added"
     assert params["triggerPaths"] == []
+
+
+async def test_saving_a_skills_description_re_reads_that_skill_only(launch: Launch, workspace: Workspace) -> None:
+    skill = workspace.agent_dir / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: demo\ndescription: Old words.\n---\n", encoding="utf-8")
+    session = await started(launch)
+    cache = (await prompt_state(session))[str(workspace.root)]["skillCache"]
+    session.open(skill, skill.read_text())
+    save(session, skill, "---\nname: demo\ndescription: New words.\n---\n")
+    await session.wait_for(SECTIONS_CHANGED, lambda: bool(received(session, SECTIONS_CHANGED)))
+    after = (await prompt_state(session))[str(workspace.root)]["skillCache"]
+    assert (after["misses"], after["updates"]) == (cache["misses"], cache["updates"] + 1)
+    assert "<description>New words.</description>" in received(session, SECTIONS_CHANGED)[0]["patch"]["skills"]

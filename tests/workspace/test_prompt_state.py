@@ -115,3 +115,26 @@ def test_open_buffers_are_read_instead_of_the_disk(project: Project) -> None:
     assert read(str(agents)).text == "in the editor\n"
     assert read(str(project.root / "other.md")).text is None
     assert fsread.read_text(str(agents)).text == "on disk\n"
+
+
+def test_a_known_skill_whose_description_changed_is_re_read_in_place(project: Project) -> None:
+    skill = project.write("skills/a/SKILL.md", "---\nname: a\ndescription: Old.\n---\n", base=project.agent_dir)
+    cache = SkillCache()
+    project.build(cache)
+    skill.write_text("---\nname: a\ndescription: New.\n---\n", encoding="utf-8")
+    assert cache.update_files([str(skill)])
+    rebuilt = project.build(cache)
+    assert (cache.misses, cache.updates) == (1, 1)
+    assert rebuilt.resources.skills[0].description == "New."
+    assert rebuilt.section_map() == project.build().section_map()  # what a full walk finds
+
+
+def test_a_renamed_new_or_broken_skill_needs_a_new_walk(project: Project) -> None:
+    skill = project.write("skills/a/SKILL.md", "---\nname: a\ndescription: A.\n---\n", base=project.agent_dir)
+    cache = SkillCache()
+    project.build(cache)
+    skill.write_text("---\nname: b\ndescription: A.\n---\n", encoding="utf-8")
+    assert not cache.update_files([str(skill)])  # the name decides collisions
+    skill.write_text("---\nname: a\n---\n", encoding="utf-8")
+    assert not cache.update_files([str(skill)])  # no longer loads
+    assert not cache.update_files([str(project.agent_dir / "skills" / "new" / "SKILL.md")])

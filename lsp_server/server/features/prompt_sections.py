@@ -59,7 +59,8 @@ class FolderPrompt:
     current: PromptSnapshot | None = None
     baseline: PromptSnapshot | None = None
     dirty: bool = True
-    rescan: bool = True
+    rescan: bool = True  # walk every skill folder again
+    skill_files: set[str] = field(default_factory=set)  # changed files that may be skills (re-read in place if exact)
     triggers: set[str] = field(default_factory=set)
     builds: int = 0
     notifications: int = 0
@@ -105,10 +106,16 @@ class PromptStates:
         current = state.current
         if current is not None and not state.dirty and current.config == config:
             return current
-        if state.rescan or current is None or current.config.agent_dir != config.agent_dir:
-            state.skills.clear()
-        state.rescan = False
+        # Take the pending work first: events that arrive while this build runs mark the next one.
+        skill_files, state.skill_files = state.skill_files, set()
+        rescan, state.rescan = state.rescan, False
         state.dirty = False
+        walk_again = rescan or current is None or current.config.agent_dir != config.agent_dir
+        if not walk_again and skill_files:
+            loop = asyncio.get_running_loop()
+            walk_again = not await loop.run_in_executor(None, state.skills.update_files, sorted(skill_files))
+        if walk_again:
+            state.skills.clear()
         reader = reader_with_buffers({buffer.path: buffer.text for buffer in self.ls.documents})
         build = functools.partial(build_snapshot, config, reader=reader, skills=state.skills)
         snapshot = await asyncio.get_running_loop().run_in_executor(None, build)
@@ -144,7 +151,7 @@ class PromptStates:
             if reason not in _REBUILD_REASONS:
                 continue
             state.dirty = True
-            state.rescan = state.rescan or touches_skills(affected)
+            state.skill_files.update(path for path in affected if touches_skills([path]))
             state.triggers.update(affected)
             if state.notifies:
                 self._schedule(state)
@@ -196,7 +203,11 @@ class PromptStates:
                 "notifies": state.notifies,
                 "builds": state.builds,
                 "notifications": state.notifications,
-                "skillCache": {"hits": state.skills.hits, "misses": state.skills.misses},
+                "skillCache": {
+                    "hits": state.skills.hits,
+                    "misses": state.skills.misses,
+                    "updates": state.skills.updates,
+                },
                 "dirty": state.dirty,
                 "sections": list(state.baseline.section_map()) if state.baseline is not None else None,
             }
