@@ -152,8 +152,8 @@ class PromptStates:
                 continue
             state.dirty = True
             state.skill_files.update(path for path in affected if touches_skills([path]))
-            state.triggers.update(affected)
             if state.notifies:
+                state.triggers.update(affected)
                 self._schedule(state)
 
     @staticmethod
