@@ -178,3 +178,26 @@ async def test_saving_a_skills_description_re_reads_that_skill_only(launch: Laun
     after = (await prompt_state(session))[str(workspace.root)]["skillCache"]
     assert (after["misses"], after["updates"]) == (cache["misses"], cache["updates"] + 1)
     assert "<description>New words.</description>" in received(session, SECTIONS_CHANGED)[0]["patch"]["skills"]
+
+
+async def test_an_open_file_reloaded_after_an_agent_changed_it_counts_as_a_save(
+    launch: Launch, workspace: Workspace
+) -> None:
+    agents = workspace.write("AGENTS.md", "# Rules\n")
+    session = await started(launch)
+    session.open(agents, "# Rules\n")
+    agents.write_text("# Rules\nAdded by the agent.\n", encoding="utf-8")  # behind the editor's back
+    session.replace(agents, "# Rules\nAdded by the agent.\n")  # the editor reloads the clean buffer: no didSave
+    await session.wait_for(SECTIONS_CHANGED, lambda: bool(received(session, SECTIONS_CHANGED)))
+    (params,) = received(session, SECTIONS_CHANGED)
+    assert params["patch"] == {"project_context": project_context(agents, "# Rules\nAdded by the agent.\n")}
+
+
+async def test_unsaved_typing_sends_nothing(launch: Launch, workspace: Workspace) -> None:
+    agents = workspace.write("AGENTS.md", "# Rules\n")
+    session = await started(launch)
+    session.open(agents, "# Rules\n")
+    session.replace(agents, "# Rules\nNot saved yet.\n")
+    state = (await prompt_state(session))[str(workspace.root)]
+    assert (state["dirty"], state["notifications"]) == (True, 0)
+    assert received(session, SECTIONS_CHANGED) == []

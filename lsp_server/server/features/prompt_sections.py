@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE
+from lsp_server.fsread import read_text
 from lsp_server.protocol import PROMPT_SECTIONS_CHANGED
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
@@ -144,9 +145,16 @@ class PromptStates:
             if not affected:
                 continue
             if reason in ("opened", "changed"):
-                # Unsaved text: requests will see it; the notification waits for the save.
-                if any(os.path.basename(path) in _READER_FILES for path in affected):
+                # Unsaved text: requests will see it; the notification waits for the save. A buffer
+                # that now equals the disk is an editor reloading a file changed behind its back
+                # (an agent edited it): that counts as a save.
+                read_files = [path for path in affected if os.path.basename(path) in _READER_FILES]
+                if read_files:
                     state.dirty = True
+                synced = [path for path in read_files if reason == "changed" and self._matches_disk(path)]
+                if synced and state.notifies:
+                    state.triggers.update(synced)
+                    self._schedule(state)
                 continue
             if reason not in _REBUILD_REASONS:
                 continue
@@ -155,6 +163,10 @@ class PromptStates:
             if state.notifies:
                 state.triggers.update(affected)
                 self._schedule(state)
+
+    def _matches_disk(self, path: str) -> bool:
+        buffer = self.ls.documents.get(path)
+        return buffer is not None and buffer.text == read_text(path).text
 
     @staticmethod
     def _affects(state: FolderPrompt, path: str) -> bool:
