@@ -77,6 +77,14 @@ async function quickOpen(relPath) {
   await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ timeout: WAIT });
 }
 
+/** The focus-instructions box of Compact Session (the quick-input widget is shared with the palette). */
+async function compactInput() {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Compact Session' }).first().waitFor({ timeout: WAIT });
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  return input;
+}
+
 /** The frame of our webview: webview views live in an overlay iframe holding an inner #active-frame. */
 async function sidebarFrame() {
   const end = Date.now() + WAIT;
@@ -311,10 +319,34 @@ async function textOf(locator) {
     return 'session listed';
   });
 
+  await step('compact-cancel', async () => {
+    // Ask the test (which owns the fake LLM) to make its next answer hang, and wait until it has.
+    // Runs before the real compaction: Pi refuses to compact a session right after a compaction.
+    const ready = path.join(outDir, 'slow-llm.ready');
+    process.stdout.write('SIGNAL slow-llm\n');
+    const end = Date.now() + WAIT;
+    while (!fs.existsSync(ready)) {
+      if (Date.now() > end) throw new Error('the test did not make the summarizer slow');
+      await page.waitForTimeout(100);
+    }
+    await palette('Pi Context: Compact Session');
+    const input = await compactInput();
+    await input.press('Enter'); // no focus instructions
+    const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'Compacting session' }).first();
+    await progress.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(1500); // the summarizer is streaming now
+    await shot('compact-cancel-progress');
+    await progress.hover();
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    const cancelled = page.locator('.notifications-toasts .notification-toast', { hasText: 'cancelled; the session is unchanged' }).first();
+    await cancelled.waitFor({ timeout: WAIT });
+    await shot('compact-cancelled');
+    return 'cancel from the progress notification: nothing appended';
+  });
+
   await step('compact', async () => {
     await palette('Pi Context: Compact Session');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: WAIT });
+    const input = await compactInput();
     await input.fill(config.compactFocus);
     await page.keyboard.press('Enter');
     const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'Compacting session' }).first();

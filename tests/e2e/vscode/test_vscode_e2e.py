@@ -113,6 +113,7 @@ def _expectations(server: dict[str, Any]) -> dict[str, bool | str]:
         "section-change": needs("pi/systemPrompt"),
         "projected-request": needs("pi/projectedRequest"),
         "sessions-tree": needs("pi/sessions", "pi/sessionTree"),
+        "compact-cancel": needs("pi.compact"),
         "compact": needs("pi.compact"),
     }
     for step in expect:
@@ -154,6 +155,32 @@ def _prompt_sections(ws: sample_workspace.SampleWorkspace) -> list[dict[str, Any
     )
     data = json.loads(out.stdout)
     return [{"name": s["name"], "tokens": s["tokens"], "piTokens": s["piTokens"]} for s in data["sections"]]
+
+
+def _run_driver(
+    tools: dict[str, str], config: dict[str, Any], out_dir: Path, llm: FakeLlmServer
+) -> subprocess.CompletedProcess[str]:
+    """Runs driver.js; when it signals ``slow-llm``, the fake LLM's next answer hangs (for the cancel step)."""
+    driver = subprocess.Popen(
+        [tools["NODE24"], str(HERE / "driver.js"), json.dumps(config)],
+        stdout=subprocess.PIPE,
+        stderr=(out_dir / "driver.log").open("w"),
+        text=True,
+        env={**os.environ, "NODE_PATH": tools["PLAYWRIGHT_NODE_PATH"]},
+    )
+    assert driver.stdout is not None
+    out: list[str] = []
+    for line in driver.stdout:
+        if line.strip() == "SIGNAL slow-llm":
+            # The next summarizer answer starts streaming, then hangs: only a cancel ends it.
+            llm.enqueue(ScriptedResponse(text="partial summary " * 20, stall_after_chunks=2))
+            (out_dir / "slow-llm.ready").touch()
+        else:
+            out.append(line)
+    driver.wait(timeout=900)
+    return subprocess.CompletedProcess(
+        driver.args, driver.returncode, "".join(out), (out_dir / "driver.log").read_text()
+    )
 
 
 class CodeServer:
@@ -291,17 +318,9 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "compactFocus": "the release checklist",
                 "summaryMarker": SUMMARY_MARKER,
             }
-            driver = subprocess.run(
-                [tools["NODE24"], str(HERE / "driver.js"), json.dumps(config)],
-                capture_output=True,
-                text=True,
-                timeout=900,
-                check=False,
-                env={**os.environ, "NODE_PATH": tools["PLAYWRIGHT_NODE_PATH"]},
-            )
+            driver = _run_driver(tools, config, out_dir, llm)
         finally:
             code_server.stop()
-        (out_dir / "driver.log").write_text(driver.stderr)
         shutil.copy(tmp_path / "code-server" / "code-server.log", out_dir / "code-server.log")
 
     lines = [line for line in driver.stdout.splitlines() if line.startswith("{")]
@@ -322,7 +341,10 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     if expect["compact"] is True:
         appended = ws.session.read_bytes()
         assert appended.startswith(session_before), "the session file was rewritten, not appended to"
-        last = json.loads(appended[len(session_before) :].decode().strip().splitlines()[-1])
+        new_lines = appended[len(session_before) :].decode().strip().splitlines()
+        # One compaction from the confirmed run; the cancelled run appended nothing.
+        assert len(new_lines) == 1, new_lines
+        last = json.loads(new_lines[0])
         assert last["type"] == "compaction"
         assert SUMMARY_MARKER in last["summary"]
     else:
