@@ -47,11 +47,7 @@ async def _session_workspace(
     ls: PiLanguageServer, method: str, path: str, leaf_id: str | None, workspace_folder: str | None
 ) -> PromptSnapshot:
     session_cwd = await read_session(ls, method, path, leaf_id, _header_cwd)
-    cwd = (
-        os.path.normpath(session_cwd)
-        if session_cwd is not None and workspace_folder is None
-        else resolve_folder(ls, method, workspace_folder)
-    )
+    cwd = os.path.normpath(session_cwd) if session_cwd is not None else resolve_folder(ls, method, workspace_folder)
     return await prompt_states(ls).snapshot(cwd)
 
 
