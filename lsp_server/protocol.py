@@ -138,8 +138,8 @@ class SessionSummary(WireModel):
 
 
 class SessionsParams(WireModel):
-    workspace_folder: str | None = None
-    cwd: str | None = None
+    workspace_folder: str | None = Field(default=None, description="Workspace folder URI; default: the first.")
+    cwd: str | None = Field(default=None, description="Directory whose sessions to list; default: the folder root.")
 
 
 class SessionsResult(WireModel):
@@ -221,8 +221,12 @@ class Breakdown(WireModel):
 
 class ContextBudgetParams(WireModel):
     session: str | None = Field(default=None, description="Session file; without it, the prompt alone.")
-    leaf_id: str | None = None
-    workspace_folder: str | None = None
+    leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
+    workspace_folder: str | None = Field(
+        default=None,
+        description="Workspace folder URI whose prompt and Pi settings apply when the session's own cwd does not "
+        "exist here (and for the prompt alone); default: the first folder.",
+    )
 
 
 class ContextBudgetResult(WireModel):
@@ -279,9 +283,9 @@ class ProjectedRequestResult(WireModel):
 
 
 class CompactArgs(WireModel):
-    session: str
-    instructions: str | None = None
-    preview_only: bool = False
+    session: str = Field(description="Path of the session .jsonl file (a file URI is accepted).")
+    instructions: str | None = Field(default=None, description="Extra focus for the summary (Pi: /compact <text>).")
+    preview_only: bool = Field(default=False, description="Summarize and answer the entry, write nothing.")
     expected_size: int | None = Field(
         default=None, description="Apply only if the file still has this size (the previewed state)."
     )
