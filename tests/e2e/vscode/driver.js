@@ -340,6 +340,7 @@ async function textOf(locator) {
     await progress.getByRole('button', { name: 'Cancel' }).click();
     const cancelled = page.locator('.notifications-toasts .notification-toast', { hasText: 'cancelled; the session is unchanged' }).first();
     await cancelled.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
     await shot('compact-cancelled');
     return 'cancel from the progress notification: nothing appended';
   });
@@ -363,6 +364,26 @@ async function textOf(locator) {
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Compaction appended' }).first().waitFor({ timeout: WAIT });
     await shot('compact-appended');
     return 'progress shown, summary previewed, appended after confirmation';
+  });
+
+  await step('branch-summary', async () => {
+    await palette('Pi Context: Summarize Branch');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Summarize Branch' }).first().waitFor({ timeout: WAIT });
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.fill(config.branchTarget);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: config.branchTarget }).first().waitFor({ timeout: WAIT });
+    await shot('branch-target-pick');
+    await input.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-message', { hasText: 'focus on' }).first().waitFor({ timeout: WAIT });
+    await input.press('Enter'); // no focus instructions
+    await page.locator('.tabs-container .tab', { hasText: 'Branch Summary (preview)' }).first().waitFor({ timeout: WAIT });
+    const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this branch summary' }).first();
+    await confirm.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
+    await shot('branch-preview');
+    await confirm.getByRole('button', { name: 'Append to Session' }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Branch summary appended' }).first().waitFor({ timeout: WAIT });
+    return `moved to "${config.branchTarget}" with a previewed, confirmed branch summary`;
   });
 
   await ctx.close();

@@ -115,6 +115,7 @@ def _expectations(server: dict[str, Any]) -> dict[str, bool | str]:
         "sessions-tree": needs("pi/sessions", "pi/sessionTree"),
         "compact-cancel": needs("pi.compact"),
         "compact": needs("pi.compact"),
+        "branch-summary": needs("pi.branchSummary", "pi/sessionTree"),
     }
     for step in expect:
         if step in FORCED:
@@ -317,6 +318,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "sessionLabel": sample_workspace.SESSION_NAME,
                 "compactFocus": "the release checklist",
                 "summaryMarker": SUMMARY_MARKER,
+                "branchTarget": "Step 16",
             }
             driver = _run_driver(tools, config, out_dir, llm)
         finally:
@@ -338,14 +340,13 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
         waiting = [s["name"] for s in report["steps"] if s["status"] == "waiting"]
         assert not waiting, f"steps waiting for server features: {waiting}"
 
-    if expect["compact"] is True:
-        appended = ws.session.read_bytes()
-        assert appended.startswith(session_before), "the session file was rewritten, not appended to"
-        new_lines = appended[len(session_before) :].decode().strip().splitlines()
-        # One compaction from the confirmed run; the cancelled run appended nothing.
-        assert len(new_lines) == 1, new_lines
-        last = json.loads(new_lines[0])
-        assert last["type"] == "compaction"
-        assert SUMMARY_MARKER in last["summary"]
-    else:
-        assert ws.session.read_bytes() == session_before
+    appended = ws.session.read_bytes()
+    assert appended.startswith(session_before), "the session file was rewritten, not appended to"
+    new_entries = [json.loads(line) for line in appended[len(session_before) :].decode().splitlines()]
+    # The confirmed compaction, then the confirmed branch summary; the cancelled run appended nothing.
+    expected_types = [
+        kind for step, kind in (("compact", "compaction"), ("branch-summary", "branch_summary")) if expect[step] is True
+    ]
+    assert [entry["type"] for entry in new_entries] == expected_types
+    for entry in new_entries:
+        assert SUMMARY_MARKER in entry["summary"]
