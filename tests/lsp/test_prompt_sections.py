@@ -201,3 +201,14 @@ async def test_unsaved_typing_sends_nothing(launch: Launch, workspace: Workspace
     state = (await prompt_state(session))[str(workspace.root)]
     assert (state["dirty"], state["notifications"]) == (True, 0)
     assert received(session, SECTIONS_CHANGED) == []
+
+
+async def test_trusting_the_project_in_pis_trust_store_adds_its_sections(launch: Launch, workspace: Workspace) -> None:
+    workspace.write(".pi/APPEND_SYSTEM.md", "Always answer in French.\n")  # needs trust; Pi would ask
+    session = await started(launch)
+    await session.state(watcherReady=True)
+    (workspace.agent_dir / "trust.json").write_text(f'{{"{workspace.root}": true}}', encoding="utf-8")
+    await session.wait_for(SECTIONS_CHANGED, lambda: bool(received(session, SECTIONS_CHANGED)))
+    (params,) = received(session, SECTIONS_CHANGED)
+    assert list(params["patch"]) == ["addendum"]
+    assert params["triggerPaths"] == [str(workspace.agent_dir / "trust.json")]
