@@ -70,8 +70,11 @@ export interface CommandOutcome {
 }
 
 export interface CompactArgs {
+  /** Path of the session .jsonl file (a file URI is accepted). */
   session: string;
+  /** Extra focus for the summary (Pi: /compact <text>). */
   instructions?: string | null;
+  /** Summarize and answer the entry, write nothing. */
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */
   expectedSize?: number | null;
@@ -80,7 +83,9 @@ export interface CompactArgs {
 export interface ContextBudgetParams {
   /** Session file; without it, the prompt alone. */
   session?: string | null;
+  /** Leaf entry id; default: the session's current leaf. */
   leafId?: string | null;
+  /** Workspace folder URI whose prompt and Pi settings apply when the session's own cwd does not exist here (and for the prompt alone); default: the first folder. */
   workspaceFolder?: string | null;
 }
 
@@ -151,6 +156,7 @@ export interface ProjectedMessage {
 
 export interface ProjectedRequestResult {
   session: string;
+  /** Absent for a session without entries. */
   leafId?: string | null;
   system: SystemPromptResult;
   messages: ProjectedMessage[];
@@ -245,6 +251,7 @@ export interface SessionSummary {
 
 export interface SessionTreeResult {
   session: string;
+  /** Absent for a session without entries. */
   leafId?: string | null;
   roots: string[];
   nodes: TreeNode[];
@@ -253,7 +260,9 @@ export interface SessionTreeResult {
 }
 
 export interface SessionsParams {
+  /** Workspace folder URI; default: the first. */
   workspaceFolder?: string | null;
+  /** Directory whose sessions to list; default: the folder root. */
   cwd?: string | null;
 }
 
@@ -294,6 +303,7 @@ export interface TokenCounts {
 
 export interface TreeNode {
   id: string;
+  /** Absent for a root. */
   parentId?: string | null;
   type: string;
   role?: string | null;

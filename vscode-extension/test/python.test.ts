@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,10 @@ test('an importable pi-context reports its version', async () => {
 });
 
 test('a Python without pi-context is reported as not installed', async () => {
-  const result = await checkServerInstalled('python3', mkdtempSync(join(tmpdir(), 'pi-context-empty-')));
+  // A fresh venv: whatever python3 is on PATH (maybe pi-context's own venv), this one lacks it.
+  const venv = mkdtempSync(join(tmpdir(), 'pi-context-venv-'));
+  execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
+  const result = await checkServerInstalled(join(venv, 'bin', 'python'), mkdtempSync(join(tmpdir(), 'pi-context-empty-')));
   assert.equal(result.ok, false);
   assert.equal(!result.ok && result.reason, 'not-installed');
 });
