@@ -84,4 +84,5 @@ test('the request says where its system prompt comes from', () => {
     systemOrigin: 'session' as const,
   };
   assert.equal(requestView(result, 'pi', 'm').systemLabel, 'System prompt (stored in the session)');
+  assert.deepEqual(requestView(result, 'pi', 'm').systemSections, [{ name: 'a', tokens: 3 }]);
 });

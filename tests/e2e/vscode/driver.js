@@ -300,8 +300,10 @@ async function textOf(locator) {
     await openContainer();
     frame = await sidebarFrame();
     await frame.locator('#request-list .group').first().waitFor({ timeout: WAIT });
-    const first = frame.locator('#request-list details.collapsible > summary').first();
-    await settled(() => first.click());
+    const system = frame.locator('#request-list .group.system details.collapsible > summary').first();
+    await settled(() => system.click());
+    const firstTurn = frame.locator('#request-list .group.turn details.collapsible > summary').first();
+    await settled(() => firstTurn.click());
     await settled(() => frame.locator('#request-title').scrollIntoViewIfNeeded());
     await shot('projected-request');
     return `${await frame.locator('#request-list .message').count()} messages in the first turn`;

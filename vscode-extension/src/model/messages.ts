@@ -37,6 +37,8 @@ export interface RequestView {
   modelLabel: string;
   /** "System prompt" and where it comes from (the session's stored prompt or the workspace's). */
   systemLabel: string;
+  /** The system prompt's sections with their tokens, in prompt order. */
+  systemSections: Array<{ name: string; tokens: number }>;
   thinkingLevel: string;
   systemTokens: number;
   messageTokens: number;
@@ -140,6 +142,9 @@ export function requestView(
   return {
     modelLabel,
     systemLabel: `System prompt${origin}`,
+    systemSections: [...result.system.sections]
+      .sort((a, b) => a.position - b.position)
+      .map((section) => ({ name: section.name, tokens: pick(section.tokens, choice) })),
     thinkingLevel: result.thinkingLevel,
     systemTokens,
     messageTokens,

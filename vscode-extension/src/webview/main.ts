@@ -399,8 +399,20 @@ function requestList(r: RequestView): HTMLElement {
     h(
       'div',
       { class: 'group system' },
-      h('span', { class: 'title' }, r.systemLabel),
-      h('span', { class: 'num' }, formatExact(r.systemTokens)),
+      collapsible(
+        'system',
+        false,
+        [h('span', { class: 'title' }, r.systemLabel), h('span', { class: 'num' }, formatExact(r.systemTokens))],
+        () => [
+          h(
+            'ol',
+            { class: 'system-sections' },
+            ...r.systemSections.map((s) =>
+              h('li', null, h('span', { class: 'title' }, s.name), h('span', { class: 'num' }, formatExact(s.tokens))),
+            ),
+          ),
+        ],
+      ),
     ),
   );
   for (const g of r.groups) {
