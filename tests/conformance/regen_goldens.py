@@ -33,9 +33,13 @@ def oracle_command() -> list[str]:
 def regen(op_file: Path) -> None:
     lines = [line for line in op_file.read_text(encoding="utf-8").split("\n") if line.strip()]
     env = dict(os.environ, PI_FIXTURES_DIR=str(REPO / "tests" / "fixtures" / "pi"))
-    out = subprocess.run(
-        oracle_command(), input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
-    ).stdout.rstrip("\n").split("\n")
+    out = (
+        subprocess.run(
+            oracle_command(), input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
+        )
+        .stdout.rstrip("\n")
+        .split("\n")
+    )
     if len(out) != len(lines):
         sys.exit(f"{op_file.name}: {len(lines)} requests but {len(out)} answers")
     golden = HERE / "golden" / op_file.name
