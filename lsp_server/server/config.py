@@ -56,6 +56,8 @@ def _deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, 
     merged = dict(base)
     for key, value in override.items():
         if value is None:
+            # A later layer's null is the user clearing the setting: back to the default.
+            merged.pop(key, None)
             continue
         current = merged.get(key)
         if isinstance(current, dict) and isinstance(value, Mapping):
@@ -69,8 +71,9 @@ def parse_settings(*layers: Any) -> tuple[ServerSettings, list[str]]:
     """Merge settings layers (earliest first) and validate; bad keys fall back to their defaults.
 
     Returns the settings and one line per rejected value, e.g.
-    ``piContext.debounceMs: greater than or equal to 0 (got -1)``. ``null`` values are skipped
-    (VS Code sends ``null`` for settings the user left unset).
+    ``piContext.debounceMs: greater than or equal to 0 (got -1)``. A ``null`` value resets the key
+    to its default: a later layer is the editor's current state, and VS Code sends ``null`` for a
+    setting the user cleared, which must undo what ``initializationOptions`` said at start.
     """
     merged: dict[str, Any] = {}
     for layer in layers:

@@ -35,9 +35,15 @@ def test_later_layers_win_key_by_key_and_nested_objects_merge() -> None:
     assert (settings.tokens.estimator, settings.tokens.model_family) == ("pi", "claude")
 
 
-def test_null_in_a_later_layer_does_not_erase_an_earlier_value() -> None:
-    settings, _ = parse_settings({"ruleProfile": "agentskills"}, {"ruleProfile": None})
-    assert settings.rule_profile == "agentskills"
+def test_null_in_a_later_layer_resets_the_key_to_its_default() -> None:
+    # The user cleared the setting after start: initializationOptions must not win any more.
+    settings, _ = parse_settings(
+        {"ruleProfile": "agentskills", "tokens": {"estimator": "exact", "modelFamily": "claude"}},
+        {"ruleProfile": None, "tokens": {"modelFamily": None}},
+    )
+    assert settings.rule_profile == "pi"
+    assert settings.tokens.model_family == "auto"
+    assert settings.tokens.estimator == "exact"
 
 
 def test_a_bad_value_falls_back_to_its_default_and_is_reported() -> None:
