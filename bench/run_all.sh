@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every benchmark, in one go, printing the figures the issues ask for.
+#   bench/run_all.sh           # moderate sizes (a few minutes on 2 cores)
+#   bench/run_all.sh --full    # the sizes quoted in the docs (100 MB sessions, 5,000 skills; much longer)
+# Each script also runs on its own; see the docstring at its top.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FULL=0; [ "${1:-}" = "--full" ] && FULL=1
+run() { echo; echo "### $*"; python "$@"; }
+
+if [ "$FULL" = 1 ]; then
+  run bench/bench_skills.py 100 1000 5000
+  run bench/bench_context_discovery.py 30
+  run bench/bench_tokens.py
+  run bench/bench_session.py --sizes 1,10,100
+  run bench/bench_compaction.py --mb 100 --runs 3
+  run bench/bench_budget.py --sizes 1,10,100
+  run bench/bench_llm.py 1024
+  run bench/bench_editing.py --runs 30
+  run bench/bench_lsp.py --runs 10 --skills 1000 --saves 20
+else
+  run bench/bench_skills.py 100 1000
+  run bench/bench_context_discovery.py 30
+  run bench/bench_tokens.py
+  run bench/bench_session.py --sizes 1,10
+  run bench/bench_compaction.py --mb 10 --runs 2
+  run bench/bench_budget.py --sizes 1,10
+  run bench/bench_llm.py 256
+  run bench/bench_editing.py --runs 10
+  run bench/bench_lsp.py --runs 5 --skills 1000 --saves 10
+fi
