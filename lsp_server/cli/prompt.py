@@ -68,6 +68,13 @@ def _assemble(args: argparse.Namespace) -> tuple[AssembledPrompt, dict[str, Any]
         *resources.warnings,
         *(d.message + (f" ({d.path})" if d.path else "") for d in resources.skill_diagnostics),
     ]
+    if not decision.trusted and decision.project_resources:
+        # Pi silently leaves these out of an untrusted project's prompt; say so where the user looks.
+        skipped = ", ".join(os.path.relpath(path, cwd) for path in decision.project_resources)
+        warnings.append(
+            f"project not trusted ({decision.reason}): left out {skipped}; "
+            "trust it in Pi or pass --trusted to see the prompt with them"
+        )
     assembled = assemble_prompt(inputs, choice.counter, counter_note=choice.note, warnings=warnings)
     context = {"cwd": cwd, "agentDir": agent_dir, "projectTrusted": decision.trusted, "trustReason": decision.reason}
     return assembled, context

@@ -79,3 +79,13 @@ def test_exact_estimator_for_claude_falls_back_with_a_note(project: dict[str, Pa
     out = _json(project, "--estimator", "exact", "--family", "claude")
     assert out["counter"]["name"] == "weighted:claude"
     assert "no offline tokenizer" in out["counter"]["note"]
+
+
+def test_an_untrusted_project_says_which_of_its_files_were_left_out(project: dict[str, Path]) -> None:
+    result = _run(project, "--untrusted")
+    assert result.returncode == 0, result.stderr
+    assert "Answer in French." not in result.stdout
+    assert "project not trusted" in result.stderr and ".pi/APPEND_SYSTEM.md" in result.stderr
+    trusted = _run(project, "--trusted")
+    assert "Answer in French." in trusted.stdout
+    assert "project not trusted" not in trusted.stderr
