@@ -211,6 +211,10 @@ class CodeServer:
             **settings,
         }
         (state / "ud" / "User" / "settings.json").write_text(json.dumps(user, indent=2))
+        # code-server is a remote window: settings scoped "machine"/"machine-overridable" (interpreter,
+        # endpoint URL, agent dir) are read from the machine settings, not the browser user's.
+        (state / "ud" / "Machine").mkdir(parents=True)
+        (state / "ud" / "Machine" / "settings.json").write_text(json.dumps(settings, indent=2))
         self.common = [
             "--config",
             str(state / "config.yaml"),
