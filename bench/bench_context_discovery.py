@@ -7,6 +7,7 @@ linked worktree at the bottom, project settings and SYSTEM.md, then times each s
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -53,8 +54,11 @@ def build(root: Path, depth: int, file_kib: int) -> tuple[str, str]:
 
 
 def main(argv: list[str]) -> None:
-    depth = int(argv[0]) if argv else 30
-    file_kib = int(argv[1]) if len(argv) > 1 else 8
+    parser = argparse.ArgumentParser(description="Context discovery, trust, settings and resources on a deep tree.")
+    parser.add_argument("depth", nargs="?", type=int, default=30, help="directory levels (default 30)")
+    parser.add_argument("file_kib", nargs="?", type=int, default=8, help="AGENTS.md size per level in KiB (default 8)")
+    args = parser.parse_args(argv)
+    depth, file_kib = args.depth, args.file_kib
     with tempfile.TemporaryDirectory() as tmp:
         cwd, agent = build(Path(tmp), depth, file_kib)
         discovery = discover_context_files(cwd, agent)

@@ -11,6 +11,7 @@ Run: ``python bench/bench_llm.py [conversation_kib] [stream_chunks]``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import time
@@ -85,8 +86,11 @@ async def main_async(chunks: int) -> None:
 
 
 def main() -> None:
-    kib = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-    chunks = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+    parser = argparse.ArgumentParser(description="Offline summarizer speed and streaming overhead over loopback.")
+    parser.add_argument("kib", nargs="?", type=int, default=1024, help="conversation size in KiB (default 1024)")
+    parser.add_argument("chunks", nargs="?", type=int, default=5000, help="streamed deltas (default 5000)")
+    args = parser.parse_args()
+    kib, chunks = args.kib, args.chunks
     text = conversation(kib)
     prompt = f"<conversation>\n{text}\n</conversation>\n\n## Goal\n## Next Steps\n## Critical Context\n"
     seconds = best_of(lambda: summarize_extractively(prompt), 5)

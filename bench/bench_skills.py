@@ -17,6 +17,7 @@ skills sharing its old and new names.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import tempfile
@@ -97,7 +98,9 @@ def bench(count: int) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> None:
-    counts = [int(a) for a in argv] or [100, 1000, 5000]
+    parser = argparse.ArgumentParser(description="Skill discovery, validation and one-file re-check (30-level tree).")
+    parser.add_argument("counts", nargs="*", type=int, help="skill counts (default 100 1000 5000)")
+    counts = parser.parse_args(argv).counts or [100, 1000, 5000]
     print(
         f"{'skills':>7} {'discovery ms':>13} {'validate ms':>12} {'Pi load ms':>11} {'re-check ms':>12} {'p90 ms':>7}"
     )
