@@ -20,7 +20,7 @@ from lsp_server.context.context_files import ContextFileDiscovery, discover_cont
 from lsp_server.context.model import PiDiagnostic, Skill
 from lsp_server.context.paths import home_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
-from lsp_server.context.skills import discover_resource_skills
+from lsp_server.context.skill_discovery import discover_skills
 from lsp_server.context.system_prompt_files import PromptFiles, resolve_prompt_files
 
 Reader = Callable[[str], fsread.ReadResult]
@@ -75,9 +75,9 @@ class Resources:
 
 def discover_skills_for(request: SkillDiscoveryRequest) -> SkillResult:
     """The skills module's discovery (``loadSkills`` over settings entries, auto dirs, ``--skill``)."""
-    result = discover_resource_skills(
-        cwd=request.cwd,
-        agent_dir=request.agent_dir,
+    result = discover_skills(
+        request.cwd,
+        request.agent_dir,
         home=request.home,
         project_trusted=request.project_trusted,
         global_skill_entries=list(request.global_skill_entries),

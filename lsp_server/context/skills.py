@@ -18,7 +18,6 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
 from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
@@ -59,12 +58,6 @@ MSG_NAME_CONSECUTIVE_HYPHENS = "name must not contain consecutive hyphens"
 
 def msg_collision(name: str) -> str:
     return f'name "{name}" collision'
-
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from lsp_server.context.skill_discovery import DiscoveredSkills
 
 
 def node_join(*parts: str) -> str:
@@ -385,29 +378,3 @@ def load_skills(
         else:
             collector.diagnostics.append(PiDiagnostic("warning", MSG_NOT_MARKDOWN, resolved))
     return collector.result()
-
-
-def discover_resource_skills(
-    *,
-    cwd: str,
-    agent_dir: str,
-    home: str | None = None,
-    project_trusted: bool = True,
-    global_skill_entries: Sequence[str] = (),
-    project_skill_entries: Sequence[str] = (),
-    cli_skill_paths: Sequence[str] = (),
-    no_skills: bool = False,
-) -> DiscoveredSkills:
-    """The resource loader's skills (see :func:`lsp_server.context.skill_discovery.discover_skills`)."""
-    from lsp_server.context.skill_discovery import discover_skills
-
-    return discover_skills(
-        cwd,
-        agent_dir,
-        home=home,
-        project_trusted=project_trusted,
-        project_skill_entries=project_skill_entries,
-        global_skill_entries=global_skill_entries,
-        cli_skill_paths=cli_skill_paths,
-        no_skills=no_skills,
-    )
