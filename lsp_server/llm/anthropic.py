@@ -203,7 +203,7 @@ class AnthropicStreamState:
         try:
             data = as_dict(json.loads(event.data))
         except ValueError:
-            self._fail(f"Invalid JSON in stream: {event.data[:200]}", retryable=False)
+            self._fail(f"Invalid JSON in stream: {event.data}", retryable=False)  # cut by the client, after redaction
             return
         kind = data.get("type", event.event)
         if kind == "message_start":

@@ -9,6 +9,7 @@ how to read the stream (:meth:`HttpLlmClient._new_state`). The policy itself is 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from abc import ABC, abstractmethod
@@ -34,7 +35,7 @@ from lsp_server.llm.types import (
 log = logging.getLogger("lsp_server.llm")
 
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error response we read
-_MAX_ERROR_TEXT = 500  # characters of it we put in a message
+_MAX_ERROR_TEXT = 500  # characters of an error message we pass on (cut after redaction)
 
 
 class HttpLlmClient(ABC):
@@ -93,8 +94,6 @@ class HttpLlmClient(ABC):
                 message = error
             elif isinstance(parsed.get("message"), str):
                 message = parsed["message"]
-        if len(message) > _MAX_ERROR_TEXT:
-            message = message[:_MAX_ERROR_TEXT] + "…"
         return f"{status} {message}" if message else f"{status} (empty response body)"
 
     # -- the interface -----------------------------------------------------------------------
@@ -151,6 +150,9 @@ class HttpLlmClient(ABC):
             except TimeoutError:
                 message = f"Request timed out after {self.timeouts.total_s:g}s (total time limit)"
                 result = failed(message, retryable=False, model=model)
+            # Every message leaves the attempt clean: retry notices, logs and the reply all see
+            # only this form.
+            result = self._cleaned(result)
             if result.stop_reason != "error" or not result.retryable or retries >= self.retry.max_retries:
                 return self._reply(result, model, attempts[0])
             retries += 1
@@ -176,13 +178,25 @@ class HttpLlmClient(ABC):
                 on_retry(notice)
             await asyncio.sleep(delay)
 
+    def _cleaned(self, result: AttemptResult) -> AttemptResult:
+        """``result`` with its error message redacted, then cut to :data:`_MAX_ERROR_TEXT`.
+
+        Redacting first matters: a key that crosses the cut would no longer match whole, and its
+        first characters would show.
+        """
+        if result.error_message is None:
+            return result
+        message = self._redact(result.error_message)
+        if len(message) > _MAX_ERROR_TEXT:
+            message = message[:_MAX_ERROR_TEXT] + "…"
+        return dataclasses.replace(result, error_message=message)
+
     def _reply(self, result: AttemptResult, model: str, attempts: int) -> AssistantReply:
-        message = self._redact(result.error_message) if result.error_message is not None else None
         return AssistantReply(
             text=result.text,
             stop_reason=result.stop_reason,
             usage=result.usage,
-            error_message=message,
+            error_message=result.error_message,
             has_tool_call=result.has_tool_call,
             model=result.model or model,
             provider=self.provider,
@@ -237,7 +251,7 @@ class HttpLlmClient(ABC):
         except httpx.TransportError as exc:
             # Connection refused/reset, or the server closed the connection mid-body.
             detail = str(exc) or type(exc).__name__
-            return failed(f"Connection error: {self._redact(detail)}", retryable=True, model=model)
+            return failed(f"Connection error: {detail}", retryable=True, model=model)
 
     async def _http_error(self, response: httpx.Response, model: str) -> AttemptResult:
         raw = bytearray()
@@ -248,7 +262,7 @@ class HttpLlmClient(ABC):
         body = raw[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
         status = response.status_code
         return failed(
-            self._redact(self._error_message(status, body)),
+            self._error_message(status, body),
             retryable=is_retryable_status(status, body),
             model=model,
             retry_after_s=parse_retry_after(response.headers) if status == 429 or status >= 500 else None,

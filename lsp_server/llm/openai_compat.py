@@ -208,7 +208,7 @@ class OpenAiStreamState:
         try:
             chunk = json.loads(event.data)
         except ValueError:
-            self._fail(f"Invalid JSON in stream: {event.data[:200]}", retryable=False)
+            self._fail(f"Invalid JSON in stream: {event.data}", retryable=False)  # cut by the client, after redaction
             return
         self._on_chunk(as_dict(chunk))
 

@@ -77,3 +77,31 @@ def test_defaults_are_the_server_defaults() -> None:
             assert client_default in ("", None), key  # an empty string is forwarded as null
         else:
             assert client_default == server_default, key
+
+
+# Settings that run code (interpreter, install source), grant trust, or decide where a summarizer
+# request and its key go. A repository's .vscode/settings.json must not be able to set them.
+USER_ONLY = {
+    "python",
+    "server.installSource",
+    "agentDir",
+    "trust",
+    "summarizer.url",
+    "summarizer.apiKeyEnv",
+}
+
+
+def test_settings_that_run_code_grant_trust_or_route_secrets_belong_to_the_user() -> None:
+    settings = _vscode_settings()
+    for key in USER_ONLY:
+        assert settings[key].get("scope") in ("machine", "application"), key
+    workspace_settable = {
+        key for key, value in settings.items() if value.get("scope") not in ("machine", "application")
+    }
+    assert not workspace_settable & USER_ONLY
+
+
+def test_restricted_mode_ignores_the_user_only_settings_of_a_workspace() -> None:
+    package = json.loads(PACKAGE.read_text(encoding="utf-8"))
+    restricted = package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    assert {key.removeprefix("piContext.") for key in restricted} == USER_ONLY

@@ -12,7 +12,7 @@ import pytest
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.llm.openai_compat import OpenAiCompatClient
 from lsp_server.llm.redact import Secret, redact
-from lsp_server.llm.types import CompletionRequest
+from lsp_server.llm.types import CompletionRequest, RetryNotice
 from tests.llm.conftest import FAST_RETRY, KEY, make_client
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
@@ -80,3 +80,37 @@ def test_secret_refuses_to_be_pickled_but_copies_as_itself() -> None:
 def test_redact_replaces_every_occurrence_and_ignores_tiny_values() -> None:
     assert redact(f"{KEY} and {KEY}", [Secret(KEY)]) == "*** and ***"
     assert redact("a b c", [Secret("a")]) == "a b c"
+
+
+async def test_retry_notices_of_a_stream_error_that_quotes_the_key_are_redacted(
+    server: FakeLlmServer, wire: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A retryable error arriving inside the stream (Anthropic's overloaded_error event, or an
+    # OpenAI-style error chunk) whose text echoes the request's key.
+    caplog.set_level(logging.DEBUG)
+    event = {"type": "overloaded_error", "message": f"overloaded (request key {KEY})"}
+    server.enqueue(ScriptedResponse(text="", error_event=event), ScriptedResponse(text="fine"))
+    notices: list[RetryNotice] = []
+    async with make_client(wire, server) as client:
+        reply = await client.complete(REQUEST, on_retry=notices.append)
+    assert reply.text == "fine"
+    assert [n.error_message for n in notices] == ["overloaded (request key ***)"]
+    assert KEY not in caplog.text
+
+
+async def test_a_key_crossing_the_message_cut_is_redacted_before_the_cut(
+    server: FakeLlmServer, wire: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    long_key = "sk-" + "x7" * 40  # 83 characters
+    for lead in (420, 460, 490):  # the key starts before the 500-character cut and ends after it
+        message = "e" * lead + long_key + " tail"
+        server.enqueue(*[ScriptedResponse(status=503, body={"error": {"message": message}})] * 3)
+        notices: list[RetryNotice] = []
+        async with make_client(wire, server, api_key=Secret(long_key)) as client:
+            reply = await client.complete(REQUEST, on_retry=notices.append)
+        shown = [reply.error_message or "", *(n.error_message for n in notices), caplog.text]
+        assert len(notices) == 2
+        for text in shown:
+            assert long_key[:12] not in text, lead  # not even a prefix of it
+        assert (reply.error_message or "").startswith("503 " + "e" * lead + "***")
