@@ -13,6 +13,7 @@ messages, which is what the CLI and the language server want.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -153,7 +154,8 @@ def message_time_ms(message: Any) -> int | None:
     if isinstance(stamp, bool):
         return None
     if isinstance(stamp, (int, float)):
-        return int(stamp)
+        # JSON's 1e999 parses as Infinity in Pi: no time anyone can show.
+        return int(stamp) if math.isfinite(stamp) else None
     value = js_date_ms(stamp) if isinstance(stamp, str) else None
     return int(value) if value is not None else None
 

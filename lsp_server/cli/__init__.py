@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from lsp_server import __version__
+from lsp_server.cli._output import configure_streams
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    configure_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TextIO, TypeVar
+from typing import Any, Protocol, TextIO, TypeVar
 
 from lsp_server.compaction.summarize import Progress
 from lsp_server.compaction.summarizer_config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
@@ -195,3 +195,40 @@ async def _tick(printer: ProgressPrinter) -> None:
 
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+class _Outcome(Protocol):
+    @property
+    def entry(self) -> Any: ...
+    @property
+    def written(self) -> Any: ...
+    @property
+    def failure(self) -> str | None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+
+def report_outcome(
+    outcome: _Outcome, json_report: Callable[[], Any] | None, print_outcome: Callable[[], None], path: str
+) -> int:
+    """Print the result of a summary run and give its exit status.
+
+    Once the entry is in the file, the run has succeeded whatever happens to the report: failing
+    then would tell the user nothing was done, and a retry would append a second entry. So an error
+    while reporting a written entry is told as such, with the entry's id, and the exit status stays 0.
+    """
+    try:
+        if json_report is not None:
+            print_json(json_report())
+        if outcome.failure is not None:
+            return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE)
+        if json_report is None:
+            print_outcome()
+        return EXIT_OK
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        if outcome.written is None:
+            raise
+        entry_id = (outcome.entry or {}).get("id")
+        return fail(f"the entry {entry_id} was written to {path}, but showing the result failed: {exc!r}", EXIT_OK)

@@ -17,16 +17,13 @@ import sys
 from typing import Any
 
 from lsp_server.cli._summarizing import (
-    EXIT_CANCELLED,
-    EXIT_FAILURE,
-    EXIT_OK,
     EXIT_USAGE,
     ProgressPrinter,
     Summarizer,
     add_common_arguments,
     fail,
     pi_settings_for,
-    print_json,
+    report_outcome,
     run_cancellable,
     summarizer_from_args,
 )
@@ -96,13 +93,12 @@ def _run(args: argparse.Namespace) -> int:
             await summarizer.client.aclose()
 
     outcome = run_cancellable(work, printer)
-    if args.json:
-        print_json(_outcome_json(plan, outcome, args.dry_run, summarizer))
-    if outcome.failure is not None:
-        return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE)
-    if not args.json:
-        _print_outcome(outcome, args.dry_run)
-    return EXIT_OK
+    return report_outcome(
+        outcome,
+        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer)) if args.json else None,
+        lambda: _print_outcome(outcome, args.dry_run),
+        plan.session.path,
+    )
 
 
 def _print_plan(plan: BranchPlan, summarizer: Summarizer, budget: float) -> None:

@@ -56,12 +56,19 @@ class CutPoint:
         }
 
 
+def _role(message: Any) -> str | None:
+    """The role when it is a string. Pi switches on it, so any other value (an object, a number)
+    matches no role; here it must not reach a set lookup, where an object is unhashable."""
+    role = js_get(message, "role")
+    return role if isinstance(role, str) else None
+
+
 def is_cut_point_message(message: Any) -> bool:
-    return js_get(message, "role") in CUT_POINT_ROLES
+    return _role(message) in CUT_POINT_ROLES
 
 
 def is_turn_start_message(message: Any) -> bool:
-    return js_get(message, "role") in TURN_START_ROLES
+    return _role(message) in TURN_START_ROLES
 
 
 def _is_compaction(entry: Any) -> bool:

@@ -201,3 +201,34 @@ def test_branch_summary_appends_under_the_target_and_reports_it(env: dict[str, s
 def test_branch_summary_to_the_current_position_does_nothing(env: dict[str, str], session: Path) -> None:
     done = _run(env, "branch-summary", str(session), "--from", "e5", "--to", "e5")
     assert done.returncode == 1 and "already the current position" in done.stderr
+
+
+def _with_lone_surrogate(tmp_path: Path) -> Path:
+    """A session whose first user text holds ``"\\ud800"`` (a lone surrogate, as JSON can spell it)."""
+    chain = Chain()
+    chain.user("Fix the crash in src/app.ts. MARK " + X)
+    chain.assistant("Reading it.", calls=(("read", {"path": "src/app.ts"}),))
+    chain.tool_result(X)
+    chain.user("Now update the docs. " + X)
+    chain.assistant("Done.")
+    path = write_session(tmp_path / "surrogate.jsonl", chain.entries, cwd=str(tmp_path / "project"))
+    path.write_bytes(path.read_bytes().replace(b"MARK", rb"\ud800"))
+    return path
+
+
+@pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
+def test_a_lone_surrogate_in_the_session_is_printed_escaped_after_one_write(
+    env: dict[str, str], tmp_path: Path, json_output: bool
+) -> None:
+    session = _with_lone_surrogate(tmp_path)
+    before = session.read_bytes()
+    done = _run(env, "compact", str(session), *(["--json"] if json_output else []))
+    assert done.returncode == 0, done.stderr
+    assert session.read_bytes().count(b"\n") == before.count(b"\n") + 1  # exactly one entry appended
+    entry = _last_entry(session)
+    assert "\ud800" in entry["summary"]  # the summary quotes the text as it is
+    assert "\\ud800" in done.stdout  # shown as its escape, not a crash
+    if json_output:
+        assert json.loads(done.stdout)["entry"]["summary"] == entry["summary"]  # still valid JSON, same text
+    else:
+        assert f"Wrote compaction entry {entry['id']}" in done.stdout

@@ -200,3 +200,53 @@ def test_a_pi_1_6_session_shows_its_stored_prompt(home: dict[str, Path], tmp_pat
     assert "system prompt: stored in the session" in result.stdout
     budget = _json(home, str(path))["budget"]
     assert [c["id"] for c in budget["pi"]["categories"] if c["group"] == "system"] == ["system.preamble", "system.cwd"]
+
+
+EXAMPLE = ROOT / "examples" / "sessions" / "inventory-fix.jsonl"
+
+
+def _mutated(tmp_path: Path, name: str, mutate: Any) -> Path:
+    """The example session with ``mutate(message)`` applied to every message entry."""
+    entries = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()]
+    for item in entries:
+        if item.get("type") == "message":
+            mutate(item["message"])
+    text = "\n".join(json.dumps(item) for item in entries) + "\n"
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(text.replace('"MARK"', '"\\ud800"').replace("Infinity", "1e999"), encoding="utf-8")
+    return path
+
+
+def _lone_surrogate(message: dict[str, Any]) -> None:
+    if message.get("role") == "user":
+        message["content"] = "MARK"
+
+
+def _object_role(message: dict[str, Any]) -> None:
+    if message.get("role") == "toolResult":
+        message["role"] = {"not": "a role"}
+
+
+def _infinite_timestamp(message: dict[str, Any]) -> None:
+    message["timestamp"] = float("inf")
+
+
+@pytest.mark.parametrize("mutate", [_lone_surrogate, _object_role, _infinite_timestamp])
+@pytest.mark.parametrize(
+    "command", [["session"], ["session", "--json"], ["compact", "--dry-run", "--json"]], ids=" ".join
+)
+def test_javascript_oddities_in_a_session_are_reported_not_crashed_on(
+    home: dict[str, Path], tmp_path: Path, mutate: Any, command: list[str]
+) -> None:
+    path = _mutated(tmp_path, mutate.__name__, mutate)
+    before = path.read_bytes()
+    env = {**os.environ, "HOME": str(home["home"]), "PI_CODING_AGENT_DIR": str(home["agent"])}
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", *command, str(path)], capture_output=True, text=True, env=env, check=False
+    )
+    assert "Traceback" not in done.stderr
+    if done.returncode != 0:  # a refusal is a one-line reason naming the file (e.g. nothing to compact)
+        assert done.returncode == 1 and done.stderr.startswith("pi-context: ") and str(path) in done.stderr
+    elif "--json" in command:
+        json.loads(done.stdout)
+    assert path.read_bytes() == before
