@@ -8,6 +8,7 @@ columns to the client's position encoding, the CLI prints 1-based numbers.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -81,10 +82,15 @@ class Finding:
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def format_line(self) -> str:
-        """``path:line:col: severity code message`` with 1-based line and column."""
+        """``path:line:col: severity code message`` with 1-based line and column.
+
+        One finding is always one line: a file name may hold a newline (a skill folder named so by
+        a repository), and a line made from it must not pass for another finding.
+        """
         start = self.range.start
         first_line = self.message.splitlines()[0] if self.message else ""
-        return f"{self.path}:{start.line + 1}:{start.column + 1}: {self.severity.label} {self.code} {first_line}"
+        where = f"{escape_controls(self.path)}:{start.line + 1}:{start.column + 1}"
+        return f"{where}: {self.severity.label} {self.code} {escape_controls(first_line)}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -97,3 +103,24 @@ class Finding:
         if self.data:
             out["data"] = self.data
         return out
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with control characters (line breaks, escape sequences) written as ``\\n``, ``\\x1b``...
+
+    For one-line output to a terminal or a log that a name from a repository must not break up
+    or recolour.
+    """
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+        if named is not None:
+            return named
+        code = ord(char)
+        return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+    return _CONTROLS.sub(escape, text)

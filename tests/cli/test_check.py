@@ -21,6 +21,9 @@ def skill(root: Path, folder: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+INVALID_NAME = "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
+
+
 def test_findings_are_printed_sorted_with_1_based_positions(tmp_path: Path) -> None:
     skill(tmp_path, "b", "---\nname: B\ndescription: d\n---\n")
     skill(tmp_path, "a", "---\nname: a--b\ndescription: d\n---\n")
@@ -77,3 +80,14 @@ def test_hostile_files_never_produce_a_traceback(tmp_path: Path) -> None:
     assert result.returncode == 1  # the FIFO SKILL.md cannot be read
     assert "skill/invalid-utf8" in result.stdout and "skill/too-large" in result.stdout
     assert ".pi/skills/fifo/SKILL.md:1:1: error skill/unreadable" in result.stdout
+
+
+def test_a_newline_in_a_skill_folder_name_cannot_forge_a_line_of_output(tmp_path: Path) -> None:
+    forged = "x\n.pi/skills/ok/SKILL.md:1:1: error skill/forged all is lost\x1b[2K"
+    skill(tmp_path, forged, "---\nname: B\ndescription: d\n---\n")
+    result = run(cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1  # one finding (the invalid name), on one line
+    assert lines[0].startswith(".pi/skills/x\\n.pi/skills/ok/SKILL.md:1:1: error skill/forged all is lost\\x1b[2K")
+    assert lines[0].endswith("/SKILL.md:2:7: warning skill/name-invalid-chars " + INVALID_NAME)
+    assert "\x1b" not in result.stdout
