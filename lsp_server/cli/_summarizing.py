@@ -44,8 +44,8 @@ EXIT_USAGE = 2
 EXIT_CANCELLED = 130
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--instructions", default=None, help="extra focus for the summary (Pi: /compact <text>)")
+def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: str) -> None:
+    parser.add_argument("--instructions", default=None, help=instructions_help)
     parser.add_argument("--dry-run", action="store_true", help="show the plan and the summary, write nothing")
     parser.add_argument("--model", default=None, help=f"summarizer: {MODEL_ARG_HELP} (default: settings, else offline)")
     parser.add_argument("--settings", default=None, help="pi-context settings file (JSON) for the summarizer")

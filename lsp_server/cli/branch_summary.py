@@ -52,7 +52,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--context-window", type=int, default=None, help="the session model's context window (default: 128000)"
     )
-    add_common_arguments(parser)
+    add_common_arguments(
+        parser,
+        instructions_help="extra focus for the summary, added after the branch template "
+        "(Pi: the custom instructions of a branch summary in /tree); with --replace-instructions, the whole "
+        "instructions",
+    )
     parser.set_defaults(func=_run)
 
 

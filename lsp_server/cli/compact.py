@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("file", help="the session file (.jsonl)")
     parser.add_argument("--leaf", default=None, help="compact the branch ending at this entry (default: Pi's leaf)")
-    add_common_arguments(parser)
+    add_common_arguments(parser, instructions_help="extra focus for the summary (Pi: /compact <text>)")
     parser.set_defaults(func=_run)
 
 

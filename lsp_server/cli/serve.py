@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 import sys
 from typing import Any
 
@@ -21,7 +22,12 @@ def register(subparsers: Any) -> None:
     )
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (the default)")
-    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead, e.g. 127.0.0.1:2087")
+    transport.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        help="listen on a TCP address instead, e.g. 127.0.0.1:2087 (port 0: a free port, printed on stderr); "
+        "the server takes one client and ends when that client disconnects",
+    )
     serve.add_argument(
         "--debug", action="store_true", default=None, help="enable the pi.debug.* commands (also PI_CONTEXT_DEBUG=1)"
     )
@@ -33,12 +39,12 @@ def register(subparsers: Any) -> None:
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:2087`` for IPv6) -> ``(host, port)``; raises ``ValueError``."""
+    """``HOST:PORT`` (``[::1]:2087`` for IPv6; port 0 for any free port) -> ``(host, port)``; raises ``ValueError``."""
     host, sep, port_text = text.rpartition(":")
     if not sep or not host or not port_text.isdigit():
         raise ValueError(f"expected HOST:PORT, got {text!r}")
     port = int(port_text)
-    if not 0 < port < 65536:
+    if not 0 <= port < 65536:
         raise ValueError(f"port out of range: {port}")
     return host.strip("[]"), port
 
@@ -60,6 +66,12 @@ def _run_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pi-context serve: {exc}", file=sys.stderr)
         return 2
+    if address is not None:
+        try:
+            address = claim_address(*address)
+        except OSError as exc:
+            print(f"pi-context serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     _configure_logging(args.log_level, args.log_file)
 
     from lsp_server.server.app import create_server
@@ -72,3 +84,20 @@ def _run_serve(args: argparse.Namespace) -> int:
         print(f"pi-context: listening on {host}:{port}", file=sys.stderr, flush=True)
         server.start_tcp(host, port)
     return 0
+
+
+def claim_address(host: str, port: int) -> tuple[str, int]:
+    """Bind ``host:port`` once to learn whether the server can listen there, and on which port.
+
+    pygls binds only inside its own event loop, where a taken port or an address that is not on
+    this machine ends in a traceback, and port 0 would stay unknown to the user. Binding here
+    first turns those into one clear line and gives the real port for ``:0``; the server then
+    binds the same address again (with ``SO_REUSEADDR``, as asyncio does) right after.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+        probe.listen(1)
+        bound: int = probe.getsockname()[1]
+    return host, bound

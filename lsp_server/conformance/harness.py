@@ -240,10 +240,18 @@ def relativize(result: Json, tmp: Path | None, fixtures: Path) -> Json:
     return map_strings(result, fix)
 
 
+def is_answerable(raw: Any) -> bool:
+    """A request names an op we have. ``ok: false`` for it is then an answer (Pi throws there too);
+    for anything else it is a request nobody can answer, and the exit status says so."""
+    return isinstance(raw, dict) and str(raw.get("op")) in load_ops()
+
+
 def run_jsonl(stdin: TextIO, stdout: TextIO) -> int:
-    """One request per line in, one compact answer per line out, in order."""
+    """One request per line in, one compact answer per line out, in order; exit 2 if any line was
+    not an answerable request."""
     import json
 
+    status = 0
     for line in stdin:
         if not line.strip():
             continue
@@ -251,10 +259,13 @@ def run_jsonl(stdin: TextIO, stdout: TextIO) -> int:
             req = json.loads(line)
         except json.JSONDecodeError as exc:
             stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
+            status = 2
             continue
+        if not is_answerable(req):
+            status = 2
         stdout.write(js_json_stringify(handle(req)) + "\n")
         stdout.flush()
-    return 0
+    return status
 
 
 def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True) -> int:
@@ -266,9 +277,9 @@ def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True) -> int:
         stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
         return 2
     answer = handle(req)
-    indent = 1 if pretty and req.get("pretty") is not False else None
+    indent = 1 if pretty and isinstance(req, dict) and req.get("pretty") is not False else None
     stdout.write(js_json_stringify(answer, indent=indent) + "\n")
-    return 0
+    return 0 if is_answerable(req) else 2
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience for ad-hoc runs

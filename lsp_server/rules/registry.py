@@ -73,7 +73,10 @@ _RULES: list[Rule] = [
         "The file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
         _sev(W, W, W, W),
-        {"*": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD"},
+        {
+            "pi": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD",
+            "*": "invalid UTF-8 at byte {offset}: the agent reads it as U+FFFD",
+        },
     ),
     Rule(
         "skill/too-large",
@@ -388,7 +391,10 @@ _RULES: list[Rule] = [
         "The context file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD and sends them to the model.",
         _sev(W, W, W, W),
-        {"*": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD"},
+        {
+            "pi": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD",
+            "*": "invalid UTF-8 at byte {offset}: the agent reads it as U+FFFD",
+        },
         applies_to="context",
     ),
     Rule(

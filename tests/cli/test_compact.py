@@ -232,3 +232,10 @@ def test_a_lone_surrogate_in_the_session_is_printed_escaped_after_one_write(
         assert json.loads(done.stdout)["entry"]["summary"] == entry["summary"]  # still valid JSON, same text
     else:
         assert f"Wrote compaction entry {entry['id']}" in done.stdout
+
+
+def test_branch_summary_help_describes_its_own_instructions(env: dict[str, str]) -> None:
+    done = _run(env, "branch-summary", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "/compact" not in text and "branch summary in /tree" in text

@@ -58,7 +58,7 @@ def free_port() -> int:
 
 
 async def connect(client: LanguageClient, port: int) -> None:
-    """Retry until the server listens (it prints its address before binding)."""
+    """Retry until the server listens (it prints its address just before its own event loop binds it)."""
     deadline = time.monotonic() + WAIT_S
     while True:
         try:
@@ -94,3 +94,57 @@ async def test_tcp_transport_initializes_and_exits_cleanly(tmp_path: Path) -> No
             process.kill()
             await process.wait()
         await client.stop()
+
+
+async def test_tcp_port_0_listens_on_a_free_port_and_prints_it(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(tmp_path)}
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "lsp_server", "serve", "--tcp", "127.0.0.1:0"],
+        *["--log-file", str(tmp_path / "server.log")],
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    client = LanguageClient("test", "0")
+    try:
+        assert process.stderr is not None
+        line = (await asyncio.wait_for(process.stderr.readline(), WAIT_S)).decode()
+        assert line.startswith("pi-context: listening on 127.0.0.1:")
+        port = int(line.rsplit(":", 1)[1])
+        assert port > 0
+        await connect(client, port)
+        result = await asyncio.wait_for(
+            client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities())), WAIT_S
+        )
+        assert result.server_info is not None
+        await asyncio.wait_for(client.shutdown_async(None), WAIT_S)
+        client.exit(None)
+        assert await asyncio.wait_for(process.wait(), WAIT_S) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await client.stop()
+
+
+def test_a_taken_port_or_an_address_not_on_this_machine_is_one_line_not_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        for address in (f"127.0.0.1:{port}", "192.0.2.1:2087"):  # 192.0.2.0/24: documentation, never local
+            done = subprocess.run(
+                [sys.executable, "-m", "lsp_server", "serve", "--tcp", address],
+                capture_output=True,
+                text=True,
+                timeout=WAIT_S,
+            )
+            assert done.returncode == 1, address
+            assert done.stderr.startswith(f"pi-context serve: cannot listen on {address}: "), done.stderr
+            assert len(done.stderr.splitlines()) == 1 and "listening" not in done.stderr
+
+
+def test_serve_help_says_the_tcp_server_takes_one_client() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "serve", "--help"], capture_output=True, text=True, timeout=WAIT_S
+    )
+    assert "one client" in " ".join(done.stdout.split())

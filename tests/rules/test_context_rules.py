@@ -79,5 +79,15 @@ def test_invalid_utf8_points_at_the_byte(tmp_path: Path) -> None:
     assert codes(findings) == ["context/invalid-utf8"] and findings[0].range.start == Position(1, 4)
 
 
+def test_invalid_utf8_names_pi_only_under_the_pi_profile(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"bad \xff\n")
+    messages = {
+        profile: check_context_file(str(tmp_path / "AGENTS.md"), profile=profile)[0].message
+        for profile in ("pi", "agentskills", "claude-code", "vscode")
+    }
+    assert messages["pi"] == "invalid UTF-8 at byte 4: Pi reads it as U+FFFD"
+    assert all("Pi" not in message for profile, message in messages.items() if profile != "pi")
+
+
 def test_text_from_an_editor_buffer() -> None:
     assert codes(check_context_text("/nowhere/AGENTS.md", "")) == ["context/empty"]
