@@ -285,6 +285,7 @@ class ProjectedRequestResult(WireModel):
 class CompactArgs(WireModel):
     session: str = Field(description="Path of the session .jsonl file (a file URI is accepted).")
     instructions: str | None = Field(default=None, description="Extra focus for the summary (Pi: /compact <text>).")
+    leaf_id: str | None = Field(default=None, description="Compact the branch ending here (default: Pi's leaf).")
     preview_only: bool = Field(default=False, description="Summarize and answer the entry, write nothing.")
     expected_size: int | None = Field(
         default=None, description="Apply only if the file still has this size (the previewed state)."
@@ -296,6 +297,9 @@ class BranchSummaryArgs(WireModel):
     from_id: str = Field(description="The leaf being left.")
     to_id: str = Field(description="The entry to summarize back to (new position).")
     instructions: str | None = None
+    replace_instructions: bool = Field(
+        default=False, description="Use the instructions instead of the default structure, not after it."
+    )
     preview_only: bool = False
     expected_size: int | None = Field(
         default=None, description="Apply only if the file still has this size (the previewed state)."

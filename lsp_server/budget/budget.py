@@ -39,14 +39,14 @@ from lsp_server.budget.parts import (
     prompt_parts,
     system_message_parts,
 )
-from lsp_server.context.settings import PiSettings, ResolvedCompaction
+from lsp_server.context.settings import PiSettings
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import js_get
 from lsp_server.session.projection import SessionProjection
-from lsp_server.session.tokens import CompactionSettings as PiCompactionSettings
 from lsp_server.session.tokens import (
+    CompactionSettings,
     ContextEstimate,
     assistant_usage,
     estimate_projected_context_tokens,
@@ -129,7 +129,7 @@ def whole_tokens(value: float) -> int:
 @dataclass(frozen=True)
 class BudgetSetup:
     model: ModelWindow
-    compaction: ResolvedCompaction
+    compaction: CompactionSettings
     counter: TokenCounter
     estimator: EstimatorInfo
 
@@ -365,7 +365,7 @@ def _merged(first: Tally, second: Tally) -> Tally:
 
 
 def _estimate_warning(
-    estimated: int, pi_tokens: int, window: int, threshold: int, should: bool, compaction: ResolvedCompaction
+    estimated: int, pi_tokens: int, window: int, threshold: int, should: bool, compaction: CompactionSettings
 ) -> str | None:
     """When the better estimate crosses a line that Pi's own count does not: say what it means."""
     if estimated > window >= pi_tokens:
@@ -381,6 +381,5 @@ def _estimate_warning(
     return None
 
 
-def _should_compact(tokens: int, window: int, compaction: ResolvedCompaction) -> bool:
-    settings = PiCompactionSettings(compaction.enabled, compaction.reserve_tokens, compaction.keep_recent_tokens)
-    return exceeds_compaction_threshold(tokens, window, settings)
+def _should_compact(tokens: int, window: int, compaction: CompactionSettings) -> bool:
+    return exceeds_compaction_threshold(tokens, window, compaction)

@@ -1,20 +1,31 @@
 """The ``pi-context`` command line.
 
-Each sub-command lives in its own module of this package and exposes
-``register(subparsers)``; the module sets ``func`` on its parser. Sub-commands are found by
-name, so adding one never edits this file.
+Each sub-command lives in its own module of this package and exposes ``register(subparsers)``;
+the module sets ``func`` on its parser. :data:`SUBCOMMANDS` lists them in the order ``--help``
+shows them; adding one is adding a module and a line there. Sub-commands that work on a project
+open it through :mod:`lsp_server.cli._project`, as the language server does.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lsp_server import __version__
+from lsp_server.cli import branch_summary, check, compact, debug, prompt, serve, session
 from lsp_server.cli._output import configure_streams
+
+SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
+    branch_summary.register,
+    check.register,
+    compact.register,
+    debug.register,
+    prompt.register,
+    serve.register,
+    session.register,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,11 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pi-context {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    package = importlib.import_module(__name__)
-    for module in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if module.name.startswith("_"):
-            continue
-        importlib.import_module(f"{__name__}.{module.name}").register(subparsers)
+    for register in SUBCOMMANDS:
+        register(subparsers)
     return parser
 
 

@@ -2,9 +2,12 @@
 
 * The summarizer comes from ``--model`` or pi-context's ``summarizer`` settings (``--settings``),
   offline when neither says otherwise.
-* Pi's own settings (``compaction.keepRecentTokens`` with per-model overrides,
-  ``branchSummary.reserveTokens``) are read as Pi reads them for the session's project: the
-  ``cwd`` in the session header, project settings only when the project is trusted.
+* The session's project is opened as the language server opens it (:mod:`lsp_server.cli._project`):
+  ``--cwd``, else the session header's ``cwd`` when it exists here, else the current directory;
+  Pi's own settings there (``compaction.keepRecentTokens`` with per-model overrides,
+  ``branchSummary.reserveTokens``, project settings only when the project is trusted) and the
+  model's window come from it. Planning and summarizing are the server's jobs
+  (:mod:`lsp_server.project.summaries`), so ``pi.compact`` previews what this command prints.
 * Progress goes to stderr: a spinner line with the phase and the characters received when stderr
   is a terminal, one plain line per phase (and per retry) otherwise, so logs stay readable.
 * Ctrl-C cancels the model call (the HTTP stream is closed); the command writes nothing and exits
@@ -26,15 +29,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO, TypeVar
 
+from lsp_server.cli._project import add_project_arguments, project_inputs
 from lsp_server.compaction.summarize import Progress
 from lsp_server.compaction.summarizer_config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
-from lsp_server.context.paths import resolve_agent_dir, resolve_path
-from lsp_server.context.settings import PiSettings, load_pi_settings
-from lsp_server.context.trust import project_trust
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.project.project import Project, header_cwd, open_project, session_folder
+from lsp_server.project.summaries import Job, JobResult, PreviewCache, ProjectFor, run_job
 from lsp_server.session.writer import SessionForAppend
-from lsp_server.settings.pi_context import SummarizerSettings, load_pi_context_settings_file
+from lsp_server.settings.pi_context import PiContextSettings, SummarizerSettings
 
 T = TypeVar("T")
 
@@ -48,9 +51,10 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: 
     parser.add_argument("--instructions", default=None, help=instructions_help)
     parser.add_argument("--dry-run", action="store_true", help="show the plan and the summary, write nothing")
     parser.add_argument("--model", default=None, help=f"summarizer: {MODEL_ARG_HELP} (default: settings, else offline)")
-    parser.add_argument("--settings", default=None, help="pi-context settings file (JSON) for the summarizer")
-    parser.add_argument(
-        "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
+    add_project_arguments(
+        parser,
+        cwd_help="the session's project (default: its cwd if it exists here, else the current directory)",
+        counting=False,
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -70,14 +74,8 @@ class Summarizer:
         return "offline (extractive)" if self.config.kind == "offline" else f"{self.config.kind}/{self.config.model}"
 
 
-def summarizer_from_args(args: argparse.Namespace) -> Summarizer | str:
-    """The client ``--model`` / ``--settings`` describe, or why it cannot be built."""
-    settings = SummarizerSettings()
-    if args.settings:
-        loaded, problems = load_pi_context_settings_file(args.settings)
-        for problem in problems:  # each bad value was replaced by its default: say so, carry on
-            sys.stderr.write(f"pi-context: {problem.format_line()}\n")
-        settings = loaded.summarizer
+def summarizer_from_args(args: argparse.Namespace, settings: SummarizerSettings) -> Summarizer | str:
+    """The client ``--model`` / the ``summarizer`` settings describe, or why it cannot be built."""
     config: SummarizerConfig | str = (
         config_from_model_arg(args.model, settings) if args.model else config_from_settings(settings)
     )
@@ -89,13 +87,28 @@ def summarizer_from_args(args: argparse.Namespace) -> Summarizer | str:
         return str(exc)
 
 
-def pi_settings_for(session: SessionForAppend, agent_dir_arg: str | None) -> PiSettings:
-    """Pi's merged settings for the session's project (its header ``cwd``), trust decided as Pi does."""
-    header_cwd = session.header.get("cwd") if session.header else None
-    cwd = resolve_path(header_cwd) if isinstance(header_cwd, str) and header_cwd else resolve_path(os.getcwd())
-    agent_dir = resolve_agent_dir(agent_dir_arg, cwd)
-    trusted = project_trust(cwd, agent_dir).trusted
-    return load_pi_settings(cwd, agent_dir, project_trusted=trusted).effective
+def project_for(args: argparse.Namespace, settings: PiContextSettings) -> ProjectFor:
+    """How a summary command finds the session's project (the rule of ``session_folder``)."""
+
+    def open_for(session: SessionForAppend) -> Project:
+        folder = session_folder(header_cwd(session.header), explicit=args.cwd, fallback=os.getcwd)
+        return open_project(project_inputs(args, folder.cwd, settings))
+
+    return open_for
+
+
+def run_job_cancellable(job: Job, summarizer: Summarizer) -> JobResult:
+    """Summarize (and, unless a dry run, append) with progress on stderr and Ctrl-C as cancellation."""
+    printer = ProgressPrinter(sys.stderr, summarizer.label)
+
+    async def work(token: CancelToken) -> JobResult:
+        try:
+            client, label = summarizer.client, summarizer.label
+            return await run_job(job, client, label=label, previews=PreviewCache(), cancel=token, on_progress=printer)
+        finally:
+            await summarizer.client.aclose()
+
+    return run_cancellable(work, printer)
 
 
 class ProgressPrinter:

@@ -5,7 +5,9 @@ a summary: the entries from ``--from`` back to the common ancestor are summarize
 within the token budget, tool results left out, file lists appended) and a ``branch_summary``
 entry is appended where Pi puts it: under the target, or under its parent when the target is a
 user message (that message goes back to the editor in Pi). Pi resumes the session from the new
-entry, so its next request carries the summary of the abandoned branch.
+entry, so its next request carries the summary of the abandoned branch. The budget is the session
+model's window (from the project, as the language server finds it) minus Pi's reserve; the plan
+and the run are the server's ``pi.branchSummary`` job.
 
 Exit status: 0 done, 1 failure (nothing written), 2 usage, 130 cancelled (nothing written).
 """
@@ -16,23 +18,21 @@ import argparse
 import sys
 from typing import Any
 
+from lsp_server import protocol
+from lsp_server.cli._project import settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
-    ProgressPrinter,
     Summarizer,
     add_common_arguments,
     fail,
-    pi_settings_for,
+    project_for,
     report_outcome,
-    run_cancellable,
+    run_job_cancellable,
     summarizer_from_args,
 )
-from lsp_server.compaction.branch import branch_token_budget
-from lsp_server.compaction.operations import BranchOutcome, BranchPlan, plan_branch_summary, run_branch_summary
-from lsp_server.compaction.summarize import SummaryOptions
-from lsp_server.llm.client import CancelToken
+from lsp_server.compaction.operations import BranchOutcome, BranchPlan
+from lsp_server.project.summaries import JobRefused, branch_budget, plan_branch_job
 from lsp_server.session.jsvalues import js_get
-from lsp_server.session.writer import load_for_append
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +50,10 @@ def register(subparsers: Any) -> None:
         "--replace-instructions", action="store_true", help="use --instructions instead of the default structure"
     )
     parser.add_argument(
-        "--context-window", type=int, default=None, help="the session model's context window (default: 128000)"
+        "--context-window",
+        type=int,
+        default=None,
+        help="the context window to budget with (default: the session model's, else 128000)",
     )
     add_common_arguments(
         parser,
@@ -62,42 +65,29 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    session = load_for_append(args.file)
-    if session.error is not None:
-        return fail(session.error)
-    plan = plan_branch_summary(session, args.from_id, args.to_id)
-    if isinstance(plan, str):
-        return fail(plan)
-    summarizer = summarizer_from_args(args)
+    settings = settings_from_args(args)
+    summarizer = summarizer_from_args(args, settings.summarizer)
     if isinstance(summarizer, str):
         return fail(summarizer, EXIT_USAGE)
-    reserve = pi_settings_for(session, args.agent_dir).branch_summary.reserve_tokens
-    if not args.json:
-        _print_plan(plan, summarizer, branch_token_budget(args.context_window, reserve))
-    options = SummaryOptions(
-        custom_instructions=args.instructions or None,
-        thinking_level=plan.thinking_level if isinstance(plan.thinking_level, str) else None,
-        model_reasoning=summarizer.config.reasoning,
+    request = protocol.BranchSummaryArgs(
+        session=args.file,
+        from_id=args.from_id,
+        to_id=args.to_id,
+        instructions=args.instructions,
+        replace_instructions=args.replace_instructions,
+        preview_only=args.dry_run,
     )
-    printer = ProgressPrinter(sys.stderr, summarizer.label)
-
-    async def work(token: CancelToken) -> BranchOutcome:
-        try:
-            return await run_branch_summary(
-                plan,
-                summarizer.client,
-                options=options,
-                replace_instructions=args.replace_instructions,
-                reserve_tokens=reserve,
-                context_window=args.context_window,
-                dry_run=args.dry_run,
-                cancel=token,
-                on_progress=printer,
-            )
-        finally:
-            await summarizer.client.aclose()
-
-    outcome = run_cancellable(work, printer)
+    try:
+        job = plan_branch_job(request, project_for(args, settings), summarizer.config)
+    except JobRefused as exc:
+        return fail(str(exc))
+    assert job.branch is not None
+    plan = job.branch
+    if not args.json:
+        _print_plan(plan, summarizer, branch_budget(job))
+    result = run_job_cancellable(job, summarizer)
+    outcome = result.detail
+    assert isinstance(outcome, BranchOutcome)
     return report_outcome(
         outcome,
         (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer)) if args.json else None,

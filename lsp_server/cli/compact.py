@@ -4,7 +4,8 @@ Reads the session once, prepares the compaction exactly as Pi 1.6.0 does (first 
 tokens before, history and split-turn prefix, file lists), has the summarizer write the summary
 (offline by default, or the model given with ``--model``), and appends one ``compaction`` entry at
 the leaf. ``--dry-run`` shows all of that and writes nothing. Pi resumes the session from the new
-entry: its context then starts with the summary and continues with the kept entries.
+entry: its context then starts with the summary and continues with the kept entries. The plan and
+the run are the language server's ``pi.compact`` job (:mod:`lsp_server.project.summaries`).
 
 Exit status: 0 done, 1 failure (the message names the file; nothing was written), 2 usage,
 130 cancelled with Ctrl-C (nothing was written).
@@ -16,24 +17,21 @@ import argparse
 import sys
 from typing import Any
 
+from lsp_server import protocol
+from lsp_server.cli._project import settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
-    ProgressPrinter,
     Summarizer,
     add_common_arguments,
     fail,
-    pi_settings_for,
+    project_for,
     report_outcome,
-    run_cancellable,
+    run_job_cancellable,
     summarizer_from_args,
 )
-from lsp_server.compaction.operations import CompactionOutcome, CompactionPlan, plan_compaction, run_compaction
-from lsp_server.compaction.summarize import SummaryOptions
-from lsp_server.llm.client import CancelToken
+from lsp_server.compaction.operations import CompactionOutcome, CompactionPlan
+from lsp_server.project.summaries import JobRefused, plan_compaction_job
 from lsp_server.session.jsvalues import UNDEFINED
-from lsp_server.session.projection import ModelRef
-from lsp_server.session.tokens import CompactionSettings
-from lsp_server.session.writer import load_for_append
 
 
 def register(subparsers: Any) -> None:
@@ -50,46 +48,25 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_run)
 
 
-def _settings_resolver(args: argparse.Namespace, session: Any) -> Any:
-    pi_settings = pi_settings_for(session, args.agent_dir)
-
-    def resolve(model: ModelRef | None) -> CompactionSettings:
-        provider = model.provider if model and isinstance(model.provider, str) else None
-        model_id = model.model_id if model and isinstance(model.model_id, str) else None
-        resolved = pi_settings.compaction_for(provider, model_id)
-        return CompactionSettings(resolved.enabled, resolved.reserve_tokens, resolved.keep_recent_tokens)
-
-    return resolve
-
-
 def _run(args: argparse.Namespace) -> int:
-    session = load_for_append(args.file)
-    if session.error is not None:
-        return fail(session.error)
-    plan = plan_compaction(session, _settings_resolver(args, session), args.leaf)
-    if isinstance(plan, str):
-        return fail(plan)
-    summarizer = summarizer_from_args(args)
+    settings = settings_from_args(args)
+    summarizer = summarizer_from_args(args, settings.summarizer)
+    request = protocol.CompactArgs(
+        session=args.file, instructions=args.instructions, leaf_id=args.leaf, preview_only=args.dry_run
+    )
     if isinstance(summarizer, str):
         return fail(summarizer, EXIT_USAGE)
+    try:
+        job = plan_compaction_job(request, project_for(args, settings), summarizer.config)
+    except JobRefused as exc:
+        return fail(str(exc))
+    assert job.compaction is not None
+    plan = job.compaction
     if not args.json:
         _print_plan(plan, summarizer)
-    options = SummaryOptions(
-        custom_instructions=args.instructions or None,
-        thinking_level=plan.thinking_level if isinstance(plan.thinking_level, str) else None,
-        model_reasoning=summarizer.config.reasoning,
-    )
-    printer = ProgressPrinter(sys.stderr, summarizer.label)
-
-    async def work(token: CancelToken) -> CompactionOutcome:
-        try:
-            return await run_compaction(
-                plan, summarizer.client, options=options, dry_run=args.dry_run, cancel=token, on_progress=printer
-            )
-        finally:
-            await summarizer.client.aclose()
-
-    outcome = run_cancellable(work, printer)
+    result = run_job_cancellable(job, summarizer)
+    outcome = result.detail
+    assert isinstance(outcome, CompactionOutcome)
     return report_outcome(
         outcome,
         (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer)) if args.json else None,

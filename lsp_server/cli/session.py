@@ -22,21 +22,18 @@ from typing import Any, TextIO
 
 from lsp_server import protocol
 from lsp_server.budget.breakdown import BudgetBreakdown
-from lsp_server.budget.budget import BudgetConfig, ContextBudget
-from lsp_server.budget.models import ModelWindows, WindowOverrides
-from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis, analyze_session
-from lsp_server.budget.wire import budget_result, projected_result
+from lsp_server.budget.budget import ContextBudget
+from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
+from lsp_server.cli._project import add_project_arguments, project_inputs, settings_from_args
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
-from lsp_server.context.paths import resolve_agent_dir, resolve_path
-from lsp_server.context.resources import ResourceOptions, load_resources
-from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
-from lsp_server.context.trust import project_trust
+from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
-from lsp_server.prompt.assembly import AssembledPrompt, assemble_prompt, inputs_from_resources
-from lsp_server.session.jsvalues import UNDEFINED, js_get
-from lsp_server.session.locate import SessionSummary, list_sessions, resolve_session_dir
+from lsp_server.project.analysis import analyze, budget_wire, request_result
+from lsp_server.project.project import header_cwd, open_project, session_folder
+from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.sessions import SessionListCache, session_summary_wire
+from lsp_server.session.jsvalues import js_get
 from lsp_server.session.tail import SessionFile, load_session
-from lsp_server.tokens.counter import ESTIMATORS, choose_counter
 
 
 def register(subparsers: Any) -> None:
@@ -51,23 +48,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--leaf", default=None, help="entry id to project from (default: Pi's leaf, the last entry)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--list", action="store_true", help="list the sessions of --cwd (default: this directory)")
-    parser.add_argument("--cwd", default=None, help="project directory (default: the session's cwd, if it exists)")
-    parser.add_argument(
-        "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
-    )
-    parser.add_argument("--estimator", choices=ESTIMATORS, default="weighted", help="token counter (default: weighted)")
-    parser.add_argument(
-        "--family", default="auto", help="tokenizer family: gpt, claude, claude47, o200k, cl100k, llama3, qwen3, auto"
+    add_project_arguments(
+        parser,
+        cwd_help="project directory (default: the session's cwd if it exists here, else the current directory)",
     )
     parser.add_argument(
         "--context-window", type=int, default=None, help="use this context window (tokens) instead of the model's"
     )
-    trust = parser.add_mutually_exclusive_group()
-    trust.add_argument("--trusted", dest="trust", action="store_const", const=True, help="treat the project as trusted")
-    trust.add_argument(
-        "--untrusted", dest="trust", action="store_const", const=False, help="treat the project as untrusted"
-    )
-    parser.set_defaults(func=_run, trust=None)
+    parser.set_defaults(func=_run)
 
 
 def _fail(message: str) -> int:
@@ -86,58 +74,33 @@ def _run(args: argparse.Namespace) -> int:
     return _show(args, path)
 
 
-# --- the workspace around a session ------------------------------------------------------------
+# --- the project around a session ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Workspace:
-    cwd: str | None  # None: the session's cwd does not exist here and none was given
-    agent_dir: str
-    trusted: bool
-    settings: LoadedPiSettings
-    prompt: AssembledPrompt | None
+    """The project a session is shown in (the one rule of ``session_folder``) and its prompt."""
+
+    snapshot: PromptSnapshot
     note: str | None = None
 
+    @property
+    def cwd(self) -> str:
+        return self.snapshot.cwd
 
-def _workspace(args: argparse.Namespace, session_cwd: str | None, *, with_prompt: bool) -> Workspace:
-    """Pi's settings and (when asked) the assembled prompt for the project the session belongs to."""
-    note = None
-    if args.cwd is not None:
-        cwd: str | None = resolve_path(args.cwd)
-    elif session_cwd is None:
-        cwd = resolve_path(os.getcwd())
-    elif is_directory(session_cwd):
-        cwd = session_cwd
-    else:
-        cwd = None
-        note = f"the session's cwd {session_cwd} does not exist here (use --cwd to name the project)"
-    base = cwd if cwd is not None else resolve_path(os.getcwd())
-    agent_dir = resolve_agent_dir(args.agent_dir, base)
-    global_settings = load_pi_settings(base, agent_dir, project_trusted=False).global_layer.settings
-    trusted = (
-        project_trust(
-            base, agent_dir, override=args.trust, default_project_trust=global_settings.default_project_trust
-        ).trusted
-        if cwd is not None
-        else False
-    )
-    if cwd is None or not with_prompt:
-        settings = load_pi_settings(base, agent_dir, project_trusted=trusted)
-        return Workspace(cwd, agent_dir, trusted, settings, None, note)
-    resources = load_resources(ResourceOptions(cwd=cwd, agent_dir=agent_dir, project_trusted=trusted))
-    choice = choose_counter(args.estimator, args.family, resources.settings.effective.default_model)
-    prompt = assemble_prompt(inputs_from_resources(resources), choice.counter, counter_note=choice.note)
-    return Workspace(cwd, agent_dir, trusted, resources.settings, prompt, note)
+    @property
+    def agent_dir(self) -> str:
+        return self.snapshot.agent_dir
+
+    @property
+    def trusted(self) -> bool:
+        return self.snapshot.trust.trusted
 
 
-def _config(args: argparse.Namespace, workspace: Workspace) -> BudgetConfig:
-    overrides = WindowOverrides(forced=args.context_window)
-    return BudgetConfig(
-        windows=ModelWindows.for_agent_dir(workspace.agent_dir, overrides=overrides),
-        pi_settings=workspace.settings.effective,
-        estimator=args.estimator,
-        family=args.family,
-    )
+def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
+    folder = session_folder(session_cwd, explicit=args.cwd, fallback=os.getcwd)
+    project = open_project(project_inputs(args, folder.cwd, settings_from_args(args)))
+    return Workspace(project.build_prompt(), folder.note)
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -162,16 +125,8 @@ def _show(args: argparse.Namespace, path: str) -> int:
     session = loaded
     if args.leaf is not None and args.leaf not in session.index.by_id:
         return _fail(f"{path}: no entry with id {args.leaf!r}")
-    header = session.header or {}
-    session_cwd = header.get("cwd") if isinstance(header.get("cwd"), str) and header.get("cwd") else None
-    workspace = _workspace(args, session_cwd, with_prompt=True)
-    analysis = analyze_session(
-        session.entries,
-        args.leaf if args.leaf is not None else UNDEFINED,
-        by_id=session.index.by_id,
-        config=_config(args, workspace),
-        workspace_prompt=workspace.prompt,
-    )
+    workspace = _workspace(args, header_cwd(session.header))
+    analysis = analyze(workspace.snapshot, session, args.leaf)
     report = _report(session, analysis, workspace)
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
@@ -218,14 +173,8 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
             "note": workspace.note,
         },
         "tree": tree_shape(tree).to_json(leaf, len(analysis.branch)),
-        "request": projected_result(
-            analysis.request,
-            session=session.path,
-            cwd=workspace.cwd or "",
-            agent_dir=workspace.agent_dir,
-            project_trusted=workspace.trusted,
-        ).wire(),
-        "budget": budget_result(analysis.budget).wire(),
+        "request": request_result(workspace.snapshot, analysis, session.path).wire(),
+        "budget": budget_wire(analysis),
     }
 
 
@@ -275,8 +224,11 @@ def _print_request(out: TextIO, request: ProjectedRequest, workspace: Workspace)
     origin = {
         "session": "stored in the session",
         "workspace": f"the workspace's assembled prompt ({workspace.cwd})",
-        "none": "none (the session stores none" + (f"; {workspace.note})" if workspace.note else ")"),
+        "none": "none (the session stores none)",
     }[system.origin]
+    if system.origin == "workspace":
+        untrusted = workspace.snapshot.project.untrusted_note()
+        origin += "".join(f"; {note}" for note in (workspace.note, untrusted) if note)
     counter = request.estimator.label
     out.write(
         f"\nRequest  {request.model.name} · thinking {request.thinking_level} · {len(request.messages):,} messages\n"
@@ -370,16 +322,14 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
     if folder is not None:
         sessions_dir, cwd_filter, source = folder, None, "folder"
     else:
-        workspace = _workspace(args, None, with_prompt=False)
-        cwd = workspace.cwd or resolve_path(os.getcwd())
-        choice = resolve_session_dir(
-            cwd, settings_session_dir=workspace.settings.effective.session_dir, agent_dir=workspace.agent_dir
-        )
+        project = open_project(project_inputs(args, args.cwd or os.getcwd(), settings_from_args(args)))
+        choice = project.session_dir()
         sessions_dir, source = choice.path, choice.source
-        cwd_filter = cwd if choice.filter_by_cwd else None
-    sessions = list_sessions(sessions_dir, cwd_filter)
+        cwd_filter = project.cwd if choice.filter_by_cwd else None
+    sessions = SessionListCache().list(sessions_dir, cwd_filter)
     if args.json:
-        result = protocol.SessionsResult(sessions_dir=sessions_dir, sessions=[_summary(s) for s in sessions])
+        summaries = [session_summary_wire(summary) for summary in sessions]
+        result = protocol.SessionsResult(sessions_dir=sessions_dir, sessions=summaries)
         sys.stdout.write(json.dumps({**result.wire(), "source": source}, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not sessions:
@@ -401,20 +351,6 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
     for line in table(rows, "<>><<<"):
         sys.stdout.write(f"  {line}\n")
     return 0
-
-
-def _summary(summary: SessionSummary) -> protocol.SessionSummary:
-    created = summary.timestamp if isinstance(summary.timestamp, str) else None
-    return protocol.SessionSummary(
-        path=summary.path,
-        id=summary.id,
-        cwd=summary.cwd or None,
-        name=summary.name,
-        created=created,
-        modified=summary.mtime_ms / 1000,
-        size=summary.size,
-        entry_count=summary.entry_lines,
-    )
 
 
 def _size(size: int) -> str:

@@ -57,10 +57,9 @@ from lsp_server.session.messages import (
     create_custom_message,
 )
 from lsp_server.session.projection import apply_context_edit, entry_to_context_messages
-from lsp_server.session.tokens import estimate_tokens
+from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens
 from lsp_server.session.tree import build_index
 
-DEFAULT_BRANCH_RESERVE_TOKENS: Final = 16384
 DEFAULT_CONTEXT_WINDOW: Final = 128000
 SQUEEZE_RATIO: Final = 0.9
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.compaction.branch import (
-    DEFAULT_BRANCH_RESERVE_TOKENS,
     BranchCollection,
     BranchSummary,
     collect_entries_for_branch_summary,
@@ -43,7 +42,7 @@ from lsp_server.prompt.system_messages import current_system_message
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import UNDEFINED, js_get
 from lsp_server.session.projection import ModelRef, project_path, session_settings
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, CompactionSettings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import (
     AppendFailure,

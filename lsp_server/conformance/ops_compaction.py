@@ -24,7 +24,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from lsp_server.compaction.branch import (
-    DEFAULT_BRANCH_RESERVE_TOKENS,
     BranchSummary,
     collect_entries_for_branch_summary,
     generate_branch_summary,
@@ -50,7 +49,7 @@ from lsp_server.session.messages import (
     COMPACTION_SUMMARY_SUFFIX,
 )
 from lsp_server.session.projection import SessionProjection
-from lsp_server.session.tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
+from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 from lsp_server.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
 
 Json = Any

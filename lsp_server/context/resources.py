@@ -93,15 +93,19 @@ def load_resources(
     *,
     skill_loader: SkillLoader | None = None,
     reader: Reader = fsread.read_text,
+    settings: LoadedPiSettings | None = None,
 ) -> Resources:
     """Pi's resource loading for ``options`` (``DefaultResourceLoader.reload`` without extensions).
 
     ``skill_loader`` defaults to the skills module's discovery (:func:`discover_skills_for`);
-    ``reader`` lets the language server supply open buffers for context and prompt files.
+    ``reader`` lets the language server supply open buffers for context and prompt files;
+    ``settings`` are Pi's settings when the caller has read them already (for the same cwd, agent
+    dir and trust), so one build reads each settings file once.
     """
     cwd = resolve_path(options.cwd)
     agent_dir = resolve_path(options.agent_dir)
-    settings = load_pi_settings(cwd, agent_dir, project_trusted=options.project_trusted)
+    if settings is None:
+        settings = load_pi_settings(cwd, agent_dir, project_trusted=options.project_trusted)
 
     loader = skill_loader if skill_loader is not None else discover_skills_for
     request = SkillDiscoveryRequest(

@@ -23,13 +23,16 @@ from pydantic.alias_generators import to_camel
 from lsp_server import fsread
 from lsp_server.context.names import PROJECT_CONFIG_DIR, SETTINGS_FILE
 from lsp_server.context.paths import resolve_path
+from lsp_server.session.tokens import (
+    DEFAULT_BRANCH_RESERVE_TOKENS,
+    DEFAULT_COMPACTION_ENABLED,
+    DEFAULT_KEEP_RECENT_TOKENS,
+    DEFAULT_RESERVE_TOKENS,
+    CompactionSettings,
+)
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 
-# Pi's SETTINGS_DEFAULTS for the keys pi-context reads (core/settings-defaults.js).
-DEFAULT_COMPACTION_ENABLED = True
-DEFAULT_RESERVE_TOKENS = 16384
-DEFAULT_KEEP_RECENT_TOKENS = 20000
-DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS = 16384
+# Pi's SETTINGS_DEFAULTS for the token settings pi-context reads live in session.tokens, beside their rules.
 MAX_SAFE_INTEGER = 2**53 - 1
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -64,17 +67,9 @@ class CompactionModelOverride(_PiModel):
     )
 
 
-@dataclass(frozen=True)
-class ResolvedCompaction:
-    """The compaction settings in force for one model, and which override (if any) applied."""
+class CompactionSection(_PiModel):
+    """The ``compaction`` object of a settings file; :meth:`resolve` gives the values for one model."""
 
-    enabled: bool
-    reserve_tokens: int
-    keep_recent_tokens: int
-    override_key: str | None = None  # the "provider/modelId" key that matched
-
-
-class CompactionSettings(_PiModel):
     enabled: bool = Field(default=DEFAULT_COMPACTION_ENABLED, description="Compact automatically near the window.")
     reserve_tokens: NonNegativeSafeInt = Field(
         default=DEFAULT_RESERVE_TOKENS,
@@ -87,18 +82,18 @@ class CompactionSettings(_PiModel):
         default_factory=dict, description='Per-model overrides keyed by exact "provider/modelId" strings.'
     )
 
-    def resolve(self, provider: str | None = None, model_id: str | None = None) -> ResolvedCompaction:
+    def resolve(self, provider: str | None = None, model_id: str | None = None) -> CompactionSettings:
         """Pi's ``getCompactionSettings(model)``: model override, then the setting, then the default."""
         key = f"{provider}/{model_id}" if provider is not None and model_id is not None else None
         entry = self.model_overrides.get(key) if key is not None else None
         reserve = entry.reserve_tokens if entry and entry.reserve_tokens is not None else self.reserve_tokens
         keep = entry.keep_recent_tokens if entry and entry.keep_recent_tokens is not None else self.keep_recent_tokens
-        return ResolvedCompaction(self.enabled, reserve, keep, key if entry is not None else None)
+        return CompactionSettings(self.enabled, reserve, keep, key if entry is not None else None)
 
 
 class BranchSummarySettings(_PiModel):
     reserve_tokens: int | float = Field(
-        default=DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS, description="Tokens reserved for the prompt and LLM response."
+        default=DEFAULT_BRANCH_RESERVE_TOKENS, description="Tokens reserved for the prompt and LLM response."
     )
     skip_prompt: bool = Field(default=False, description='Skip the "Summarize branch?" question (no summary).')
 
@@ -119,7 +114,7 @@ class PiSettings(_PiModel):
     default_model: str | None = Field(default=None, description="Id of the default model.")
     default_thinking_level: ThinkingLevel | None = None
     model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
-    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    compaction: CompactionSection = Field(default_factory=CompactionSection)
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
     skills: list[str] = Field(default_factory=list, description="Local skill files or directories (+/-/! patterns).")
     packages: list[str | PackageFilter] = Field(default_factory=list, description="npm or git package sources.")
@@ -133,7 +128,7 @@ class PiSettings(_PiModel):
     default_tools: list[str] | None = None
     session_dir: str | None = None
 
-    def compaction_for(self, provider: str | None = None, model_id: str | None = None) -> ResolvedCompaction:
+    def compaction_for(self, provider: str | None = None, model_id: str | None = None) -> CompactionSettings:
         return self.compaction.resolve(provider, model_id)
 
 

@@ -1,10 +1,12 @@
 """The pygls server: state, the guard on every handler, and ``create_server()``.
 
-``PiLanguageServer`` holds what the handlers share (settings, open buffers, the watcher, the
-per-file scheduler, the diagnostics book, running operations). Handlers live in small modules
-(``lifecycle``, ``sync``, ``debug_commands``, and one per feature in ``features/``, found
-automatically); each registers itself with ``register(server)`` and stays a few lines long: LSP
-params in, a call into the core, LSP result out.
+``PiLanguageServer`` holds what the handlers share, each as a typed attribute: the settings, the
+open buffers (``documents``), the open projects with their prompts (``projects``), the followed
+session files (``sessions``, ``session_lists``), the previews of summaries (``previews``), the
+checker, the watcher, the per-file scheduler, the diagnostics book and the running operations.
+Handlers live in small modules (``lifecycle``, ``sync``, ``debug_commands``, and one per feature in
+``features/``, listed in ``features.FEATURES``); each registers itself with ``register(server)`` and
+stays a few lines long: LSP params in, a call into the core, LSP result out.
 
 Two pygls behaviours are adjusted here, both in ``PiProtocol``:
 
@@ -34,10 +36,12 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_server import __version__
+from lsp_server.checks import WorkspaceChecker
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
-from lsp_server.server.checking import CheckStats, FileChecker, load_checker
+from lsp_server.project.sessions import SessionListCache, SessionStore
+from lsp_server.project.summaries import PreviewCache
 from lsp_server.server.config import ServerSettings, resolve_agent_dir
-from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, to_diagnostics
+from lsp_server.server.diagnostics import CheckStats, DiagnosticsBook, FileDiagnostics, to_diagnostics
 from lsp_server.server.documents import DocumentStore, path_key
 from lsp_server.server.errors import guard, is_notification, log_failure
 from lsp_server.server.progress import (
@@ -46,6 +50,7 @@ from lsp_server.server.progress import (
     create_progress_token,
     long_operation,
 )
+from lsp_server.server.projects import OpenProjects
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
 
@@ -89,7 +94,7 @@ class PiProtocol(LanguageServerProtocol):
 class PiLanguageServer(LanguageServer):
     """pi-context's language server. Construct with ``create_server()``."""
 
-    def __init__(self, *, debug: bool = False, checker: FileChecker | None = None) -> None:
+    def __init__(self, *, debug: bool = False) -> None:
         super().__init__(
             SERVER_NAME,
             __version__,
@@ -100,7 +105,7 @@ class PiLanguageServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.debug = debug
-        self.checker: FileChecker = checker if checker is not None else load_checker()
+        self.checker = WorkspaceChecker()
         self.settings = ServerSettings()
         self.init_options: Any = None
         self.config_layer: Any = None  # last piContext from workspace/configuration or a push
@@ -114,7 +119,10 @@ class PiLanguageServer(LanguageServer):
         self.checked: set[str] = set()  # files checked and present (the checker may index them)
         self._propagate: set[str] = set()  # pending checks that must also re-check dependents
         self.listeners: list[Callable[[str, list[str]], None]] = []
-        self.feature_modules: list[str] = []
+        self.projects = OpenProjects(self)
+        self.sessions = SessionStore()
+        self.session_lists = SessionListCache()
+        self.previews = PreviewCache()
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
@@ -200,6 +208,20 @@ class PiLanguageServer(LanguageServer):
         if buffer is not None:
             return buffer.uri  # the client's own spelling of the URI
         return from_fs_path(path) or f"file://{path}"
+
+    def folder_uri(self, root: str) -> str:
+        """The client's own URI for a workspace folder (as it sent it), else a file URI."""
+        try:
+            folders = list(self.workspace.folders.values())
+            root_uri = self.workspace.root_uri
+        except RuntimeError:
+            folders, root_uri = [], None
+        for folder in folders:
+            if self.uri_to_path(folder.uri) == root:
+                return str(folder.uri)
+        if root_uri and self.uri_to_path(root_uri) == root:
+            return str(root_uri)
+        return self.path_to_uri(root)
 
     @property
     def agent_dir(self) -> str:
@@ -304,9 +326,7 @@ class PiLanguageServer(LanguageServer):
     def dependents(self, path: str) -> set[str]:
         """Files whose findings may change with ``path``: same-named skills, sibling context files."""
         found: set[str] = set()
-        affected_by = getattr(self.checker, "affected_by", None)
-        if affected_by is not None:
-            found.update(path_key(p) for p in affected_by(path, self.settings))
+        found.update(path_key(p) for p in self.checker.affected_by(path, self.settings))
         if os.path.basename(path) in CONTEXT_FILE_CANDIDATES:
             folder = os.path.dirname(path)
             for name in CONTEXT_FILE_CANDIDATES:
@@ -397,14 +417,15 @@ def debug_enabled(flag: bool | None = None) -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0", "false", "no")
 
 
-def create_server(*, debug: bool | None = None, checker: FileChecker | None = None) -> PiLanguageServer:
+def create_server(*, debug: bool | None = None) -> PiLanguageServer:
     """A ready-to-start server with every handler registered."""
     from lsp_server.server import debug_commands, features, lifecycle, sync
 
-    server = PiLanguageServer(debug=debug_enabled(debug), checker=checker)
+    server = PiLanguageServer(debug=debug_enabled(debug))
     lifecycle.register(server)
     sync.register(server)
-    server.feature_modules = features.register_all(server)
+    for register in features.FEATURES:
+        register(server)
     if server.debug:
         debug_commands.register(server)
     return server

@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 from lsp_server.server.app import PiLanguageServer
+from lsp_server.server.features import FEATURES
 
 STATE = "pi.debug.state"
 READ = "pi.debug.read"
@@ -50,7 +51,7 @@ def register(server: PiLanguageServer) -> None:
                 "debounceMs": watcher.debounce_ms if watcher is not None else None,
             },
             "checker": ls.checker.name,
-            "features": ls.feature_modules,
+            "features": [register.__module__.rsplit(".", 1)[-1] for register in FEATURES],
             "openDocuments": ls.documents.open_paths(),
             "pulled": sorted(ls.pulled),
             "diagnostics": {path: len(entry.findings) for path in ls.book.paths() if (entry := ls.book.get(path))},

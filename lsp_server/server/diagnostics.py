@@ -4,13 +4,16 @@ Findings count columns in code points; the client counts in its negotiated posit
 (UTF-16 unless it offered UTF-8 or UTF-32), so each range is converted with the text the finding
 was computed from. ``DiagnosticsBook`` remembers the last findings per path so the server
 publishes only when something changed, clears a file exactly once when it is fixed or deleted,
-and can answer a pull request (``textDocument/diagnostic``) without re-checking.
+and can answer a pull request (``textDocument/diagnostic``) without re-checking. ``CheckStats``
+counts how often each file was validated, so tests can prove that work follows the change.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -87,3 +90,23 @@ class DiagnosticsBook:
 
     def __len__(self) -> int:
         return len(self._files)
+
+
+@dataclass
+class CheckStats:
+    """How often each file was validated, and which version the last validation saw."""
+
+    validations: Counter[str] = field(default_factory=Counter)
+    last_version: dict[str, int | None] = field(default_factory=dict)
+    published: int = 0
+    watch_batches: int = 0
+    watch_paths: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "validations": dict(sorted(self.validations.items())),
+            "lastVersion": dict(sorted(self.last_version.items())),
+            "published": self.published,
+            "watchBatches": self.watch_batches,
+            "watchPaths": self.watch_paths,
+        }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -241,13 +242,21 @@ def session_activity_ms(path: str) -> float | None:
     return latest if latest else None
 
 
-def list_sessions(session_dir: str, cwd: str | None = None, *, with_activity: bool = False) -> list[SessionSummary]:
+def list_sessions(
+    session_dir: str,
+    cwd: str | None = None,
+    *,
+    with_activity: bool = False,
+    peek: Callable[[str], SessionSummary | None] | None = None,
+) -> list[SessionSummary]:
     """Sessions in ``session_dir``, newest first.
 
     Without ``with_activity`` the order is by file mtime (Pi's ``continueRecent``); with it, by
     Pi's /resume rule (activity, else header time, else mtime). ``cwd`` keeps only sessions whose
-    header names that directory (what Pi does in a custom session folder).
+    header names that directory (what Pi does in a custom session folder). ``peek`` reads one
+    file's summary (default :func:`peek_session`; the server passes a cache).
     """
+    read = peek if peek is not None else peek_session
     try:
         names = [n for n in os.listdir(session_dir) if n.endswith(".jsonl")]
     except OSError:
@@ -255,7 +264,7 @@ def list_sessions(session_dir: str, cwd: str | None = None, *, with_activity: bo
     resolved_cwd = resolve_path(cwd) if cwd is not None else None
     found: list[SessionSummary] = []
     for name in names:
-        summary = peek_session(posixpath.join(session_dir, name))
+        summary = read(posixpath.join(session_dir, name))
         if summary is None:
             continue
         if resolved_cwd is not None and not (summary.cwd and paths_equal(resolve_path(summary.cwd), resolved_cwd)):

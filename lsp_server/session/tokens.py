@@ -40,13 +40,25 @@ class TokenPart:
     chars: int  # UTF-16 units Pi counts for this part
 
 
+# Pi's defaults (``DEFAULT_COMPACTION_SETTINGS``, also ``SETTINGS_DEFAULTS.compaction``); the only copy here.
+DEFAULT_COMPACTION_ENABLED: Final = True
+DEFAULT_RESERVE_TOKENS: Final = 16384
+DEFAULT_KEEP_RECENT_TOKENS: Final = 20000
+DEFAULT_BRANCH_RESERVE_TOKENS: Final = 16384  # branchSummary.reserveTokens
+
+
 @dataclass(frozen=True)
 class CompactionSettings:
-    """Pi's ``compaction.*`` settings; the defaults are Pi's ``DEFAULT_COMPACTION_SETTINGS``."""
+    """Pi's compaction settings in force for one model (``getCompactionSettings(model)``).
 
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
+    The one type for the concept: settings files are read into ``context.settings.CompactionSection``
+    and resolved per model into this; the budget, the cut point and the server all take it as is.
+    """
+
+    enabled: bool = DEFAULT_COMPACTION_ENABLED
+    reserve_tokens: int = DEFAULT_RESERVE_TOKENS
+    keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
+    override_key: str | None = None  # the "provider/modelId" of compaction.modelOverrides that applied
 
     def to_json(self) -> dict[str, Any]:
         return {

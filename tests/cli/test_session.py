@@ -85,11 +85,13 @@ def test_the_workspace_prompt_stands_in_for_an_old_session(home: dict[str, Path]
     assert sections["project_context"]["sources"][0]["path"] == str(home["proj"] / "AGENTS.md")
 
 
-def test_a_foreign_cwd_that_does_not_exist_here_is_said_so(home: dict[str, Path]) -> None:
+def test_a_foreign_cwd_that_does_not_exist_here_falls_back_to_this_directory_and_says_so(
+    home: dict[str, Path],
+) -> None:
     out = _json(home, str(FIXTURES / "large-session.jsonl"))
-    assert out["workspace"]["cwd"] is None
-    assert "does not exist here" in out["workspace"]["note"]
-    assert out["request"]["systemOrigin"] == "none"
+    assert out["workspace"]["cwd"] == str(home["proj"])  # the server uses its workspace folder the same way
+    assert "does not exist here; using " + str(home["proj"]) in out["workspace"]["note"]
+    assert out["request"]["systemOrigin"] == "workspace"
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from lsp_server.workspace.prompt_state import PromptConfig, PromptSnapshot, build_snapshot
+from lsp_server.project.project import ProjectInputs, open_project
+from lsp_server.project.prompt_state import PromptSnapshot
 from tests.lsp.conftest import Session, Workspace, plain
 
 SECTIONS_CHANGED = "pi/promptSectionsChanged"
@@ -62,9 +63,8 @@ def isolate(monkeypatch: pytest.MonkeyPatch, workspace: Workspace) -> None:
 
 def domain_prompt(workspace: Workspace, cwd: Path | None = None) -> PromptSnapshot:
     """The domain's prompt for the folder (call :func:`isolate` first)."""
-    return build_snapshot(
-        PromptConfig(cwd=str(cwd or workspace.root), agent_dir=str(workspace.agent_dir), home=str(workspace.home))
-    )
+    inputs = ProjectInputs(cwd=str(cwd or workspace.root), agent_dir=str(workspace.agent_dir), home=str(workspace.home))
+    return open_project(inputs).build_prompt()
 
 
 def install_session(workspace: Workspace, source: Path = EXAMPLE_SESSION, cwd: Path | None = None) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp_server.workspace.prompt_state import PromptSnapshot
+from lsp_server.project.prompt_state import PromptSnapshot
 from tests.lsp._custom import SECTIONS_CHANGED, domain_prompt, isolate, prompt_state, received, record, save
 from tests.lsp.conftest import Launch, Session, Workspace
 

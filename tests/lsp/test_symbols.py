@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp_server.workspace.file_roles import file_role
+from lsp_server.project.file_roles import file_role
 from tests.lsp._custom import domain_prompt, isolate
 from tests.lsp.conftest import Launch, Session, Workspace
 

@@ -23,6 +23,8 @@ export interface BranchSummaryArgs {
   /** The entry to summarize back to (new position). */
   toId: string;
   instructions?: string | null;
+  /** Use the instructions instead of the default structure, not after it. */
+  replaceInstructions?: boolean;
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */
   expectedSize?: number | null;
@@ -74,6 +76,8 @@ export interface CompactArgs {
   session: string;
   /** Extra focus for the summary (Pi: /compact <text>). */
   instructions?: string | null;
+  /** Compact the branch ending here (default: Pi's leaf). */
+  leafId?: string | null;
   /** Summarize and answer the entry, write nothing. */
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */

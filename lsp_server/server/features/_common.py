@@ -1,4 +1,4 @@
-"""What the custom-method modules share: params validated by the protocol models, folders, per-server state.
+"""What the custom-method modules share: params validated by the protocol models, and the folder a request means.
 
 Custom requests arrive as plain JSON. :func:`parse_params` validates them with the method's
 pydantic model and turns a validation error into JSON-RPC ``InvalidParams`` with a readable
@@ -8,7 +8,6 @@ message (``pi/sessionTree: session: Field required``), so a client bug is an ans
 from __future__ import annotations
 
 import os
-import weakref
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -44,21 +43,6 @@ def parse_params(model: type[M], params: Any, method: str) -> M:
         raise invalid(method, problems) from None
 
 
-def folder_uri(ls: PiLanguageServer, root: str) -> str:
-    """The client's own URI for a workspace folder (as it sent it), else a file URI."""
-    try:
-        folders = list(ls.workspace.folders.values())
-        root_uri = ls.workspace.root_uri
-    except RuntimeError:
-        folders, root_uri = [], None
-    for folder in folders:
-        if ls.uri_to_path(folder.uri) == root:
-            return str(folder.uri)
-    if root_uri and ls.uri_to_path(root_uri) == root:
-        return str(root_uri)
-    return ls.path_to_uri(root)
-
-
 def resolve_folder(ls: PiLanguageServer, method: str, workspace_folder: str | None, cwd: str | None = None) -> str:
     """The cwd a request is about: ``cwd``, else the named folder, else the first folder."""
     if cwd is not None:
@@ -75,11 +59,3 @@ def resolve_folder(ls: PiLanguageServer, method: str, workspace_folder: str | No
     if not ls.roots:
         raise invalid(method, "no workspace folder is open: pass cwd")
     return ls.roots[0]
-
-
-_STATE: weakref.WeakKeyDictionary[PiLanguageServer, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def server_state(ls: PiLanguageServer) -> dict[str, Any]:
-    """A per-server dictionary for feature state (kept off the server class, which other modules own)."""
-    return _STATE.setdefault(ls, {})

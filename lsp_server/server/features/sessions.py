@@ -1,6 +1,6 @@
 """``pi/sessions`` and ``pi/sessionTree``, the followed session files, and ``pi/sessionChanged``.
 
-Session files are read through one :class:`SessionStore` per server: each request refreshes the
+Session files are read through the server's :class:`SessionStore` (``ls.sessions``): each request refreshes the
 file it names, which reads only what an agent appended since the last request. The list of a
 folder's sessions is Pi's folder for the cwd (``sessionDir`` setting, ``$PI_CODING_AGENT_SESSION_DIR``
 or ``<agentDir>/sessions/--<cwd>--``), newest first. When the watcher reports a change to a
@@ -13,40 +13,19 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from lsp_server import protocol
+from lsp_server.project.sessions import session_summary_wire, session_tree_result
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
-from lsp_server.server.features._common import invalid, parse_params, resolve_folder, server_state
-from lsp_server.server.features.prompt_sections import prompt_states
+from lsp_server.server.features._common import invalid, parse_params, resolve_folder
 from lsp_server.session.jsonl import NOT_A_SESSION
-from lsp_server.session.locate import resolve_session_dir
 from lsp_server.session.tail import SessionFile
-from lsp_server.workspace.sessions import (
-    SessionListCache,
-    SessionStore,
-    session_summary_wire,
-    session_tree_result,
-)
 
 T = TypeVar("T")
 
 DEBUG_SESSIONS = "pi.debug.sessions"
-
-
-def session_store(ls: PiLanguageServer) -> SessionStore:
-    state = server_state(ls)
-    if "sessions" not in state:
-        state["sessions"] = SessionStore()
-    return cast(SessionStore, state["sessions"])
-
-
-def session_lists(ls: PiLanguageServer) -> SessionListCache:
-    state = server_state(ls)
-    if "sessionLists" not in state:
-        state["sessionLists"] = SessionListCache()
-    return cast(SessionListCache, state["sessionLists"])
 
 
 def session_path(ls: PiLanguageServer, method: str, value: str) -> str:
@@ -66,7 +45,7 @@ async def read_session(
     """Run ``fn`` on the refreshed session in a worker thread; InvalidParams if it is not a session."""
 
     def work() -> T:
-        with session_store(ls).use(path) as (session, _):
+        with ls.sessions.use(path) as (session, _):
             if not session.is_session:
                 raise invalid(method, session.error or NOT_A_SESSION.format(path=path))
             if leaf_id is not None and leaf_id not in session.index.by_id:
@@ -86,13 +65,9 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.SessionsParams, params, protocol.SESSIONS)
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SESSIONS, request.workspace_folder, request.cwd)
-        snapshot = await prompt_states(ls).snapshot(cwd)
-        choice = resolve_session_dir(
-            cwd, settings_session_dir=snapshot.resources.settings.effective.session_dir, agent_dir=ls.agent_dir
-        )
-        lists = session_lists(ls)
+        choice = ls.projects.open(cwd).session_dir()
         found = await asyncio.get_running_loop().run_in_executor(
-            None, lists.list, choice.path, cwd if choice.filter_by_cwd else None
+            None, ls.session_lists.list, choice.path, cwd if choice.filter_by_cwd else None
         )
         result = protocol.SessionsResult(sessions_dir=choice.path, sessions=[session_summary_wire(s) for s in found])
         return result.wire()
@@ -109,7 +84,7 @@ def register(server: PiLanguageServer) -> None:
     def listener(reason: str, paths: list[str]) -> None:
         if reason != "disk":
             return
-        store = session_store(server)
+        store = server.sessions
         for path in paths:
             if path.endswith(".jsonl") and store.cached(path):
                 try:
@@ -127,5 +102,5 @@ def register(server: PiLanguageServer) -> None:
         @server.command(DEBUG_SESSIONS)
         def debug_sessions(ls: PiLanguageServer, *args: Any) -> dict[str, str]:
             """How each followed session was last read: loaded, appended, unchanged, reloaded, ..."""
-            store = session_store(ls)
+            store = ls.sessions
             return {path: result.kind for path, result in store.last_refresh.items() if store.cached(path)}

@@ -7,10 +7,10 @@ stop when the user cancels from the progress UI or the client cancels the reques
 grew since it was read or since the preview, nothing to compact) is an error answer, and the
 session file is byte-identical to before; so it is after a cancellation.
 
-The summarizer is pi-context's ``summarizer`` setting (offline by default, or an endpoint). Pi's
-own settings for the session's project give ``keepRecentTokens`` and the branch-summary reserve;
-the session model's window comes from the budget's model table. After a write the followed
-session is refreshed and the client gets ``pi/sessionChanged``.
+The summarizer is pi-context's ``summarizer`` setting (offline by default, or an endpoint). The
+session's project (``ls.projects``, chosen by the rule of ``session_folder``) gives Pi's
+``keepRecentTokens`` for the session's model, the branch-summary reserve and the model's window.
+After a write the followed session is refreshed and the client gets ``pi/sessionChanged``.
 """
 
 from __future__ import annotations
@@ -19,33 +19,28 @@ import asyncio
 import functools
 import os
 import time
-from typing import Any, cast
+from typing import Any
 
 from lsp_server import protocol
-from lsp_server.budget.models import ModelWindows, WindowOverrides, model_of
 from lsp_server.compaction.summarize import Progress
 from lsp_server.compaction.summarizer_config import config_from_settings
-from lsp_server.context.paths import resolve_path
-from lsp_server.context.settings import PiSettings, load_pi_settings
-from lsp_server.context.trust import project_trust
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
-from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.features._common import parse_params, request_failed, server_state
-from lsp_server.server.features.sessions import notify_session_changed, session_path, session_store
-from lsp_server.server.progress import Operation
-from lsp_server.session.projection import ModelRef
-from lsp_server.session.writer import SessionForAppend
-from lsp_server.workspace.summaries import (
+from lsp_server.project.project import Project, header_cwd, session_folder
+from lsp_server.project.summaries import (
     Job,
     JobRefused,
     JobResult,
-    PreviewCache,
     plan_branch_job,
     plan_compaction_job,
     run_job,
     summarizer_label,
 )
+from lsp_server.server.app import PiLanguageServer
+from lsp_server.server.features._common import parse_params, request_failed
+from lsp_server.server.features.sessions import notify_session_changed, session_path
+from lsp_server.server.progress import Operation
+from lsp_server.session.writer import SessionForAppend
 
 PHASE_PERCENT = {
     "preparing": 10,
@@ -57,28 +52,10 @@ PHASE_PERCENT = {
 REPORT_EVERY_S = 0.25  # characters-received reports at most this often
 
 
-def previews(ls: PiLanguageServer) -> PreviewCache:
-    state = server_state(ls)
-    if "previews" not in state:
-        state["previews"] = PreviewCache()
-    return cast(PreviewCache, state["previews"])
-
-
-def pi_settings_for(ls: PiLanguageServer, session: SessionForAppend) -> PiSettings:
-    """Pi's settings for the session's project (header cwd), trust as Pi decides it or as overridden."""
-    header_cwd = session.header.get("cwd") if session.header else None
-    cwd = resolve_path(header_cwd) if isinstance(header_cwd, str) and header_cwd else (ls.roots or [os.getcwd()])[0]
-    agent_dir = ls.agent_dir
-    trusted = project_trust(cwd, agent_dir, override=ls.settings.trust_override).trusted
-    return load_pi_settings(cwd, agent_dir, project_trusted=trusted).effective
-
-
-def window_for(ls: PiLanguageServer, model: ModelRef | None) -> int | None:
-    provider, model_id = model_of(model.provider, model.model_id) if model is not None else (None, None)
-    if model_id is None:
-        return None
-    windows = ModelWindows.for_agent_dir(ls.agent_dir, overrides=WindowOverrides.from_settings(ls.settings.budget))
-    return windows.resolve(provider, model_id, "session").context_window
+def project_for(ls: PiLanguageServer, session: SessionForAppend) -> Project:
+    """The project a session belongs to: its header's cwd if that exists here, else the first folder."""
+    folder = session_folder(header_cwd(session.header), fallback=lambda: (ls.roots or [os.getcwd()])[0])
+    return ls.projects.open(folder.cwd)
 
 
 class ProgressReporter:
@@ -137,7 +114,7 @@ async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], k
                 job,
                 client,
                 label=label,
-                previews=previews(ls),
+                previews=ls.previews,
                 cancel=llm_cancel,
                 on_progress=ProgressReporter(operation, label),
             )
@@ -154,7 +131,7 @@ async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], k
 
 
 async def _after_write(ls: PiLanguageServer, path: str, kind: str, result: JobResult) -> None:
-    store = session_store(ls)
+    store = ls.sessions
     if store.cached(path):
 
         def refresh() -> None:
@@ -176,7 +153,7 @@ def register(server: PiLanguageServer) -> None:
         path = session_path(ls, protocol.CMD_COMPACT, request.session)
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(plan_compaction_job, request, functools.partial(pi_settings_for, ls), config)
+        plan = functools.partial(plan_compaction_job, request, functools.partial(project_for, ls), config)
         verb = "Previewing the compaction of" if request.preview_only else "Compacting"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "compaction")
 
@@ -187,12 +164,6 @@ def register(server: PiLanguageServer) -> None:
         path = session_path(ls, protocol.CMD_BRANCH_SUMMARY, request.session)
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(
-            plan_branch_job,
-            request,
-            functools.partial(pi_settings_for, ls),
-            config,
-            functools.partial(window_for, ls),
-        )
+        plan = functools.partial(plan_branch_job, request, functools.partial(project_for, ls), config)
         verb = "Previewing the branch summary of" if request.preview_only else "Summarizing the branch of"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "branchSummary")

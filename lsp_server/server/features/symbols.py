@@ -17,11 +17,10 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from lsp_server.editing.outline import Heading, markdown_outline
+from lsp_server.project.file_roles import FileRole, file_role, is_prompt_file
+from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.features.prompt_sections import prompt_states
-from lsp_server.workspace.file_roles import FileRole, file_role, is_prompt_file
-from lsp_server.workspace.outline import Heading, markdown_outline
-from lsp_server.workspace.prompt_state import PromptSnapshot
 
 
 def folders_for(ls: PiLanguageServer, path: str) -> list[str]:
@@ -35,7 +34,7 @@ async def role_of(ls: PiLanguageServer, path: str, text: str | None) -> tuple[Fi
     """The file's role in the first folder prompt that loads it, else in the folder that contains it."""
     fallback: tuple[FileRole, PromptSnapshot] | None = None
     for cwd in folders_for(ls, path):
-        snapshot = await prompt_states(ls).snapshot(cwd)
+        snapshot = await ls.projects.snapshot(cwd)
         role = file_role(snapshot, path, text)
         if role is None:
             continue
@@ -116,7 +115,7 @@ def register(server: PiLanguageServer) -> None:
         if text is None:
             return []
         await ls.wait_ready()
-        snapshot = await prompt_states(ls).snapshot(folders_for(ls, path)[0])
+        snapshot = await ls.projects.snapshot(folders_for(ls, path)[0])
         lines = text.split("\n")
         symbols = [_symbol(heading, lines, ls) for heading in markdown_outline(text, snapshot.counter.counter.count)]
         if ls.client_supports("text_document", "document_symbol", "hierarchical_document_symbol_support"):

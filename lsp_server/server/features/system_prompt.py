@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server import protocol
+from lsp_server.project.wire import system_prompt_result
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, resolve_folder
-from lsp_server.server.features.prompt_sections import prompt_states
-from lsp_server.workspace.wire import system_prompt_result
 
 
 def register(server: PiLanguageServer) -> None:
@@ -23,5 +22,5 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.SystemPromptParams, params, protocol.SYSTEM_PROMPT)
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SYSTEM_PROMPT, request.workspace_folder, request.cwd)
-        snapshot = await prompt_states(ls).snapshot(cwd)
+        snapshot = await ls.projects.snapshot(cwd)
         return system_prompt_result(snapshot, ls.path_to_uri).wire()

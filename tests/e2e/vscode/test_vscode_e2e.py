@@ -82,9 +82,9 @@ def _server_features() -> dict[str, Any]:
     """What this build of the server offers, asked from the server itself."""
     probe = (
         "import json; from lsp_server.server.app import create_server; "
-        "from lsp_server.server.checking import load_checker; s = create_server(); "
+        "s = create_server(); "
         "print(json.dumps({'features': sorted(s.protocol.fm.features), 'commands': sorted(s.protocol.fm.commands), "
-        "'checker': load_checker().name}))"
+        "'checker': s.checker.name}))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])

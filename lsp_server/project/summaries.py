@@ -37,18 +37,16 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.compaction.summarize import ProgressCallback, SummaryOptions
-from lsp_server.context.settings import PiSettings
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
+from lsp_server.project.project import Project
 from lsp_server.session.entries import Entry, entry_json
-from lsp_server.session.projection import ModelRef, session_settings
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.projection import session_settings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import SessionForAppend, load_for_append
 
-PiSettingsFor = Callable[[SessionForAppend], PiSettings]
-WindowFor = Callable[[ModelRef | None], int | None]
+ProjectFor = Callable[[SessionForAppend], Project]  # the project a session belongs to (``session_folder``)
 
 
 def summarizer_label(config: SummarizerConfig) -> str:
@@ -184,6 +182,7 @@ class Job:
     branch: BranchPlan | None = None
     context_window: int | None = None
     reserve_tokens: float = 0
+    replace_instructions: bool = False
 
     def describe(self) -> str:
         """One line for the progress UI: what will be summarized."""
@@ -198,6 +197,7 @@ class Job:
 @dataclass(frozen=True)
 class JobResult:
     outcome: protocol.CommandOutcome | None
+    detail: CompactionOutcome | BranchOutcome  # the domain's answer, for front ends that show more
     failure: str | None = None
     cancelled: bool = False
     changed_under_us: bool = False
@@ -224,19 +224,12 @@ def _options(instructions: str | None, thinking_level: Any, config: SummarizerCo
     )
 
 
-def plan_compaction_job(args: protocol.CompactArgs, pi_settings: PiSettingsFor, config: SummarizerConfig) -> Job:
-    """Read and plan a compaction at the session's leaf; raises :class:`JobRefused` with Pi's reason."""
+def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
+    """Read and plan a compaction at the leaf (``leafId``, else Pi's); raises :class:`JobRefused` with Pi's reason."""
     session = load_for_append(args.session)
     _check_expected_size(session, args.expected_size)
-    settings = pi_settings(session)
-
-    def resolve(model: ModelRef | None) -> CompactionSettings:
-        provider = model.provider if model and isinstance(model.provider, str) else None
-        model_id = model.model_id if model and isinstance(model.model_id, str) else None
-        resolved = settings.compaction_for(provider, model_id)
-        return CompactionSettings(resolved.enabled, resolved.reserve_tokens, resolved.keep_recent_tokens)
-
-    plan = plan_compaction(session, resolve)
+    project = project_for(session)
+    plan = plan_compaction(session, project.compaction_settings_for, args.leaf_id)
     if isinstance(plan, str):
         raise JobRefused(plan)
     key = ("compaction", session.snapshot, plan.leaf_id, args.instructions or None, summarizer_key(config))
@@ -250,23 +243,22 @@ def plan_compaction_job(args: protocol.CompactArgs, pi_settings: PiSettingsFor, 
     )
 
 
-def plan_branch_job(
-    args: protocol.BranchSummaryArgs, pi_settings: PiSettingsFor, config: SummarizerConfig, window_for: WindowFor
-) -> Job:
+def plan_branch_job(args: protocol.BranchSummaryArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
     """Read and plan a branch summary from ``fromId`` to ``toId``; raises :class:`JobRefused`."""
     session = load_for_append(args.session)
     _check_expected_size(session, args.expected_size)
     plan = plan_branch_summary(session, args.from_id, args.to_id)
     if isinstance(plan, str):
         raise JobRefused(plan)
+    project = project_for(session)
     model = session_settings(build_path(session.entries, args.from_id, session.index)).model
-    reserve = pi_settings(session).branch_summary.reserve_tokens
     key = (
         "branchSummary",
         session.snapshot,
         args.from_id,
         args.to_id,
         args.instructions or None,
+        args.replace_instructions,
         summarizer_key(config),
     )
     return Job(
@@ -276,8 +268,9 @@ def plan_branch_job(
         _options(args.instructions, plan.thinking_level, config),
         key,
         branch=plan,
-        context_window=window_for(model),
-        reserve_tokens=reserve,
+        context_window=project.context_window_for(model),
+        reserve_tokens=project.branch_summary_reserve_tokens,
+        replace_instructions=args.replace_instructions,
     )
 
 
@@ -319,6 +312,7 @@ async def run_job(
             job.branch,
             used,
             options=job.options,
+            replace_instructions=job.replace_instructions,
             reserve_tokens=job.reserve_tokens,
             context_window=job.context_window,
             dry_run=job.preview_only,
@@ -326,7 +320,9 @@ async def run_job(
             on_progress=on_progress,
         )
     if outcome.failure is not None:
-        return JobResult(None, outcome.failure, cancelled=outcome.cancelled, changed_under_us=outcome.changed_under_us)
+        return JobResult(
+            None, outcome, outcome.failure, cancelled=outcome.cancelled, changed_under_us=outcome.changed_under_us
+        )
     if job.preview_only:
         previews.remember(path, job.key, recording.calls)
     else:
@@ -354,4 +350,4 @@ async def run_job(
         from_preview=replay is not None and replay.asked == 0 and replay.replayed > 0,
     )
     entry_id = entry.get("id") if entry is not None and written is not None else None
-    return JobResult(result, entry_id=entry_id if isinstance(entry_id, str) else None, size=size)
+    return JobResult(result, outcome, entry_id=entry_id if isinstance(entry_id, str) else None, size=size)

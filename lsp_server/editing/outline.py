@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
-from lsp_server.workspace.prompt_state import TokenPair
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

@@ -2,8 +2,8 @@
 
 The editor needs three answers about a folder, and this module gives them without any LSP:
 
-* **the prompt** Pi would build for the folder (cwd = the folder, the agent dir and trust from
-  the server's settings, open buffers read through a ``reader``): :func:`build_snapshot`;
+* **the prompt** Pi would build for an opened :class:`~lsp_server.project.project.Project`
+  (open buffers read through a ``reader``): :func:`build_snapshot`;
 * **whether a changed file can change it** (:meth:`PromptSnapshot.affects`), so that a save of an
   unrelated file costs nothing, and whether the change can touch the skills
   (:func:`touches_skills`), so that a save of AGENTS.md reuses the skills found last time
@@ -43,11 +43,13 @@ from lsp_server.context.resources import (
 )
 from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs
 from lsp_server.context.skills import load_skill_from_file
-from lsp_server.context.trust import TrustDecision, project_trust
+from lsp_server.context.trust import TrustDecision
+from lsp_server.project.project import Project
 from lsp_server.prompt.assembly import AssembledPrompt, AssembledSection, assemble_prompt, inputs_from_resources
 from lsp_server.prompt.sections import diff_sections
 from lsp_server.prompt.system_messages import render_system_message_update
 from lsp_server.tokens.counter import CounterChoice, choose_counter
+from lsp_server.tokens.pair import ZERO, TokenPair
 
 Reader = Callable[[str], fsread.ReadResult]
 
@@ -57,29 +59,12 @@ _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 
 @dataclass(frozen=True)
-class PromptConfig:
-    """What a folder's prompt depends on besides its files: where, whose trust, which counter."""
+class PromptOptions:
+    """Pi's start-up flags that shape the prompt beyond the project (the CLI's ``prompt`` options)."""
 
-    cwd: str
-    agent_dir: str
-    trust_override: bool | None = None  # pi-context's ``trust`` setting in Pi's terms (--approve)
-    estimator: str = "weighted"
-    family: str = "auto"
-    home: str | None = None  # for ``~/.agents/skills``; default $HOME
-
-
-@dataclass(frozen=True)
-class TokenPair:
-    """A count by Pi's ``ceil(chars/4)`` and by the configured estimator."""
-
-    pi: int
-    estimate: int
-
-    def __sub__(self, other: TokenPair) -> TokenPair:
-        return TokenPair(self.pi - other.pi, self.estimate - other.estimate)
-
-
-ZERO = TokenPair(0, 0)
+    tools: tuple[str, ...] | None = None  # --tools (None: Pi's defaultTools setting)
+    package_dir: str | None = None  # Pi's install folder named in the docs section
+    counter_model: str | None = None  # the model whose tokenizer family "auto" picks (default: Pi's default model)
 
 
 def section_tokens(section: AssembledSection) -> TokenPair:
@@ -154,11 +139,15 @@ class SkillCache:
 class PromptSnapshot:
     """One build of a folder's prompt and everything it was made from."""
 
-    config: PromptConfig
-    trust: TrustDecision
+    project: Project
     resources: Resources
     prompt: AssembledPrompt
     counter: CounterChoice
+    options: PromptOptions = field(default_factory=PromptOptions)
+
+    @property
+    def trust(self) -> TrustDecision:
+        return self.project.trust
 
     @property
     def cwd(self) -> str:
@@ -197,7 +186,7 @@ class PromptSnapshot:
     @cached_property
     def skill_roots(self) -> tuple[str, ...]:
         """Folders whose contents can become skills of this prompt (conservative for globs)."""
-        home = self.config.home if self.config.home is not None else home_dir()
+        home = self.project.inputs.home if self.project.inputs.home is not None else home_dir()
         roots = [
             posixpath.join(self.cwd, PROJECT_CONFIG_DIR, "skills"),
             posixpath.join(self.agent_dir, "skills"),
@@ -266,23 +255,37 @@ def touches_skills(paths: Iterable[str]) -> bool:
 
 
 def build_snapshot(
-    config: PromptConfig, *, reader: Reader = fsread.read_text, skills: SkillCache | None = None
+    project: Project,
+    *,
+    reader: Reader = fsread.read_text,
+    skills: SkillCache | None = None,
+    options: PromptOptions | None = None,
 ) -> PromptSnapshot:
-    """The prompt Pi would build in ``config.cwd``; ``reader`` supplies open buffers. Never raises for bad files."""
-    cwd = resolve_path(config.cwd)
-    agent_dir = resolve_path(config.agent_dir)
-    trust = project_trust(cwd, agent_dir, override=config.trust_override, home=config.home)
-    options = ResourceOptions(cwd=cwd, agent_dir=agent_dir, project_trusted=trust.trusted, home=config.home)
-    resources = load_resources(options, skill_loader=skills.load if skills is not None else None, reader=reader)
-    counter = choose_counter(config.estimator, config.family, resources.settings.effective.default_model)
+    """The prompt Pi would build in ``project``; ``reader`` supplies open buffers. Never raises for bad files."""
+    chosen = options if options is not None else PromptOptions()
+    resource_options = ResourceOptions(
+        cwd=project.cwd, agent_dir=project.agent_dir, project_trusted=project.trusted, home=project.inputs.home
+    )
+    resources = load_resources(
+        resource_options,
+        skill_loader=skills.load if skills is not None else None,
+        reader=reader,
+        settings=project.pi_settings,
+    )
+    tokens = project.settings.tokens
+    counter = choose_counter(
+        tokens.estimator, tokens.model_family, chosen.counter_model or resources.settings.effective.default_model
+    )
     warnings = [
         *resources.warnings,
         *(d.message + (f" ({d.path})" if d.path else "") for d in resources.skill_diagnostics),
     ]
-    prompt = assemble_prompt(
-        inputs_from_resources(resources), counter.counter, counter_note=counter.note, warnings=warnings
-    )
-    return PromptSnapshot(config, trust, resources, prompt, counter)
+    note = project.untrusted_note()
+    if note is not None:
+        warnings.append(note)
+    inputs = inputs_from_resources(resources, selected_tools=chosen.tools, package_dir=chosen.package_dir)
+    prompt = assemble_prompt(inputs, counter.counter, counter_note=counter.note, warnings=warnings)
+    return PromptSnapshot(project, resources, prompt, counter, chosen)
 
 
 # --- what changed ------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from typing import Final, Literal
 from lsp_server import protocol
 from lsp_server.budget.breakdown import estimator_info
 from lsp_server.budget.wire import estimator_wire
+from lsp_server.project.prompt_state import PromptSnapshot, SectionsChange
 from lsp_server.prompt.assembly import AssembledSection
-from lsp_server.workspace.prompt_state import PromptSnapshot, SectionsChange, TokenPair
+from lsp_server.tokens.pair import TokenPair
 
 SourceKind = Literal["context_file", "system_prompt", "append_system_prompt", "skill", "settings", "builtin", "option"]
 UriFor = Callable[[str], str]

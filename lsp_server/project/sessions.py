@@ -14,7 +14,6 @@ sessions again costs a ``stat`` per file.
 from __future__ import annotations
 
 import os
-import posixpath
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -23,9 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.context.paths import paths_equal, resolve_path
 from lsp_server.session.jsvalues import UNDEFINED, js_get, js_to_string
-from lsp_server.session.locate import SessionSummary, peek_session
+from lsp_server.session.locate import SessionSummary, list_sessions, peek_session
 from lsp_server.session.messages import content_text
 from lsp_server.session.tail import RefreshResult, SessionFile
 from lsp_server.session.tree import TreeNode, build_path
@@ -86,26 +84,8 @@ class SessionListCache:
         self._peeks: dict[str, _Peek] = {}
 
     def list(self, session_dir: str, cwd: str | None = None) -> list[SessionSummary]:
-        """Sessions in ``session_dir``, newest modification first (``pi -c``'s order).
-
-        ``cwd`` keeps only sessions whose header names that directory (a shared session folder).
-        """
-        try:
-            names = [name for name in os.listdir(session_dir) if name.endswith(".jsonl")]
-        except OSError:
-            return []
-        resolved_cwd = resolve_path(cwd) if cwd is not None else None
-        found: list[SessionSummary] = []
-        for name in names:
-            path = posixpath.join(session_dir, name)
-            summary = self._peek(path)
-            if summary is None:
-                continue
-            if resolved_cwd is not None and not (summary.cwd and paths_equal(resolve_path(summary.cwd), resolved_cwd)):
-                continue
-            found.append(summary)
-        found.sort(key=lambda s: s.mtime_ms, reverse=True)
-        return found
+        """Sessions in ``session_dir``, newest modification first (``pi -c``'s order); see ``list_sessions``."""
+        return list_sessions(session_dir, cwd, peek=self._peek)
 
     def _peek(self, path: str) -> SessionSummary | None:
         try:

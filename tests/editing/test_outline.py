@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_server.workspace.outline import Heading, markdown_outline
+from lsp_server.editing.outline import Heading, markdown_outline
 
 
 def outline(text: str) -> list[Heading]:

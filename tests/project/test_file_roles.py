@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from lsp_server.project.file_roles import FileRole, file_role, is_prompt_file
 from lsp_server.tokens.pi import pi_text_tokens
-from lsp_server.workspace.file_roles import FileRole, file_role, is_prompt_file
-from tests.workspace.conftest import Project
+from tests.project.conftest import Project
 
 SKILL = "---\nname: {name}\ndescription: Does {name}.\n---\n# {name}\nBody text.\n"
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.workspace.prompt_state import PromptConfig, PromptSnapshot, SkillCache, build_snapshot
+from lsp_server.project.project import ProjectInputs, open_project
+from lsp_server.project.prompt_state import PromptSnapshot, SkillCache
 
 
 @dataclass
@@ -23,13 +24,13 @@ class Project:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def config(self, **changes: object) -> PromptConfig:
+    def inputs(self, **changes: object) -> ProjectInputs:
         values: dict[str, object] = {"cwd": str(self.root), "agent_dir": str(self.agent_dir), "home": str(self.home)}
         values.update(changes)
-        return PromptConfig(**values)  # type: ignore[arg-type]
+        return ProjectInputs(**values)  # type: ignore[arg-type]
 
     def build(self, skills: SkillCache | None = None, **changes: object) -> PromptSnapshot:
-        return build_snapshot(self.config(**changes), skills=skills)
+        return open_project(self.inputs(**changes)).build_prompt(skills=skills)
 
 
 @pytest.fixture

@@ -30,9 +30,10 @@ from lsp_server.context.names import (
 )
 from lsp_server.context.paths import is_path_within
 from lsp_server.jscompat import strip_bom
+from lsp_server.project.prompt_state import PromptSnapshot, section_tokens
 from lsp_server.prompt.skills_block import escape_xml
+from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
-from lsp_server.workspace.prompt_state import PromptSnapshot, TokenPair, section_tokens
 
 
 @dataclass(frozen=True)

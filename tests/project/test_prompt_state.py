@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from lsp_server import fsread
-from lsp_server.workspace.prompt_state import (
+from lsp_server.project.prompt_state import (
     SkillCache,
     TokenPair,
     diff_snapshots,
     reader_with_buffers,
     touches_skills,
 )
-from tests.workspace.conftest import Project
+from tests.project.conftest import Project
 
 
 def test_context_files_of_the_cwd_its_ancestors_and_the_agent_dir_affect_the_prompt(project: Project) -> None:

@@ -1,0 +1,86 @@
+"""The options every project-aware sub-command shares, turned into a project the same way each time.
+
+``prompt``, ``session``, ``compact`` and ``branch-summary`` all take ``--cwd``, ``--agent-dir``,
+``--trusted`` / ``--untrusted`` and ``--settings`` (pi-context's settings file), and those that
+count tokens take ``--estimator`` / ``--family``. :func:`project_inputs` maps them onto
+:class:`~lsp_server.project.project.ProjectInputs` exactly as the language server maps its
+settings, so the CLI and the server open the same project from the same choices. A flag beats the
+settings file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import get_args
+
+from lsp_server.project.project import ProjectInputs
+from lsp_server.settings.pi_context import (
+    ModelFamily,
+    PiContextSettings,
+    TokenEstimator,
+    TokenSettings,
+    load_pi_context_settings_file,
+)
+
+
+def add_project_arguments(parser: argparse.ArgumentParser, *, cwd_help: str, counting: bool = True) -> None:
+    parser.add_argument("--cwd", default=None, help=cwd_help)
+    parser.add_argument(
+        "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
+    )
+    parser.add_argument("--settings", default=None, help="pi-context settings file (JSON), as the editor's piContext")
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--trusted", dest="trust", action="store_const", const=True, help="treat the project as trusted (Pi: --approve)"
+    )
+    trust.add_argument(
+        "--untrusted",
+        dest="trust",
+        action="store_const",
+        const=False,
+        help="treat the project as untrusted (Pi: --no-approve)",
+    )
+    parser.set_defaults(trust=None)
+    if counting:
+        parser.add_argument(
+            "--estimator",
+            choices=get_args(TokenEstimator),
+            default=None,
+            help="token counter (default: settings, else weighted)",
+        )
+        parser.add_argument(
+            "--family",
+            choices=get_args(ModelFamily),
+            default=None,
+            help="tokenizer family (default: settings, else auto: from the model name)",
+        )
+
+
+def settings_from_args(args: argparse.Namespace) -> PiContextSettings:
+    """``--settings`` (each bad value reported on stderr and replaced by its default) with the flags on top."""
+    settings = PiContextSettings()
+    if getattr(args, "settings", None):
+        settings, problems = load_pi_context_settings_file(args.settings)
+        for problem in problems:
+            sys.stderr.write(f"pi-context: {problem.format_line()}\n")
+    estimator, family = getattr(args, "estimator", None), getattr(args, "family", None)
+    if estimator is not None or family is not None:
+        tokens = settings.tokens
+        update = {
+            "estimator": estimator if estimator is not None else tokens.estimator,
+            "model_family": family if family is not None else tokens.model_family,
+        }
+        settings = settings.model_copy(update={"tokens": TokenSettings.model_validate(update)})
+    return settings
+
+
+def project_inputs(args: argparse.Namespace, cwd: str, settings: PiContextSettings) -> ProjectInputs:
+    """The project at ``cwd`` as the flags describe it."""
+    return ProjectInputs.create(
+        cwd,
+        settings=settings,
+        agent_dir=getattr(args, "agent_dir", None),
+        trust_override=getattr(args, "trust", None),
+        window_override=getattr(args, "context_window", None),
+    )
