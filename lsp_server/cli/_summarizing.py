@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TextIO, TypeVar
 
 from lsp_server.compaction.summarize import Progress
-from lsp_server.compaction.summarizer_config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
 from lsp_server.context.paths import resolve_agent_dir, resolve_path
 from lsp_server.context.settings import PiSettings, load_pi_settings
 from lsp_server.context.trust import project_trust
 from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.session.writer import SessionForAppend
 from lsp_server.settings.pi_context import SummarizerSettings, load_pi_context_settings_file
@@ -67,7 +67,7 @@ class Summarizer:
 
     @property
     def label(self) -> str:
-        return "offline (extractive)" if self.config.kind == "offline" else f"{self.config.kind}/{self.config.model}"
+        return self.config.label
 
 
 def summarizer_from_args(args: argparse.Namespace) -> Summarizer | str:

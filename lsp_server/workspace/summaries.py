@@ -52,7 +52,7 @@ WindowFor = Callable[[ModelRef | None], int | None]
 
 
 def summarizer_label(config: SummarizerConfig) -> str:
-    return "offline (extractive)" if config.kind == "offline" else f"{config.kind}/{config.model}"
+    return config.label
 
 
 def summarizer_key(config: SummarizerConfig) -> Hashable:

@@ -24,11 +24,11 @@ from typing import Any, cast
 from lsp_server import protocol
 from lsp_server.budget.models import ModelWindows, WindowOverrides, model_of
 from lsp_server.compaction.summarize import Progress
-from lsp_server.compaction.summarizer_config import config_from_settings
 from lsp_server.context.paths import resolve_path
 from lsp_server.context.settings import PiSettings, load_pi_settings
 from lsp_server.context.trust import project_trust
 from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.llm.config import config_from_settings
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, request_failed, server_state
