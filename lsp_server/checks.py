@@ -24,7 +24,7 @@ from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES,
 from lsp_server.findings import Finding
 from lsp_server.jscompat import node_dir_sort_key
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
-from lsp_server.rules.registry import check_profile
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.skill_rules import SkillCheck, Thresholds, check_skill_file, check_skill_text, collision_finding
 
 # Never descended into: VCS data, dependencies, and tool caches that can be huge.
@@ -94,7 +94,7 @@ class _IndexEntry:
 class SkillIndex:
     """Skills by path, and by (group, name) for collisions; updates touch one name's skills only."""
 
-    profile: str = "pi"
+    profile: ProfileId = DEFAULT_PROFILE
     entries: dict[str, _IndexEntry] = field(default_factory=dict)
     by_name: dict[tuple[str, str], list[tuple[tuple[Any, ...], str]]] = field(default_factory=dict)
 
@@ -245,9 +245,11 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.path, f.range.start.line, f.range.start.column, f.code, f.message))
 
 
-def check_workspace(paths: Sequence[str], profile: str = "pi", *, thresholds: Thresholds | None = None) -> CheckReport:
+def check_workspace(
+    paths: Sequence[str], profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+) -> CheckReport:
     """Check every skill and context file below ``paths`` under ``profile``."""
-    check_profile(profile)
+    profile = check_profile(profile)
     targets = find_targets(paths)
     index = SkillIndex(profile)
     for path, placement in targets.skills:
@@ -274,7 +276,7 @@ class WorkspaceChecker:
 
     def __init__(self, thresholds: Thresholds | None = None) -> None:
         self.thresholds = thresholds
-        self.indexes: dict[str, SkillIndex] = {}
+        self.indexes: dict[ProfileId, SkillIndex] = {}
         self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
 
     def _root_for(self, path: str) -> str | None:
@@ -282,19 +284,19 @@ class WorkspaceChecker:
         matches = [r for r in self.roots if absolute.startswith(r.rstrip(os.sep) + os.sep)]
         return max(matches, key=len) if matches else None
 
-    def _index(self, profile: str) -> SkillIndex:
+    def _index(self, profile: ProfileId) -> SkillIndex:
         index = self.indexes.get(profile)
         if index is None:
             index = self.indexes[profile] = SkillIndex(profile)
         return index
 
     @staticmethod
-    def _profile(settings: object) -> str:
-        profile = str(getattr(settings, "rule_profile", "pi") or "pi")
+    def _profile(settings: object) -> ProfileId:
+        profile = str(getattr(settings, "rule_profile", DEFAULT_PROFILE) or DEFAULT_PROFILE)
         try:
             return check_profile(profile)
         except ValueError:
-            return "pi"
+            return DEFAULT_PROFILE
 
     def wants(self, path: str, settings: object) -> bool:
         name = os.path.basename(path)

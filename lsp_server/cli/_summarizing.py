@@ -31,8 +31,8 @@ from typing import Any, Protocol, TextIO, TypeVar
 
 from lsp_server.cli._project import add_project_arguments, project_inputs
 from lsp_server.compaction.summarize import Progress
-from lsp_server.compaction.summarizer_config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
 from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.project.project import Project, header_cwd, open_project, session_folder
 from lsp_server.project.summaries import Job, JobResult, PreviewCache, ProjectFor, run_job
@@ -71,7 +71,7 @@ class Summarizer:
 
     @property
     def label(self) -> str:
-        return "offline (extractive)" if self.config.kind == "offline" else f"{self.config.kind}/{self.config.model}"
+        return self.config.label
 
 
 def summarizer_from_args(args: argparse.Namespace, settings: SummarizerSettings) -> Summarizer | str:

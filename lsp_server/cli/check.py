@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from lsp_server.rules.registry import DEFAULT_PROFILE, PROFILES
+from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILES
 
 
 def register(subparsers: Any) -> None:

@@ -4,7 +4,8 @@ Pi does not send the history to the summarizing model as a conversation (it woul
 it flattens the LLM messages into labelled text blocks. Compaction and branch summaries are built
 from this text, so reproducing it exactly lets us show, count and replay the real summary
 request: ``[User]:`` / ``[Assistant]:`` / ``[Assistant tool calls]:`` / ``[Tool result]:``
-blocks separated by a blank line, thinking left out, tool results cut to 2,000 UTF-16 units.
+blocks separated by a blank line (:mod:`lsp_server.llm.transcript`, which the offline summarizer
+reads them back with), thinking left out, tool results cut to 2,000 UTF-16 units.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from lsp_server.jscompat import js_json_stringify, js_len, js_slice_head
+from lsp_server.llm.transcript import ASSISTANT, ASSISTANT_TOOL_CALLS, PART_SEPARATOR, TOOL_RESULT, USER
 from lsp_server.session.jsvalues import js_get, js_object_keys, js_ordered, js_to_string
 from lsp_server.session.messages import content_text
 
@@ -57,17 +59,17 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
         if role == "user":
             text = content_text(js_get(message, "content"), "")
             if text:
-                parts.append(f"[User]: {text}")
+                parts.append(f"{USER}{text}")
         elif role == "assistant":
             content = js_get(message, "content")
             blocks = content if isinstance(content, list) else []
             calls = [format_tool_call(block) for block in blocks if js_get(block, "type") == "toolCall"]
             if any(js_get(block, "type") == "text" for block in blocks):
-                parts.append(f"[Assistant]: {content_text(blocks)}")
+                parts.append(f"{ASSISTANT}{content_text(blocks)}")
             if calls:
-                parts.append(f"[Assistant tool calls]: {'; '.join(calls)}")
+                parts.append(f"{ASSISTANT_TOOL_CALLS}{'; '.join(calls)}")
         elif role == "toolResult":
             text = content_text(js_get(message, "content"), "")
             if text:
-                parts.append(f"[Tool result]: {truncate_for_summary(text)}")
-    return "\n\n".join(parts)
+                parts.append(f"{TOOL_RESULT}{truncate_for_summary(text)}")
+    return PART_SEPARATOR.join(parts)

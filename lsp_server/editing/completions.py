@@ -22,6 +22,7 @@ from lsp_server.editing.keys import AGENT_LABELS, AGENTS, KeyInfo, key_info, key
 from lsp_server.editing.text import LineIndex
 from lsp_server.editing.yamltext import yaml_scalar
 from lsp_server.findings import Position, Range
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId
 from lsp_server.rules.skill_rules import suggest_name
 
 TRIGGER_CHARACTERS = (":",)
@@ -109,7 +110,7 @@ def _name_suggestions(path: str) -> list[tuple[str, str]]:
 
 
 def _key_items(
-    path: str, index: LineIndex, position: Position, indent: str, present: dict[str, int], profile: str
+    path: str, index: LineIndex, position: Position, indent: str, present: dict[str, int], profile: ProfileId
 ) -> list[Completion]:
     line = index.line(position.line)
     prefix = line[: position.column]
@@ -186,7 +187,7 @@ def _value_items(path: str, index: LineIndex, position: Position, indent: str) -
     return items
 
 
-def completions_at(path: str, text: str, position: Position, profile: str = "pi") -> list[Completion]:
+def completions_at(path: str, text: str, position: Position, profile: ProfileId = DEFAULT_PROFILE) -> list[Completion]:
     """Completion items at ``position`` (code points) in a skill file's text."""
     index = LineIndex(text)
     lines = _frontmatter_lines(index)

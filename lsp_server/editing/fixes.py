@@ -57,6 +57,7 @@ from lsp_server.editing.yamltext import (
 )
 from lsp_server.findings import Finding, Position
 from lsp_server.jscompat import js_len, js_slice_head
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, Thresholds, check_skill_text, suggest_name
 
 DESCRIPTION_PLACEHOLDER = "Describe what this skill does and when to use it."
@@ -75,8 +76,6 @@ NAME_CODES = frozenset(
 )
 # A name fix must not trade one name problem for another (renaming to an invalid folder name).
 NAME_GUARD = NAME_CODES | {"skill/name-missing"}
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ class Fix:
 class _Document:
     """One file's text, parsed once, shared by every fix builder."""
 
-    def __init__(self, path: str, text: str, profile: str, thresholds: Thresholds | None) -> None:
+    def __init__(self, path: str, text: str, profile: ProfileId, thresholds: Thresholds | None) -> None:
         self.path = path
         self.text = text
         self.profile = profile
@@ -215,20 +214,6 @@ def trim_at_word_boundary(text: str, limit: int) -> str:
     cut = cut.rstrip()
     trimmed = re.sub(r"[\s,;:]+$", "", cut)
     return trimmed or cut or head
-
-
-def _boolean_guess(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-    return None
 
 
 def _plain_non_string(doc: _Document, key: str) -> str | None:
@@ -408,7 +393,7 @@ def _set_boolean(doc: _Document, finding: Finding) -> list[Fix]:
     span = doc.span(key)
     if located is None or span is None:
         return []
-    guess = _boolean_guess(located.value)
+    guess = guess_boolean(located.value)
     order = [guess] if guess is not None else [True, False]
     if guess is not None:
         order.append(not guess)
@@ -474,7 +459,7 @@ def _merge(fixes: Sequence[Fix]) -> list[Fix]:
 def compute_fixes(
     path: str,
     text: str,
-    profile: str = "pi",
+    profile: ProfileId = DEFAULT_PROFILE,
     *,
     thresholds: Thresholds | None = None,
     wanted: Callable[[Finding], bool] | None = None,
@@ -496,6 +481,8 @@ def compute_fixes(
     return _merge(out)
 
 
-def findings_of(path: str, text: str, profile: str = "pi", *, thresholds: Thresholds | None = None) -> list[Finding]:
+def findings_of(
+    path: str, text: str, profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+) -> list[Finding]:
     """The findings quick fixes are computed against (the rules on this exact text)."""
     return list(check_skill_text(path, text, profile, thresholds=thresholds).findings)

@@ -25,9 +25,8 @@ from lsp_server.context.yaml12 import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
 from lsp_server.findings import Position, Range
 from lsp_server.jscompat import js_len
+from lsp_server.rules.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
 from lsp_server.tokens.pi import pi_tokens_for_chars
-
-PROFILE_AGENT = {"pi": "pi", "agentskills": "agentskills", "claude-code": "claude-code", "vscode": "vscode"}
 
 
 @dataclass(frozen=True)
@@ -51,12 +50,12 @@ def _contains(where: Range, position: Position) -> bool:
     return where.start <= position <= where.end
 
 
-def _agents_first(profile: str) -> list[str]:
-    active = PROFILE_AGENT.get(profile)
+def _agents_first(profile: ProfileId) -> list[AgentId]:
+    active = get_profile(profile).agent
     return [a for a in AGENTS if a == active] + [a for a in AGENTS if a != active]
 
 
-def key_markdown(info: KeyInfo, profile: str = "pi") -> str:
+def key_markdown(info: KeyInfo, profile: ProfileId = DEFAULT_PROFILE) -> str:
     """The key's documentation: summary, value type, limit, and every agent's handling."""
     head = f"**`{info.name}`** · {info.value_type}"
     if info.limit_note:
@@ -67,7 +66,7 @@ def key_markdown(info: KeyInfo, profile: str = "pi") -> str:
     return "\n".join(lines)
 
 
-def unknown_key_markdown(name: str, profile: str) -> str:
+def unknown_key_markdown(name: str, profile: ProfileId) -> str:
     lines = [f"**`{name}`** · not a key of the spec, Pi, Claude Code or VS Code", ""]
     for agent in _agents_first(profile):
         lines.append(f"- **{AGENT_LABELS[agent]}**: {IGNORED[agent]}")
@@ -139,7 +138,7 @@ def _disable_value_lines(value: Any) -> list[str]:
         return ["`false`: the skill is listed and the model may load it (the default)."]
     shown = _describe(value)
     lines = [f"This is {shown}, not the boolean `true`: Pi keeps the skill in the listing."]
-    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1"):
+    if isinstance(value, str) and CLAUDE_CODE_BOOLEANS.read(value) is True:
         lines.append("Claude Code reads it as true. Write `true` (unquoted) for Pi and VS Code.")
     return lines
 
@@ -189,7 +188,7 @@ def _field_extras(located: FieldLocation, fm: Frontmatter, pi: SkillFileResult, 
     return lines
 
 
-def hover_at(path: str, text: str, position: Position, profile: str = "pi") -> HoverInfo | None:
+def hover_at(path: str, text: str, position: Position, profile: ProfileId = DEFAULT_PROFILE) -> HoverInfo | None:
     """The hover for ``position`` in a skill file, or None outside the frontmatter's keys and values."""
     fm = parse_frontmatter(text)
     if fm.mapping is None or fm.error is not None:

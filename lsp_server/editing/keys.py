@@ -19,12 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from lsp_server.rules.registry import SPEC_ALLOWED_KEYS
-from lsp_server.rules.skill_rules import CLAUDE_CODE_KEYS, VSCODE_KEYS
+from lsp_server.rules.profiles import PROFILE_TABLE, AgentId, ProfileId
 
-AGENTS: tuple[str, ...] = ("pi", "claude-code", "vscode", "agentskills", "codex")
+AGENTS: tuple[AgentId, ...] = ("pi", "claude-code", "vscode", "agentskills", "codex")
 
-AGENT_LABELS: Mapping[str, str] = MappingProxyType(
+AGENT_LABELS: Mapping[AgentId, str] = MappingProxyType(
     {
         "pi": "Pi",
         "claude-code": "Claude Code",
@@ -35,7 +34,7 @@ AGENT_LABELS: Mapping[str, str] = MappingProxyType(
 )
 
 # What an agent does with a key it does not read.
-IGNORED: Mapping[str, str] = MappingProxyType(
+IGNORED: Mapping[AgentId, str] = MappingProxyType(
     {
         "pi": "ignored (Pi reads only name, description and disable-model-invocation)",
         "claude-code": "not a Claude Code key: ignored",
@@ -60,16 +59,16 @@ class KeyInfo:
     summary: str
     value_type: str  # shown to the user: "string", "boolean", ...
     kind: str  # "string", "boolean", "mapping", "list" or "any": what completion inserts
-    agents: Mapping[str, str]
+    agents: Mapping[AgentId, str]
     values: tuple[str, ...] = ()  # values to complete (booleans: true, false)
     limit: int | None = None  # length limit (UTF-16 units in Pi, characters in the spec)
     limit_note: str = ""
-    ignored_notes: Mapping[str, str] = field(default_factory=dict)  # why an agent ignores it, when useful
+    ignored_notes: Mapping[AgentId, str] = field(default_factory=dict)  # why an agent ignores it, when useful
 
-    def handling(self, agent: str) -> str:
+    def handling(self, agent: AgentId) -> str:
         return self.agents.get(agent) or self.ignored_notes.get(agent) or IGNORED[agent]
 
-    def honoured_by(self, agent: str) -> bool:
+    def honoured_by(self, agent: AgentId) -> bool:
         return agent in self.agents
 
 
@@ -78,12 +77,12 @@ def _key(
     summary: str,
     value_type: str,
     kind: str,
-    agents: dict[str, str],
+    agents: dict[AgentId, str],
     *,
     values: tuple[str, ...] = (),
     limit: int | None = None,
     limit_note: str = "",
-    ignored: dict[str, str] | None = None,
+    ignored: dict[AgentId, str] | None = None,
 ) -> KeyInfo:
     return KeyInfo(
         name,
@@ -299,14 +298,16 @@ _KEYS: tuple[KeyInfo, ...] = (
 
 KEYS: Mapping[str, KeyInfo] = MappingProxyType({info.name: info for info in _KEYS})
 
-# Keys each rule profile accepts without an unknown-key finding; ``pi`` has no such rule, so it
-# gets every key we know, Pi's own first.
-PROFILE_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+# Keys each rule profile offers, in this table's order: the keys it accepts without an unknown-key
+# finding; a profile without that rule (``pi``) gets every key we know, Pi's own first.
+PROFILE_KEYS: Mapping[ProfileId, tuple[str, ...]] = MappingProxyType(
     {
-        "pi": (*PI_KEYS, *(info.name for info in _KEYS if info.name not in PI_KEYS)),
-        "agentskills": tuple(sorted(SPEC_ALLOWED_KEYS, key=lambda name: [i.name for i in _KEYS].index(name))),
-        "claude-code": tuple(info.name for info in _KEYS if info.name in CLAUDE_CODE_KEYS),
-        "vscode": tuple(info.name for info in _KEYS if info.name in VSCODE_KEYS),
+        row.id: (
+            (*PI_KEYS, *(info.name for info in _KEYS if info.name not in PI_KEYS))
+            if row.allowed_keys is None
+            else tuple(info.name for info in _KEYS if info.name in row.allowed_keys)
+        )
+        for row in PROFILE_TABLE
     }
 )
 
@@ -315,12 +316,12 @@ def key_info(name: str) -> KeyInfo | None:
     return KEYS.get(name)
 
 
-def keys_for_profile(profile: str) -> tuple[KeyInfo, ...]:
+def keys_for_profile(profile: ProfileId) -> tuple[KeyInfo, ...]:
     """The keys to offer under ``profile``, in the order to offer them."""
-    return tuple(KEYS[name] for name in PROFILE_KEYS.get(profile, PROFILE_KEYS["pi"]))
+    return tuple(KEYS[name] for name in PROFILE_KEYS[profile])
 
 
-def agents_reading(name: str) -> tuple[str, ...]:
+def agents_reading(name: str) -> tuple[AgentId, ...]:
     """The agents that do something with key ``name`` (in :data:`AGENTS` order)."""
     info = KEYS.get(name)
     if info is None:

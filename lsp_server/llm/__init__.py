@@ -2,7 +2,9 @@
 
 Callers (compaction, branch summaries) use :class:`LlmClient` and the values in
 :mod:`lsp_server.llm.types`; :func:`build_client` makes a client from :class:`SummarizerConfig`.
-See ``docs/llm.md``.
+The wire formats are rows of :mod:`lsp_server.llm.providers`; each row's adapter module (and
+httpx with it) is imported only when :func:`build_client` builds such a client, so importing this
+package loads no HTTP library. See ``docs/llm.md``.
 """
 
 from lsp_server.llm.client import CancelToken, LlmClient

@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.llm.http_client import HttpLlmClient
 from lsp_server.llm.policy import RetryPolicy, Timeouts, is_transient_error_text
+from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
 from lsp_server.llm.redact import Secret
 from lsp_server.llm.sse import SseEvent
 from lsp_server.llm.stream_state import AttemptResult, as_dict, as_int, as_list, failed
 from lsp_server.llm.types import CompletionRequest, Message, ReasoningLevel, StopReason, Usage
 
-ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+if TYPE_CHECKING:
+    from lsp_server.llm.factory import SummarizerConfig
+
 ANTHROPIC_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 16384
-"""Cap sent when the caller gives none: Pi's default ``reserveTokens``, the room a summary must fit in."""
 
 THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_ANSWER_TOKENS = 1024
@@ -42,7 +43,7 @@ class AnthropicClient(HttpLlmClient):
     def __init__(
         self,
         *,
-        base_url: str = ANTHROPIC_BASE_URL,
+        base_url: str,
         model: str,
         api_key: Secret | None = None,
         retry: RetryPolicy | None = None,
@@ -94,6 +95,22 @@ class AnthropicClient(HttpLlmClient):
 
     def _new_state(self, model: str) -> AnthropicStreamState:
         return AnthropicStreamState(model)
+
+
+def client_from_config(
+    config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
+) -> AnthropicClient:
+    """The client for the ``anthropic`` row of :mod:`lsp_server.llm.providers`."""
+    return AnthropicClient(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        retry=config.retry,
+        timeouts=config.timeouts,
+        extra_headers=config.extra_headers,
+        reasoning=config.reasoning,
+        default_max_tokens=config.max_tokens,
+    )
 
 
 def thinking_allowance(level: ReasoningLevel, requested: int | None, default_cap: int) -> tuple[int, int]:

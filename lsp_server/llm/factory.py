@@ -1,19 +1,21 @@
 """Building a model client from settings.
 
-:class:`SummarizerConfig` is the small, flat shape this package needs; the settings module maps
-the user's settings onto it. ``kind`` picks the client:
+:class:`SummarizerConfig` is the small, flat shape this package needs; :mod:`lsp_server.llm.config`
+maps the user's settings and ``--model`` onto it. ``kind`` picks the client:
 
 * ``offline`` (default): :class:`~lsp_server.llm.offline.OfflineSummarizer`, no network, no key;
-* ``openai``: any OpenAI-compatible chat-completions server. With no ``base_url`` it is OpenAI
-  itself and the key comes from ``OPENAI_API_KEY`` unless ``api_key_env`` names another
-  variable. With a ``base_url`` (vLLM, llama.cpp, Ollama's ``/v1``, OpenRouter) a key is only
-  used when ``api_key_env`` or ``api_key`` is given, since local servers need none;
-* ``anthropic``: the Messages API; the key comes from ``ANTHROPIC_API_KEY`` unless
-  ``api_key_env`` names another variable.
+* a wire format of :mod:`lsp_server.llm.providers` (``openai``: any OpenAI-compatible
+  chat-completions server; ``anthropic``: the Messages API). With no ``base_url`` the client talks
+  to the provider itself and the key comes from its usual variable (``OPENAI_API_KEY``) unless
+  ``api_key_env`` names another one. With a ``base_url`` (vLLM, llama.cpp, Ollama's ``/v1``,
+  OpenRouter) an OpenAI-compatible server gets a key only when ``api_key_env`` or ``api_key`` is
+  given, since local servers need none.
 
-A key given directly (``api_key``) is wrapped in a :class:`~lsp_server.llm.redact.Secret` at once,
-so it never shows in a repr. A configuration that cannot work raises :class:`LlmConfigError` with a
-message naming the setting (and the variable, never its value).
+The adapter module is imported by :func:`build_client`, so describing or checking a configuration
+loads no HTTP library. A key given directly (``api_key``) is wrapped in a
+:class:`~lsp_server.llm.redact.Secret` at once, so it never shows in a repr. A configuration that
+cannot work raises :class:`LlmConfigError` with a message naming the setting (and the variable,
+never its value).
 """
 
 from __future__ import annotations
@@ -23,16 +25,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lsp_server.llm.anthropic import ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, AnthropicClient
 from lsp_server.llm.client import LlmClient
 from lsp_server.llm.offline import OfflineSummarizer
-from lsp_server.llm.openai_compat import OPENAI_BASE_URL, MaxTokensField, OpenAiCompatClient
 from lsp_server.llm.policy import RetryPolicy, Timeouts
+from lsp_server.llm.providers import DEFAULT_MAX_TOKENS, OFFLINE, PROVIDER_BY_ID, WIRE_FORMATS, WireFormat, spoken_list
 from lsp_server.llm.redact import Secret
+from lsp_server.llm.types import MaxTokensField
 
-ClientKind = Literal["offline", "openai", "anthropic"]
+ClientKind = Literal["offline"] | WireFormat
 
-DEFAULT_KEY_ENV: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+OFFLINE_LABEL = "offline (extractive)"
 
 
 class LlmConfigError(ValueError):
@@ -59,6 +61,11 @@ class SummarizerConfig:
     max_delay_s: float = 60.0
     max_retry_after_s: float = 60.0
 
+    @property
+    def label(self) -> str:
+        """How progress and results name the summarizer: ``offline (extractive)`` or ``kind/model``."""
+        return OFFLINE_LABEL if self.kind == OFFLINE else f"{self.kind}/{self.model}"
+
     def __post_init__(self) -> None:
         if isinstance(self.api_key, str):  # accept a plain string, keep only the wrapped form
             object.__setattr__(self, "api_key", Secret(self.api_key))
@@ -75,10 +82,10 @@ class SummarizerConfig:
 def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
     """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
     problems: list[str] = []
-    if config.kind not in ("offline", "openai", "anthropic"):
-        return [f"summarizer kind must be offline, openai or anthropic, not {config.kind!r}"]
-    if config.kind == "offline":
+    if config.kind == OFFLINE:
         return []
+    if config.kind not in PROVIDER_BY_ID:
+        return [f"summarizer kind must be {spoken_list([OFFLINE, *WIRE_FORMATS])}, not {config.kind!r}"]
     if not config.model:
         problems.append(f"summarizer model is required for kind {config.kind!r}")
     if config.max_retries < 0:
@@ -97,43 +104,25 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
     problems = config_problems(config, env)
     if problems:
         raise LlmConfigError("; ".join(problems))
-    if config.kind == "offline":
+    if config.kind == OFFLINE:
         return OfflineSummarizer()
     assert config.model is not None  # checked above
+    provider = PROVIDER_BY_ID[config.kind]
     key = _api_key(config, env if env is not None else os.environ)
-    if config.kind == "anthropic":
-        return AnthropicClient(
-            base_url=config.base_url or ANTHROPIC_BASE_URL,
-            model=config.model,
-            api_key=key,
-            retry=config.retry,
-            timeouts=config.timeouts,
-            extra_headers=config.extra_headers,
-            reasoning=config.reasoning,
-            default_max_tokens=config.max_tokens,
-        )
-    return OpenAiCompatClient(
-        base_url=config.base_url or OPENAI_BASE_URL,
-        model=config.model,
-        api_key=key,
-        retry=config.retry,
-        timeouts=config.timeouts,
-        extra_headers=config.extra_headers,
-        reasoning=config.reasoning,
-        max_tokens_field=config.max_tokens_field,
-        session_affinity_headers=config.session_affinity_headers,
-    )
+    build = provider.adapter()
+    return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
 
 
 def _key_env(config: SummarizerConfig) -> str | None:
     """The variable the key must come from, or None when no key is needed or one was given."""
     if config.api_key_env:
         return config.api_key_env
-    if config.api_key:
+    provider = PROVIDER_BY_ID.get(config.kind)
+    if config.api_key or provider is None:
         return None
-    if config.kind == "openai" and config.base_url:
+    if config.base_url and not provider.key_with_custom_base_url:
         return None  # a self-hosted server: no key unless one is configured
-    return DEFAULT_KEY_ENV.get(config.kind)
+    return provider.api_key_env
 
 
 def _api_key(config: SummarizerConfig, env: Mapping[str, str]) -> Secret | None:

@@ -8,8 +8,9 @@ A prompt is one of (pi-behavior.md §7.4, §10.3):
 
 with ``\\n\\nAdditional focus: <text>`` possibly at the end. The conversation is Pi's serialized form
 (§8.2): parts joined by a blank line, each starting ``[User]: ``, ``[Assistant]: ``,
-``[Assistant tool calls]: `` or ``[Tool result]: ``. Everything here is parsing only: no wording
-of Pi's templates is needed, the headings are read from whatever instructions arrive.
+``[Assistant tool calls]: `` or ``[Tool result]: `` (:mod:`lsp_server.llm.transcript`). Everything
+here is parsing only: no wording of Pi's templates is needed, the headings are read from whatever
+instructions arrive.
 """
 
 from __future__ import annotations
@@ -17,17 +18,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-TurnRole = Literal["user", "assistant", "tool_calls", "tool_result", "thinking"]
-
-_MARKERS: tuple[tuple[str, TurnRole], ...] = (
-    ("[User]: ", "user"),
-    ("[Assistant]: ", "assistant"),
-    ("[Assistant tool calls]: ", "tool_calls"),
-    ("[Tool result]: ", "tool_result"),
-    ("[Assistant thinking]: ", "thinking"),  # Pi 0.85 and older
-)
+from lsp_server.llm.transcript import MARKERS, TurnRole
 
 _TURN_PREFIX_OPEN = "# Conversation\n"
 _TURN_PREFIX_SPLIT = "\n\n# Instructions\n"
@@ -99,7 +92,7 @@ def parse_turns(conversation: str) -> list[Turn]:
         if role is not None:
             if turns and turns[-1][1] and turns[-1][1][-1] == "":
                 turns[-1][1].pop()  # the blank line that separated the parts
-            marker_len = next(len(m) for m, r in _MARKERS if r == role)
+            marker_len = next(len(m) for m, r in MARKERS if r == role)
             turns.append((role, [line[marker_len:]]))
         elif turns:
             turns[-1][1].append(line)
@@ -108,7 +101,7 @@ def parse_turns(conversation: str) -> list[Turn]:
 
 
 def _marker_role(line: str) -> TurnRole | None:
-    for marker, role in _MARKERS:
+    for marker, role in MARKERS:
         if line.startswith(marker):
             return role
     return None

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.llm.http_client import HttpLlmClient
 from lsp_server.llm.policy import RetryPolicy, Timeouts, is_transient_error_text
 from lsp_server.llm.redact import Secret
 from lsp_server.llm.sse import SseEvent
 from lsp_server.llm.stream_state import AttemptResult, as_dict, as_int, as_list, failed
-from lsp_server.llm.types import CompletionRequest, Message, StopReason, Usage
+from lsp_server.llm.types import CompletionRequest, MaxTokensField, Message, StopReason, Usage
 
-MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
-
-OPENAI_BASE_URL = "https://api.openai.com/v1"
+if TYPE_CHECKING:
+    from lsp_server.llm.factory import SummarizerConfig
 
 
 class OpenAiCompatClient(HttpLlmClient):
@@ -35,7 +34,7 @@ class OpenAiCompatClient(HttpLlmClient):
     def __init__(
         self,
         *,
-        base_url: str = OPENAI_BASE_URL,
+        base_url: str,
         model: str,
         api_key: Secret | None = None,
         retry: RetryPolicy | None = None,
@@ -93,6 +92,23 @@ class OpenAiCompatClient(HttpLlmClient):
 
     def _new_state(self, model: str) -> OpenAiStreamState:
         return OpenAiStreamState(model)
+
+
+def client_from_config(
+    config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
+) -> OpenAiCompatClient:
+    """The client for the ``openai`` row of :mod:`lsp_server.llm.providers`."""
+    return OpenAiCompatClient(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        retry=config.retry,
+        timeouts=config.timeouts,
+        extra_headers=config.extra_headers,
+        reasoning=config.reasoning,
+        max_tokens_field=config.max_tokens_field,
+        session_affinity_headers=config.session_affinity_headers,
+    )
 
 
 def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:

@@ -17,6 +17,9 @@ StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 ReasoningLevel = Literal["minimal", "low", "medium", "high", "xhigh"]
 """Pi's thinking levels other than ``off`` (``off`` is expressed as ``reasoning=None``)."""
 
+MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
+"""Which body field carries an OpenAI-compatible request's output cap (OpenAI itself wants the second)."""
+
 ABORTED_MESSAGE = "Request was aborted"
 """Pi's error text for an aborted request (``pi-ai`` providers)."""
 

@@ -49,10 +49,6 @@ from lsp_server.session.writer import SessionForAppend, load_for_append
 ProjectFor = Callable[[SessionForAppend], Project]  # the project a session belongs to (``session_folder``)
 
 
-def summarizer_label(config: SummarizerConfig) -> str:
-    return "offline (extractive)" if config.kind == "offline" else f"{config.kind}/{config.model}"
-
-
 def summarizer_key(config: SummarizerConfig) -> Hashable:
     return (config.kind, config.model, config.base_url, config.api_key_env, config.reasoning)
 

@@ -16,8 +16,9 @@ from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
 from lsp_server.jscompat import js_trim, normalize_newlines, strip_bom
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.references import find_imports
-from lsp_server.rules.registry import Emitter, check_profile
+from lsp_server.rules.registry import Emitter
 from lsp_server.rules.skill_rules import Thresholds, check_references
 from lsp_server.tokens.pi import pi_text_tokens
 
@@ -63,14 +64,14 @@ def _same_file(a: str, b: str) -> bool:
 def check_context_text(
     path: str,
     text: str,
-    profile: str = "pi",
+    profile: ProfileId = DEFAULT_PROFILE,
     *,
     thresholds: Thresholds | None = None,
     size: int | None = None,
     invalid_utf8: InvalidUtf8 | None = None,
 ) -> list[Finding]:
     """Findings about one context file's content (positions in ``text`` as given)."""
-    check_profile(profile)
+    profile = check_profile(profile)
     thresholds = thresholds or Thresholds()
     em = Emitter(path, profile)
     if invalid_utf8 is not None:
@@ -105,9 +106,9 @@ def check_context_text(
     return em.findings
 
 
-def check_context_folder(folder: str, profile: str = "pi") -> list[Finding]:
+def check_context_folder(folder: str, profile: ProfileId = DEFAULT_PROFILE) -> list[Finding]:
     """Findings about which candidate Pi picks in ``folder`` (shadowed files, directories)."""
-    check_profile(profile)
+    profile = check_profile(profile)
     candidates = folder_candidates(folder)
     findings: list[Finding] = []
     for directory in candidates.directories:
@@ -120,7 +121,7 @@ def check_context_folder(folder: str, profile: str = "pi") -> list[Finding]:
     return findings
 
 
-def _not_a_file(path: str, profile: str) -> list[Finding]:
+def _not_a_file(path: str, profile: ProfileId) -> list[Finding]:
     if is_directory(path):
         what = "a directory"
     elif os.path.islink(path) and not exists(path):
@@ -132,9 +133,11 @@ def _not_a_file(path: str, profile: str) -> list[Finding]:
     return em.findings
 
 
-def check_context_file(path: str, profile: str = "pi", *, thresholds: Thresholds | None = None) -> list[Finding]:
+def check_context_file(
+    path: str, profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+) -> list[Finding]:
     """One context file from disk: content findings plus whether Pi would pick it in its folder."""
-    check_profile(profile)
+    profile = check_profile(profile)
     findings: list[Finding] = []
     folder = os.path.dirname(path) or "."
     candidates = folder_candidates(folder)

@@ -1,16 +1,18 @@
-"""``docs/rules.md``, generated from the rule registry so the two cannot drift apart.
+"""``docs/rules.md``, generated from the profile table and the rule registry so they cannot drift apart.
 
-Run ``python -m lsp_server.rules.docs > docs/rules.md`` after changing a rule; a test compares
-the committed file with this output.
+Run ``python -m lsp_server.rules.docs > docs/rules.md`` (or ``python docs/gen_vocabularies.py``)
+after changing a rule or a profile; a test compares the committed file with this output.
 """
 
 from __future__ import annotations
 
-from lsp_server.rules.registry import PROFILE_DESCRIPTIONS, PROFILES, RULES, Rule
+from lsp_server.rules.profiles import PROFILE_TABLE, PROFILES, Profile, ProfileId
+from lsp_server.rules.registry import RULES, Rule
 
 _INTRO = """# Rules
 
-Generated from `lsp_server/rules/registry.py` by `python -m lsp_server.rules.docs`; do not edit by hand.
+Generated from `lsp_server/rules/profiles.py` (the profiles) and `lsp_server/rules/registry.py` (the rules)
+by `python -m lsp_server.rules.docs`; do not edit by hand.
 
 `pi-context check [PATH...] [--profile P] [--json]` and the language server report these rules.
 Codes are `<area>/<problem>` slugs. Every finding has a range: the value or key it is about, the
@@ -21,8 +23,8 @@ counts them (an emoji is 2); `agentskills` messages count code points, as skills
 
 ## Profiles
 
-| profile | audience |
-| --- | --- |
+| profile | audience | frontmatter keys | booleans |
+| --- | --- | --- | --- |
 {profiles}
 
 Severity legend: **E** error, **W** warning, **I** info, **H** hint, `-` not checked in that profile.
@@ -70,7 +72,21 @@ budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyon
 """
 
 
-def _sev(rule: Rule, profile: str) -> str:
+def _keys(profile: Profile) -> str:
+    if profile.allowed_keys is None:
+        return "any (others are ignored)"
+    return ", ".join(f"`{key}`" for key in profile.allowed_keys)
+
+
+def _booleans(profile: Profile) -> str:
+    if not profile.boolean_keys:
+        return "not checked"
+    pairs = profile.booleans.word_pairs
+    spelled = ", ".join(f"`{true}`/`{false}`" for true, false in pairs) if pairs else "YAML `true`/`false` only"
+    return f"{', '.join(f'`{key}`' for key in profile.boolean_keys)}: {spelled}"
+
+
+def _sev(rule: Rule, profile: ProfileId) -> str:
     severity = rule.severity(profile)
     return "-" if severity is None else severity.label[0].upper()
 
@@ -87,7 +103,7 @@ def _messages(rule: Rule) -> str:
 
 
 def render_rules_markdown() -> str:
-    profiles = "\n".join(f"| `{p}` | {PROFILE_DESCRIPTIONS[p]} |" for p in PROFILES)
+    profiles = "\n".join(f"| `{p.id}` | {p.description} | {_keys(p)} | {_booleans(p)} |" for p in PROFILE_TABLE)
     summary = "\n".join(
         f"| [`{r.code}`](#{r.code.replace('/', '')}) | "
         + " | ".join(_sev(r, p) for p in PROFILES)

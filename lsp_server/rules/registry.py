@@ -1,12 +1,10 @@
-"""Every rule pi-context checks, with its code, explanation, fix and severity per profile.
+"""Every rule pi-context checks, with its code, explanation, fix, and severity and message per profile.
 
-A *profile* is the agent the user writes for. The same SKILL.md is valid for Pi (which only
-warns, and drops a skill only when its description is missing or its YAML is broken) and
-invalid for the Agent Skills reference validator (which requires the name to match the folder and
-rejects unknown keys); Claude Code and VS Code accept their own extra keys and boolean spellings.
-So a rule has one stable code and, per profile, a severity (or ``None``: not checked) and the
-message that audience knows: Pi's own warning text in ``pi``, ``skills-ref``'s in
-``agentskills``, VS Code's in ``vscode``.
+A rule has one stable code and, per profile (:mod:`lsp_server.rules.profiles`), a severity (or
+``None``: not checked) and the message that audience knows: Pi's own warning text in ``pi``,
+``skills-ref``'s in ``agentskills``, VS Code's in ``vscode``. Every rule names every profile
+(a test checks it), so adding a profile means deciding each rule's severity for it; ``_every``
+says that a rule is the same for all of them.
 
 Codes are ``<area>/<problem>`` slugs (``skill/name-invalid-chars``, ``context/shadowed``): stable,
 readable in a terminal, and greppable in docs/rules.md, which is generated from this table.
@@ -19,18 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.findings import Finding, Range, Severity
-
-PROFILES: tuple[str, ...] = ("pi", "agentskills", "claude-code", "vscode")
-DEFAULT_PROFILE = "pi"
-
-PROFILE_DESCRIPTIONS: Mapping[str, str] = {
-    "pi": "Pi 1.6.0: exactly Pi's loader warnings with Pi's texts, plus what makes Pi drop or hide a skill.",
-    "agentskills": "The Agent Skills specification and its reference validator (skills-ref), errors as it words them.",
-    "claude-code": "Claude Code: its extra frontmatter keys and boolean spellings; spec limits as warnings.",
-    "vscode": "VS Code's built-in skill validation: its supported keys, messages and severities.",
-}
+from lsp_server.rules.profiles import PROFILE_TABLE, ProfileId
 
 E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+
+Severities = Mapping[ProfileId, Severity | None]
 
 
 @dataclass(frozen=True)
@@ -38,26 +29,23 @@ class Rule:
     code: str
     title: str  # one line
     explanation: str  # why it matters
-    severities: Mapping[str, Severity | None]  # profile -> severity (None: off)
-    messages: Mapping[str, str]  # profile -> str.format template; "*" for the others
+    severities: Severities  # profile -> severity (None: off)
+    messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
     applies_to: str = "skill"  # "skill" or "context"
 
-    def severity(self, profile: str) -> Severity | None:
+    def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
 
-    def message(self, profile: str, facts: Mapping[str, Any]) -> str:
+    def message(self, profile: ProfileId, facts: Mapping[str, Any]) -> str:
         template = self.messages.get(profile) or self.messages["*"]
         return template.format(**facts)
 
 
-def _sev(
-    pi: Severity | None, agentskills: Severity | None, claude: Severity | None, vscode: Severity | None
-) -> dict[str, Severity | None]:
-    return {"pi": pi, "agentskills": agentskills, "claude-code": claude, "vscode": vscode}
+def _every(severity: Severity) -> Severities:
+    """The same severity in every profile: a rule about the file itself, whichever agent reads it."""
+    return {row.id: severity for row in PROFILE_TABLE}
 
-
-SPEC_ALLOWED_KEYS = ("allowed-tools", "compatibility", "description", "license", "metadata", "name")
 
 _RULES: list[Rule] = [
     # -- reading ------------------------------------------------------------------------------
@@ -65,14 +53,14 @@ _RULES: list[Rule] = [
         "skill/unreadable",
         "The skill file cannot be read.",
         "Pi warns with the read error and skips the file, so the skill is not available.",
-        _sev(E, E, E, E),
+        _every(E),
         {"*": "{error}"},
     ),
     Rule(
         "skill/invalid-utf8",
         "The file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
-        _sev(W, W, W, W),
+        _every(W),
         {
             "pi": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD",
             "*": "invalid UTF-8 at byte {offset}: the agent reads it as U+FFFD",
@@ -83,7 +71,7 @@ _RULES: list[Rule] = [
         "The skill file is larger than the configured limit.",
         "Large skill files are slow to load and expensive to read into the context (default limit 8 MiB, "
         "the upload limit for Claude skills).",
-        _sev(W, W, W, W),
+        _every(W),
         {"*": "file is {size} bytes (limit {limit})"},
     ),
     Rule(
@@ -91,7 +79,7 @@ _RULES: list[Rule] = [
         "Pi does not load this skill.",
         "Pi drops a SKILL.md whose description is missing or blank, whose frontmatter is not valid YAML, or "
         "which cannot be read; it only warns at startup, so the skill silently disappears from the prompt.",
-        _sev(E, None, None, None),
+        {"pi": E, "agentskills": None, "claude-code": None, "vscode": None},
         {"*": "Pi does not load this skill: {reason}"},
     ),
     # -- frontmatter ----------------------------------------------------------------------------
@@ -100,14 +88,14 @@ _RULES: list[Rule] = [
         "The frontmatter is not valid YAML.",
         "Pi parses frontmatter with the yaml package (YAML 1.2); on an error it warns with the parser's "
         "message and drops the skill. Positions are those Pi reports (line and column in the YAML).",
-        _sev(W, E, E, E),
+        {"pi": W, "agentskills": E, "claude-code": E, "vscode": E},
         {"*": "{text}", "agentskills": "Invalid YAML in frontmatter: {text}"},
     ),
     Rule(
         "skill/frontmatter-missing",
         "The file does not start with a --- frontmatter block.",
         "Without frontmatter a SKILL.md has no name or description; the spec requires the block.",
-        _sev(None, E, W, None),
+        {"pi": None, "agentskills": E, "claude-code": W, "vscode": None},
         {
             "*": "SKILL.md must start with YAML frontmatter (---)",
             "claude-code": "SKILL.md has no frontmatter (---)",
@@ -119,7 +107,7 @@ _RULES: list[Rule] = [
         "The frontmatter block is never closed.",
         "Pi looks for the first line starting with --- after the opening fence; without one the whole file is "
         "body and the skill has no description.",
-        _sev(W, E, E, E),
+        {"pi": W, "agentskills": E, "claude-code": E, "vscode": E},
         {
             "*": "SKILL.md frontmatter not properly closed with ---",
             "pi": "frontmatter is not closed with ---: Pi reads the whole file as body",
@@ -130,7 +118,7 @@ _RULES: list[Rule] = [
         "skill/frontmatter-not-mapping",
         "The frontmatter is a list or a scalar, not a mapping.",
         "Only a mapping has name and description keys; Pi finds neither in a list or a scalar.",
-        _sev(W, E, E, E),
+        {"pi": W, "agentskills": E, "claude-code": E, "vscode": E},
         {
             "*": "SKILL.md frontmatter must be a YAML mapping",
             "pi": "frontmatter is a {kind}, not a mapping: Pi finds no name or description",
@@ -141,7 +129,7 @@ _RULES: list[Rule] = [
         "A frontmatter key the target agent does not know.",
         "skills-ref rejects keys outside the spec; VS Code ignores unsupported attributes; Claude Code ignores "
         "keys it does not know. Pi ignores unknown keys, so the pi profile does not report them.",
-        _sev(None, E, W, H),
+        {"pi": None, "agentskills": E, "claude-code": W, "vscode": H},
         {
             "agentskills": "Unexpected fields in frontmatter: {key}. Only {allowed} are allowed.",
             "claude-code": "'{key}' is not a Claude Code skill frontmatter key",
@@ -156,7 +144,7 @@ _RULES: list[Rule] = [
         "The description is missing, blank or not a string.",
         "The description is what the model reads to decide when to load the skill. Pi requires a non-blank "
         "string and drops the skill otherwise.",
-        _sev(W, E, INFO, W),
+        {"pi": W, "agentskills": E, "claude-code": INFO, "vscode": W},
         {
             "pi": "description is required",
             "agentskills": "{spec_message}",
@@ -171,7 +159,7 @@ _RULES: list[Rule] = [
         "The description is longer than 1024 characters.",
         "The spec limits descriptions to 1024 characters; Pi warns (counting UTF-16 units, so an emoji counts "
         "2) but loads the skill. Every skill's description is in every request.",
-        _sev(W, E, W, None),
+        {"pi": W, "agentskills": E, "claude-code": W, "vscode": None},
         {
             "*": "description exceeds 1024 characters ({length})",
             "agentskills": "Description exceeds 1024 character limit ({length} chars)",
@@ -183,7 +171,7 @@ _RULES: list[Rule] = [
         "The description contains < or >.",
         "Anthropic's skill validator rejects angle brackets in descriptions (they look like XML tags in the "
         "skill listing). Pi escapes them, so the pi profile does not report them.",
-        _sev(None, W, W, None),
+        {"pi": None, "agentskills": W, "claude-code": W, "vscode": None},
         {"*": "Description cannot contain angle brackets (< or >)"},
     ),
     # -- name -----------------------------------------------------------------------------------
@@ -191,7 +179,7 @@ _RULES: list[Rule] = [
         "skill/name-missing",
         "The frontmatter has no name.",
         "The spec and VS Code expect a name. Pi and Claude Code use the folder name instead.",
-        _sev(None, E, None, W),
+        {"pi": None, "agentskills": E, "claude-code": None, "vscode": W},
         {
             "agentskills": "Missing required field in frontmatter: name",
             "vscode": "Skill should provide a name.",
@@ -203,7 +191,7 @@ _RULES: list[Rule] = [
         "skill/name-not-string",
         "The name is empty or not a string.",
         "Pi ignores a name that is not a non-empty string and silently uses the folder name.",
-        _sev(INFO, E, W, E),
+        {"pi": INFO, "agentskills": E, "claude-code": W, "vscode": E},
         {
             "pi": 'Pi ignores this name (not a non-empty string) and uses the folder name "{folder}"',
             "agentskills": "Field 'name' must be a non-empty string",
@@ -216,7 +204,7 @@ _RULES: list[Rule] = [
         "skill/name-too-long",
         "The name is longer than 64 characters.",
         "The spec limits names to 64 characters (Pi counts UTF-16 units); Pi warns but loads the skill.",
-        _sev(W, E, W, None),
+        {"pi": W, "agentskills": E, "claude-code": W, "vscode": None},
         {
             "*": "name exceeds 64 characters ({length})",
             "agentskills": "Skill name '{name}' exceeds 64 character limit ({length} chars)",
@@ -228,7 +216,7 @@ _RULES: list[Rule] = [
         "The name has characters other than lowercase letters, digits and hyphens.",
         "Names are used as identifiers (/skill:<name>); Pi accepts only a-z, 0-9 and '-' and warns otherwise "
         "(the folder name counts when the frontmatter has none).",
-        _sev(W, E, W, E),
+        {"pi": W, "agentskills": E, "claude-code": W, "vscode": E},
         {
             "*": "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)",
             "agentskills": "Skill name '{name}' contains invalid characters. Only letters, digits, and hyphens "
@@ -241,7 +229,7 @@ _RULES: list[Rule] = [
         "skill/name-uppercase",
         "The name has uppercase letters.",
         "skills-ref reports uppercase separately from other invalid characters (Pi counts it as invalid).",
-        _sev(None, E, None, None),
+        {"pi": None, "agentskills": E, "claude-code": None, "vscode": None},
         {"*": "Skill name '{name}' must be lowercase"},
         fix="rename-skill",
     ),
@@ -249,7 +237,7 @@ _RULES: list[Rule] = [
         "skill/name-hyphen-edge",
         "The name starts or ends with a hyphen.",
         "The spec forbids leading and trailing hyphens; Pi warns.",
-        _sev(W, E, W, None),
+        {"pi": W, "agentskills": E, "claude-code": W, "vscode": None},
         {
             "*": "name must not start or end with a hyphen",
             "agentskills": "Skill name cannot start or end with a hyphen",
@@ -260,7 +248,7 @@ _RULES: list[Rule] = [
         "skill/name-consecutive-hyphens",
         "The name contains '--'.",
         "The spec forbids consecutive hyphens; Pi warns.",
-        _sev(W, E, W, None),
+        {"pi": W, "agentskills": E, "claude-code": W, "vscode": None},
         {
             "*": "name must not contain consecutive hyphens",
             "agentskills": "Skill name cannot contain consecutive hyphens",
@@ -272,7 +260,7 @@ _RULES: list[Rule] = [
         "The name differs from the skill's folder name.",
         "The spec requires name == folder name (compared after NFKC normalization); VS Code warns. Pi 1.6 "
         "allows a different name on purpose.",
-        _sev(None, E, None, W),
+        {"pi": None, "agentskills": E, "claude-code": None, "vscode": W},
         {
             "agentskills": "Directory name '{folder}' must match skill name '{name}'",
             "vscode": "The skill name '{name}' should match the folder name '{folder}'.",
@@ -285,7 +273,7 @@ _RULES: list[Rule] = [
         "Another skill loaded earlier has the same name.",
         "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "
         "never offered to the model.",
-        _sev(W, W, W, W),
+        _every(W),
         {"pi": 'name "{name}" collision', "*": "skill name '{name}' is already used by {winner}"},
     ),
     Rule(
@@ -293,7 +281,7 @@ _RULES: list[Rule] = [
         "A loose .md file in a skills folder that Pi ignores.",
         "Root-level .md files in a skills folder count as skills only with a description; without one Pi "
         "skips them silently.",
-        _sev(H, None, None, None),
+        {"pi": H, "agentskills": None, "claude-code": None, "vscode": None},
         {"*": "Pi ignores this file: a loose .md file in a skills folder needs a description to be a skill"},
         fix="add-description",
     ),
@@ -303,7 +291,7 @@ _RULES: list[Rule] = [
         "A boolean key has a value the agent does not read as a boolean.",
         "Pi hides a skill from the model only when disable-model-invocation is the YAML boolean true (YAML "
         "1.2: yes/on are strings). VS Code requires true/false; Claude Code also accepts yes/no/on/off/1/0.",
-        _sev(W, None, E, E),
+        {"pi": W, "agentskills": None, "claude-code": E, "vscode": E},
         {
             "pi": "Pi hides the skill only when disable-model-invocation is the boolean true; {shown} keeps it "
             "visible to the model",
@@ -317,7 +305,7 @@ _RULES: list[Rule] = [
         "skill/compatibility-not-string",
         "compatibility is not a string.",
         "The spec defines compatibility as a short string.",
-        _sev(None, E, None, None),
+        {"pi": None, "agentskills": E, "claude-code": None, "vscode": None},
         {"*": "Field 'compatibility' must be a string"},
         fix="quote-value",
     ),
@@ -325,7 +313,7 @@ _RULES: list[Rule] = [
         "skill/compatibility-too-long",
         "compatibility is longer than 500 characters.",
         "The spec limits compatibility to 500 characters.",
-        _sev(None, E, None, None),
+        {"pi": None, "agentskills": E, "claude-code": None, "vscode": None},
         {"*": "Compatibility exceeds 500 character limit ({length} chars)"},
         fix="trim-compatibility",
     ),
@@ -334,7 +322,7 @@ _RULES: list[Rule] = [
         "The skill can never run.",
         "With disable-model-invocation: true the model cannot load it, and with user-invocable: false the "
         "user cannot invoke it either.",
-        _sev(None, None, W, W),
+        {"pi": None, "agentskills": None, "claude-code": W, "vscode": W},
         {"*": "skill can never run: disable-model-invocation is true and user-invocable is false"},
     ),
     Rule(
@@ -342,14 +330,14 @@ _RULES: list[Rule] = [
         "argument-hint is set but the body never uses $ARGUMENTS.",
         "Claude Code substitutes $ARGUMENTS (and $0, $1, ...) in the body; a hint for arguments that are "
         "never used misleads the user.",
-        _sev(None, None, W, INFO),
+        {"pi": None, "agentskills": None, "claude-code": W, "vscode": INFO},
         {"*": "argument-hint is set but the body never uses $ARGUMENTS"},
     ),
     Rule(
         "skill/arguments-not-substituted",
         "The body uses $ARGUMENTS, which Pi does not substitute.",
         "Pi appends /skill:<name> arguments after the skill text and leaves $ARGUMENTS in place.",
-        _sev(H, None, None, None),
+        {"pi": H, "agentskills": None, "claude-code": None, "vscode": None},
         {"*": "Pi does not substitute $ARGUMENTS: arguments are appended after the skill text"},
     ),
     # -- body -----------------------------------------------------------------------------------
@@ -358,14 +346,14 @@ _RULES: list[Rule] = [
         "The body is longer than the configured number of lines.",
         "The spec recommends keeping SKILL.md under 500 lines and moving details to referenced files, which "
         "the model reads only when needed.",
-        _sev(INFO, W, W, None),
+        {"pi": INFO, "agentskills": W, "claude-code": W, "vscode": None},
         {"*": "SKILL.md body has {lines} lines; keep it under {limit} (move details to referenced files)"},
     ),
     Rule(
         "skill/windows-path",
         "A file reference uses backslashes.",
         "Skills run on every platform; use forward slashes in paths (agnix AS-014).",
-        _sev(W, W, W, W),
+        _every(W),
         {"*": "use forward slashes in file references: '{path}'"},
         fix="forward-slashes",
     ),
@@ -374,7 +362,7 @@ _RULES: list[Rule] = [
         "A relative link points to a file that does not exist.",
         "The model is told to read referenced files relative to the skill's folder; a missing file wastes a "
         "tool call and leaves the task without its instructions.",
-        _sev(W, W, W, W),
+        _every(W),
         {"*": "referenced file '{target}' does not exist", "vscode": "File '{target}' not found at '{resolved}'."},
     ),
     # -- context files --------------------------------------------------------------------------
@@ -382,7 +370,7 @@ _RULES: list[Rule] = [
         "context/unreadable",
         "The context file cannot be read.",
         "Pi prints a warning and tries the next candidate name in the folder.",
-        _sev(E, E, E, E),
+        _every(E),
         {"*": "Could not read {path}: {error}"},
         applies_to="context",
     ),
@@ -390,7 +378,7 @@ _RULES: list[Rule] = [
         "context/invalid-utf8",
         "The context file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD and sends them to the model.",
-        _sev(W, W, W, W),
+        _every(W),
         {
             "pi": "invalid UTF-8 at byte {offset}: Pi reads it as U+FFFD",
             "*": "invalid UTF-8 at byte {offset}: the agent reads it as U+FFFD",
@@ -401,7 +389,7 @@ _RULES: list[Rule] = [
         "context/too-large",
         "The context file is larger than the configured byte limit.",
         "Context files are sent with every request. The default limit is 32 KiB (Codex's project_doc_max_bytes).",
-        _sev(W, W, W, W),
+        _every(W),
         {"*": "context file is {size} bytes (limit {limit}); it is sent with every request"},
         applies_to="context",
     ),
@@ -409,7 +397,7 @@ _RULES: list[Rule] = [
         "context/token-heavy",
         "The context file costs more tokens than the configured limit.",
         "Estimated with Pi's own rule (characters / 4); every request pays for it.",
-        _sev(INFO, INFO, INFO, INFO),
+        _every(INFO),
         {"*": "context file is about {tokens} tokens (limit {limit}); it is sent with every request"},
         applies_to="context",
     ),
@@ -417,7 +405,7 @@ _RULES: list[Rule] = [
         "context/empty",
         "The context file is empty.",
         "Pi still adds it to the prompt under its own heading.",
-        _sev(INFO, INFO, INFO, INFO),
+        _every(INFO),
         {"*": "context file is empty; Pi still adds its heading to the prompt"},
         applies_to="context",
     ),
@@ -426,7 +414,7 @@ _RULES: list[Rule] = [
         "A directory (or FIFO, socket, ...) is named like a context file.",
         "Pi takes only a regular file for a candidate name (AGENTS.md, CLAUDE.md, ...) and silently tries the "
         "next name; whatever was meant to be in it never reaches the prompt.",
-        _sev(INFO, INFO, INFO, INFO),
+        _every(INFO),
         {"*": "'{name}' is {what}: Pi skips it and tries the next candidate"},
         applies_to="context",
     ),
@@ -435,7 +423,7 @@ _RULES: list[Rule] = [
         "Another context file in the same folder wins.",
         "Pi loads one file per folder, the first of AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, "
         "CLAUDE.MD that is a regular file; the others are ignored.",
-        _sev(INFO, None, None, None),
+        {"pi": INFO, "agentskills": None, "claude-code": None, "vscode": None},
         {"*": "Pi ignores this file: {winner} in the same folder is used instead"},
         applies_to="context",
     ),
@@ -443,7 +431,7 @@ _RULES: list[Rule] = [
         "context/missing-reference",
         "A relative link points to a file that does not exist.",
         "Links in instructions send the model to read files; a missing file wastes a tool call.",
-        _sev(W, W, W, W),
+        _every(W),
         {"*": "referenced file '{target}' does not exist"},
         applies_to="context",
     ),
@@ -451,7 +439,7 @@ _RULES: list[Rule] = [
         "context/import-not-expanded",
         "An @path import line, which Pi does not expand.",
         "Claude Code replaces @path/to/file with the file's content; Pi sends the line as written.",
-        _sev(H, None, None, None),
+        {"pi": H, "agentskills": None, "claude-code": None, "vscode": None},
         {"*": "Pi does not expand @imports: '@{target}' is sent as text"},
         applies_to="context",
     ),
@@ -459,7 +447,7 @@ _RULES: list[Rule] = [
         "context/import-missing",
         "An @path import names a file that does not exist.",
         "Claude Code cannot expand an import whose file is missing.",
-        _sev(None, None, W, None),
+        {"pi": None, "agentskills": None, "claude-code": W, "vscode": None},
         {"*": "imported file '{target}' does not exist"},
         applies_to="context",
     ),
@@ -468,19 +456,12 @@ _RULES: list[Rule] = [
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
 
 
-def check_profile(profile: str) -> str:
-    """The profile name, or ValueError naming the valid ones."""
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r} (use one of: {', '.join(PROFILES)})")
-    return profile
-
-
 @dataclass
 class Emitter:
     """Turns rule hits into findings for one file and one profile (rules off in it are dropped)."""
 
     path: str
-    profile: str
+    profile: ProfileId
     findings: list[Finding] = field(default_factory=list)
 
     def enabled(self, code: str) -> bool:

@@ -24,41 +24,11 @@ from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, S
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.jscompat import js_len, strip_bom
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.references import find_references
-from lsp_server.rules.registry import RULES, SPEC_ALLOWED_KEYS, Emitter, check_profile
+from lsp_server.rules.registry import RULES, Emitter
 
 MAX_COMPATIBILITY_LENGTH = 500
-
-CLAUDE_CODE_KEYS = (
-    *SPEC_ALLOWED_KEYS,
-    "agent",
-    "argument-hint",
-    "context",
-    "default-enabled",
-    "disable-model-invocation",
-    "disallowed-tools",
-    "display-name",
-    "effort",
-    "fallback",
-    "hooks",
-    "model",
-    "paths",
-    "user-invocable",
-)
-VSCODE_KEYS = (
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "argument-hint",
-    "user-invocable",
-    "disable-model-invocation",
-    "context",
-)
-BOOLEAN_KEYS = ("disable-model-invocation", "user-invocable")
-_CLAUDE_TRUE = {"true", "yes", "on", "1"}
-_CLAUDE_FALSE = {"false", "no", "off", "0"}
 _ARGUMENT_USE = re.compile(r"\$(?:ARGUMENTS|[0-9])")
 
 
@@ -116,10 +86,10 @@ def _kind_of(value: Any) -> str:
 
 
 class _SkillChecker:
-    def __init__(self, path: str, text: str, profile: str, thresholds: Thresholds, declared: bool) -> None:
+    def __init__(self, path: str, text: str, profile: ProfileId, thresholds: Thresholds, declared: bool) -> None:
         self.path = path
         self.text = text
-        self.profile = profile
+        self.profile = get_profile(profile)
         self.thresholds = thresholds
         self.declared = declared
         self.em = Emitter(path, profile)
@@ -137,10 +107,10 @@ class _SkillChecker:
         fm = pi.frontmatter
         assert fm is not None
         if not self.declared and not pi.has_description:
-            if fm.split.has_opening_fence and self.profile == "pi":
+            if fm.split.has_opening_fence:
                 self.em.emit("skill/candidate-ignored", fm.first_line_range(), data={"fix": "add-description"})
             return SkillCheck(self.path, tuple(self.em.findings))
-        if not self.declared and self.profile != "pi":
+        if not self.declared and not self.profile.loose_skill_files:
             return SkillCheck(self.path, tuple(self.em.findings))  # loose .md skills are a Pi feature
         if fm.error is not None:
             error = fm.error
@@ -176,14 +146,10 @@ class _SkillChecker:
             self.em.emit("skill/frontmatter-not-mapping", fm.node_range(node), {"kind": _kind_of(fm.data)})
 
     def check_keys(self, fm: Frontmatter, data: dict[str, Any]) -> None:
-        allowed: tuple[str, ...] | None = {
-            "agentskills": SPEC_ALLOWED_KEYS,
-            "claude-code": CLAUDE_CODE_KEYS,
-            "vscode": VSCODE_KEYS,
-        }.get(self.profile)
+        allowed = self.profile.allowed_keys
         if allowed is None or not self.em.enabled("skill/unknown-key"):
             return
-        listing = repr(sorted(SPEC_ALLOWED_KEYS)) if self.profile == "agentskills" else ", ".join(allowed)
+        listing = self.profile.list_keys()
         for located in fm.fields():
             if located.key not in allowed:
                 self.em.emit(
@@ -211,7 +177,7 @@ class _SkillChecker:
                 self.em.emit("skill/not-loaded", where, {"reason": reason})
             return
         assert isinstance(value, str)
-        length = len(value) if self.profile == "agentskills" else js_len(value)
+        length = len(value) if self.profile.length_unit == "code points" else js_len(value)
         if length > MAX_DESCRIPTION_LENGTH:
             data = {"fix": "trim-description", "limit": MAX_DESCRIPTION_LENGTH}
             self.em.emit("skill/description-too-long", where, {"length": length}, data)
@@ -238,11 +204,12 @@ class _SkillChecker:
                 {"folder": self.folder, "vscode_message": vscode},
                 {"fix": "rename-skill", "name": suggest_name(self.folder)},
             )
-        if self.profile in ("pi", "claude-code"):
+        rules = self.profile.name_rules
+        if rules == "pi":
             self._pi_name_rules(pi.name or self.folder, name_range, from_frontmatter)
-        elif self.profile == "agentskills" and from_frontmatter and isinstance(raw, str):
+        elif rules == "spec" and from_frontmatter and isinstance(raw, str):
             self._spec_name_rules(raw, name_range)
-        elif self.profile == "vscode" and from_frontmatter and isinstance(raw, str):
+        elif rules == "vscode" and from_frontmatter and isinstance(raw, str):
             if not re.fullmatch(r"[a-z0-9-]+", raw):
                 self.em.emit("skill/name-invalid-chars", name_range, {"name": raw}, self._rename(raw))
             if self.declared and raw != self.folder:
@@ -296,19 +263,14 @@ class _SkillChecker:
     # -- other keys ------------------------------------------------------------------------------
 
     def check_booleans(self, fm: Frontmatter, data: dict[str, Any]) -> None:
-        keys = ("disable-model-invocation",) if self.profile == "pi" else BOOLEAN_KEYS
-        if self.profile == "agentskills":
-            return
-        for key in keys:
+        for key in self.profile.boolean_keys:
             located = fm.field(key)
             if located is None:
                 continue
             value = data.get(key)
-            if isinstance(value, bool):
+            if self.profile.booleans.read(value) is not None:
                 continue
-            if self.profile == "claude-code" and self._claude_boolean(value) is not None:
-                continue
-            guess = self._claude_boolean(value)
+            guess = guess_boolean(value)
             self.em.emit(
                 "skill/boolean-value",
                 located.value_range,
@@ -316,23 +278,9 @@ class _SkillChecker:
                 {"fix": "set-boolean", "key": key, "value": bool(guess)},
             )
 
-    @staticmethod
-    def _claude_boolean(value: Any) -> bool | None:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
-        if isinstance(value, str):
-            lowered = value.strip().lower()
-            if lowered in _CLAUDE_TRUE:
-                return True
-            if lowered in _CLAUDE_FALSE:
-                return False
-        return None
-
     def check_compatibility(self, fm: Frontmatter, data: dict[str, Any]) -> None:
         located = fm.field("compatibility")
-        if located is None or self.profile != "agentskills":
+        if located is None:  # the compatibility rules are the spec's (off in the other profiles)
             return
         value = data.get("compatibility")
         if not isinstance(value, str):
@@ -342,15 +290,15 @@ class _SkillChecker:
             self.em.emit("skill/compatibility-too-long", located.value_range, {"length": len(value)}, data)
 
     def check_invocation(self, fm: Frontmatter, data: dict[str, Any]) -> None:
-        if self.profile in ("claude-code", "vscode"):
-            dmi = self._claude_boolean(data.get("disable-model-invocation"))
-            user = self._claude_boolean(data.get("user-invocable"))
-            located = fm.field("user-invocable")
-            if dmi is True and user is False and located is not None:
-                self.em.emit("skill/unreachable", located.key_range)
-            hint = fm.field("argument-hint")
-            if hint is not None and not _ARGUMENT_USE.search(fm.body):
-                self.em.emit("skill/argument-hint-unused", hint.key_range)
+        # Both rules are Claude Code's and VS Code's (off in the other profiles).
+        dmi = guess_boolean(data.get("disable-model-invocation"))
+        user = guess_boolean(data.get("user-invocable"))
+        located = fm.field("user-invocable")
+        if dmi is True and user is False and located is not None:
+            self.em.emit("skill/unreachable", located.key_range)
+        hint = fm.field("argument-hint")
+        if hint is not None and self.em.enabled("skill/argument-hint-unused") and not _ARGUMENT_USE.search(fm.body):
+            self.em.emit("skill/argument-hint-unused", hint.key_range)
 
     # -- body -----------------------------------------------------------------------------------
 
@@ -370,7 +318,7 @@ class _SkillChecker:
                 at(line, 0, len(lines[self.thresholds.body_max_lines])),
                 {"lines": body_lines, "limit": self.thresholds.body_max_lines},
             )
-        if self.profile == "pi":
+        if self.em.enabled("skill/arguments-not-substituted"):
             for offset, text in enumerate(lines):
                 column = text.find("$ARGUMENTS")
                 if column >= 0:
@@ -403,7 +351,7 @@ def check_references(em: Emitter, path: str, lines: list[str], first: int, at: A
 def check_skill_text(
     path: str,
     text: str,
-    profile: str = "pi",
+    profile: ProfileId = DEFAULT_PROFILE,
     *,
     thresholds: Thresholds | None = None,
     size: int | None = None,
@@ -414,7 +362,7 @@ def check_skill_text(
     Positions are in ``text`` as given; callers reading from disk pass it BOM-stripped, as
     editors show it (:func:`check_skill_file` does).
     """
-    check_profile(profile)
+    profile = check_profile(profile)
     thresholds = thresholds or Thresholds()
     declared = os.path.basename(path) == SKILL_FILE_NAME
     checker = _SkillChecker(path, text, profile, thresholds, declared)
@@ -426,9 +374,11 @@ def check_skill_text(
     return checker.run(load_skill_from_text(path, text, "path"))
 
 
-def check_skill_file(path: str, profile: str = "pi", *, thresholds: Thresholds | None = None) -> SkillCheck:
+def check_skill_file(
+    path: str, profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+) -> SkillCheck:
     """Read ``path`` as Pi would (never raising) and check it."""
-    check_profile(profile)
+    profile = check_profile(profile)
     if not is_regular_file(path):
         # A directory named SKILL.md, a FIFO, a dangling link: Pi's walk skips it; reading would block or fail.
         error = "EISDIR: illegal operation on a directory, read" if os.path.isdir(path) else "not a regular file"
@@ -444,7 +394,7 @@ def check_skill_file(path: str, profile: str = "pi", *, thresholds: Thresholds |
     )
 
 
-def _unreadable(path: str, profile: str, error: str) -> SkillCheck:
+def _unreadable(path: str, profile: ProfileId, error: str) -> SkillCheck:
     em = Emitter(path, profile)
     em.emit("skill/unreadable", Range.file_start(), {"error": error})
     if os.path.basename(path) == SKILL_FILE_NAME:
@@ -452,7 +402,7 @@ def _unreadable(path: str, profile: str, error: str) -> SkillCheck:
     return SkillCheck(path, tuple(em.findings))
 
 
-def collision_finding(check: SkillCheck, winner_path: str, profile: str) -> Finding | None:
+def collision_finding(check: SkillCheck, winner_path: str, profile: ProfileId) -> Finding | None:
     """The ``skill/collision`` finding for a skill that loses its name to ``winner_path``."""
     rule = RULES["skill/collision"]
     severity = rule.severity(profile)

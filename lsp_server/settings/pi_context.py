@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from lsp_server import fsread
+from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_format_setting_description
+from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 
-RuleProfile = Literal["pi", "agentskills", "claude-code", "vscode"]
 TokenEstimator = Literal["pi", "weighted", "exact"]
 ModelFamily = Literal["auto", "gpt", "claude", "claude47", "o200k", "cl100k", "llama3", "qwen3"]
 SummarizerMode = Literal["offline", "endpoint"]
-WireFormat = Literal["openai", "anthropic"]
 TrustOverride = Literal["pi", "trusted", "untrusted"]
 
 # Keys of the editor's ``piContext`` section that only the client reads (how to start the server,
@@ -64,7 +64,7 @@ class SummarizerSettings(_Model):
         default=None,
         description="Name of the environment variable holding the API key (the key itself is never stored).",
     )
-    wire_format: WireFormat = Field(default="openai", description='Request format: "openai" or "anthropic".')
+    wire_format: WireFormat = Field(default=DEFAULT_WIRE_FORMAT, description=wire_format_setting_description())
     timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one request, in seconds.")
     retries: int = Field(default=2, ge=0, le=10, description="Retries on transient failures (429, 5xx, network).")
 
@@ -109,13 +109,7 @@ class BudgetSettings(_Model):
 class PiContextSettings(_Model):
     """Everything pi-context itself can be told; all of it goes beyond Pi."""
 
-    rule_profile: RuleProfile = Field(
-        default="pi",
-        description=(
-            'Which rules check skills and context files: "pi" (what Pi enforces), "agentskills" (the '
-            'Agent Skills spec), "claude-code" or "vscode" (what those hosts accept).'
-        ),
-    )
+    rule_profile: ProfileId = Field(default=DEFAULT_PROFILE, description=rule_profile_setting_description())
     tokens: TokenSettings = Field(default_factory=TokenSettings)
     summarizer: SummarizerSettings = Field(default_factory=SummarizerSettings)
     agent_dir: str | None = Field(

@@ -18,6 +18,7 @@ from pygls.workspace.position_codec import PositionCodec
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.editing.text import LineIndex
 from lsp_server.findings import Position, Range
+from lsp_server.rules.profiles import ProfileId
 from lsp_server.rules.skill_rules import Thresholds
 from lsp_server.server.app import PiLanguageServer
 
@@ -80,8 +81,8 @@ def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     return read_source(ls, uri)
 
 
-def profile_of(ls: PiLanguageServer) -> str:
-    return str(ls.settings.rule_profile)
+def profile_of(ls: PiLanguageServer) -> ProfileId:
+    return ls.settings.rule_profile
 
 
 def thresholds_of(ls: PiLanguageServer) -> Thresholds | None:

@@ -23,8 +23,8 @@ from typing import Any
 
 from lsp_server import protocol
 from lsp_server.compaction.summarize import Progress
-from lsp_server.compaction.summarizer_config import config_from_settings
 from lsp_server.llm.client import CancelToken, LlmClient
+from lsp_server.llm.config import config_from_settings
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.project.project import Project, header_cwd, session_folder
 from lsp_server.project.summaries import (
@@ -34,7 +34,6 @@ from lsp_server.project.summaries import (
     plan_branch_job,
     plan_compaction_job,
     run_job,
-    summarizer_label,
 )
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, request_failed
@@ -94,7 +93,7 @@ def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
 
 async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], kind: str) -> dict[str, Any]:
     config, client = _summarizer(ls)
-    label = summarizer_label(config)
+    label = config.label
     try:
         async with ls.long_operation(title, message="reading the session") as operation:
             try:

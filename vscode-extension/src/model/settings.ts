@@ -11,7 +11,9 @@
  * of the variable that holds it is forwarded (the server inherits the extension host's environment).
  */
 
-export type RuleProfile = 'pi' | 'agentskills' | 'claude-code' | 'vscode';
+import { DEFAULT_RULE_PROFILE, DEFAULT_WIRE_FORMAT, WIRE_FORMATS, type WireFormat } from './vocabularies.generated';
+
+export type { RuleProfile, WireFormat } from './vocabularies.generated';
 export type TrustSetting = 'pi' | 'trusted' | 'untrusted';
 
 export interface SummarizerSettings {
@@ -19,7 +21,7 @@ export interface SummarizerSettings {
   url: string | null;
   model: string | null;
   apiKeyEnv: string | null;
-  wireFormat: 'openai' | 'anthropic';
+  wireFormat: WireFormat;
   timeoutSeconds: number;
   retries: number;
 }
@@ -47,7 +49,7 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
   const agentDir = text(get('agentDir'));
   const trust = get('trust');
   return {
-    ruleProfile: text(get('ruleProfile')) ?? 'pi',
+    ruleProfile: text(get('ruleProfile')) ?? DEFAULT_RULE_PROFILE,
     tokens: {
       estimator: text(get('tokens.estimator')) ?? 'weighted',
       modelFamily: text(get('tokens.modelFamily')) ?? 'auto',
@@ -57,7 +59,7 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       url: text(get('summarizer.url')),
       model: text(get('summarizer.model')),
       apiKeyEnv: envName(get('summarizer.apiKeyEnv')),
-      wireFormat: get('summarizer.wireFormat') === 'anthropic' ? 'anthropic' : 'openai',
+      wireFormat: oneOf(get('summarizer.wireFormat'), WIRE_FORMATS, DEFAULT_WIRE_FORMAT),
       timeoutSeconds: bounded(get('summarizer.timeoutSeconds'), 120, 1, 3600),
       retries: bounded(get('summarizer.retries'), 2, 0, 10),
     },
@@ -98,6 +100,11 @@ function positiveOrNull(value: unknown): number | null {
 /** Which of the changed keys (without prefix) require restarting the server process. */
 export function needsRestart(affected: (key: string) => boolean): boolean {
   return RESTART_KEYS.some((k) => affected(k));
+}
+
+/** `value` when it is one of `choices` (the server's table), else `fallback`. */
+function oneOf<T extends string>(value: unknown, choices: readonly T[], fallback: T): T {
+  return choices.find((choice) => choice === value) ?? fallback;
 }
 
 function text(value: unknown): string | null {

@@ -2,24 +2,24 @@
 
 Pi summarizes with the session's own model. pi-context cannot borrow Pi's credentials, so the
 summarizer is configured separately: ``offline`` (the default; extractive, no network, no key) or
-an endpoint speaking the OpenAI chat-completions or Anthropic Messages wire format. A command-line
+an endpoint speaking one of the wire formats of :mod:`lsp_server.llm.providers`. A command-line
 ``--model PROVIDER/ID`` picks one for a single run; the endpoint and key variable then come from
 the settings when they describe the same wire format, else from the provider's usual
-environment variables (``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``, ``OPENAI_API_KEY`` /
-``ANTHROPIC_API_KEY``).
+environment variables (its row's ``base_url_env`` and ``api_key_env``: ``OPENAI_BASE_URL``,
+``OPENAI_API_KEY``, ...).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import Final
 
-from lsp_server.llm.factory import DEFAULT_KEY_ENV, SummarizerConfig
+from lsp_server.llm.factory import SummarizerConfig
+from lsp_server.llm.providers import OFFLINE, PROVIDER_BY_ID, PROVIDER_TABLE, spoken_list
 from lsp_server.settings.pi_context import SummarizerSettings
 
-BASE_URL_ENV: Final = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-MODEL_ARG_HELP: Final = "offline, openai/<model id> or anthropic/<model id>"
+MODEL_ARG_HELP: Final = spoken_list([OFFLINE, *(f"{row.id}/<model id>" for row in PROVIDER_TABLE)])
 
 
 def config_from_settings(settings: SummarizerSettings) -> SummarizerConfig:
@@ -40,23 +40,23 @@ def config_from_model_arg(
     arg: str, settings: SummarizerSettings, env: Mapping[str, str] | None = None
 ) -> SummarizerConfig | str:
     """``--model`` as a config, or a sentence saying what is wrong with it."""
-    if arg == "offline":
+    if arg == OFFLINE:
         return SummarizerConfig()
-    provider, _, model = arg.partition("/")
-    if provider not in ("openai", "anthropic") or not model:
+    name, _, model = arg.partition("/")
+    provider = PROVIDER_BY_ID.get(name)
+    if provider is None or not model:
         return f"--model {arg!r}: expected {MODEL_ARG_HELP}"
-    kind: Literal["openai", "anthropic"] = "openai" if provider == "openai" else "anthropic"
     environ = env if env is not None else os.environ
-    if settings.mode == "endpoint" and settings.wire_format == kind:
+    if settings.mode == "endpoint" and settings.wire_format == provider.id:
         return SummarizerConfig(
-            kind=kind,
+            kind=provider.id,
             model=model,
             base_url=settings.url,
             api_key_env=settings.api_key_env,
             read_idle_timeout_s=settings.timeout_seconds,
             max_retries=settings.retries,
         )
-    base_url = environ.get(BASE_URL_ENV[kind]) or None
+    base_url = environ.get(provider.base_url_env) or None
     # A base URL from the environment is not necessarily a local server: send the usual key if it is set.
-    key_env = DEFAULT_KEY_ENV[kind] if base_url is not None and environ.get(DEFAULT_KEY_ENV[kind]) else None
-    return SummarizerConfig(kind=kind, model=model, base_url=base_url, api_key_env=key_env)
+    key_env = provider.api_key_env if base_url is not None and environ.get(provider.api_key_env) else None
+    return SummarizerConfig(kind=provider.id, model=model, base_url=base_url, api_key_env=key_env)
