@@ -118,3 +118,63 @@ async def test_steering_while_streaming_is_queued_and_reaches_the_next_model_req
     assert steered[-2] == {"role": "assistant", "content": "first answer"}
     assert steered[-1] == {"role": "user", "content": [{"type": "text", "text": "Actually, do this instead"}]}
     assert follow_up_request.body["messages"][-1]["content"] == [{"type": "text", "text": "and then this"}]
+
+
+async def test_usage_comes_from_the_streams_last_chunk(real_pi: RealPi) -> None:
+    real_pi.model.enqueue(
+        ScriptedResponse(text="counted", usage={"input": 1234, "output": 56, "cacheRead": 200}),
+        ScriptedResponse(text="uncounted", usage_in_stream=False),
+    )
+    chat = await real_pi.start()
+    await chat.process.prompt("one")
+    await settled(chat.log)
+    since = chat.log.mark()
+    await chat.process.prompt("two")
+    await settled(chat.log, since)
+    ends = [e["message"] for e in chat.log.events if e.get("type") == "message_end"]
+    counted, uncounted = (m["usage"] for m in ends if m["role"] == "assistant")
+    # prompt_tokens includes the cached ones; Pi reports input without them.
+    assert (counted["input"], counted["output"], counted["cacheRead"]) == (1234, 56, 200)
+    assert (uncounted["input"], uncounted["output"], uncounted["totalTokens"]) == (0, 0, 0)
+    stats = await chat.process.get_session_stats()
+    assert stats["tokens"]["input"] == 1234 and stats["assistantMessages"] == 2
+
+
+async def test_an_aborted_answer_stays_in_the_session_but_is_not_sent_again(real_pi: RealPi) -> None:
+    real_pi.model.enqueue(
+        ScriptedResponse(text="half said", chunks=["half ", "said"], stall_after_chunks=1),
+        ScriptedResponse(text="fresh answer"),
+    )
+    chat = await real_pi.start()
+    await chat.process.prompt("first")
+    await chat.log.wait_for(lambda e: e.get("assistantMessageEvent", {}).get("type") == "text_delta")
+    await chat.process.abort()
+    since = chat.log.mark()
+    await chat.process.prompt("second")
+    await settled(chat.log, since)
+    messages = await chat.process.get_messages()
+    assert [(m["role"], m.get("stopReason")) for m in messages[1:]] == [
+        ("user", None),
+        ("assistant", "aborted"),
+        ("user", None),
+        ("assistant", "stop"),
+    ]
+    sent = real_pi.model.requests[1].body["messages"]
+    assert sent[1:] == [
+        {"role": "user", "content": [{"type": "text", "text": "first"}]},
+        {"role": "user", "content": [{"type": "text", "text": "second"}]},
+    ]
+
+
+async def test_a_server_error_is_retried_by_pi_with_the_same_request(real_pi: RealPi) -> None:
+    real_pi.agent.write_settings({"retry": {"baseDelayMs": 1}})
+    real_pi.model.enqueue({"status": 503}, ScriptedResponse(text="recovered"))
+    chat = await real_pi.start()
+    await chat.process.prompt("please")
+    await settled(chat.log)
+    retry = [e for e in chat.log.events if e.get("type", "").startswith("auto_retry")]
+    assert [(e["type"], e["attempt"]) for e in retry] == [("auto_retry_start", 1), ("auto_retry_end", 1)]
+    assert retry[1]["success"] is True and "503" in retry[0]["errorMessage"]
+    first, second = real_pi.model.requests
+    assert first.body == second.body
+    assert chat.log.text_deltas() == "recovered"
