@@ -267,7 +267,6 @@ def check_pi(
                     f"Pi needs Node.js {format_version(MIN_NODE)} or newer, and no `node` is on the PATH; "
                     "install Node.js 22 or newer",
                     argv,
-                    install_command="",
                 )
             node_version = node
 

@@ -233,8 +233,12 @@ class PiRpcProcess(PiCommands):
         try:
             await process._connect()
         except BaseException:
+            # No waiting thread yet: end and reap it here (SIGKILL makes the wait short).
             _kill_now(popen, token)
+            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+                popen.wait(KILL_WAIT_S)
             process._finalizer.detach()
+            process._guard.cancel()
             raise
         if ready_timeout_s is not None:
             try:

@@ -112,3 +112,34 @@ async def test_an_extension_dialog_round_trips_through_extension_ui_response(rea
     assert await asyncio.wait_for(prompt, WAIT_S) == "handled"
     assert real_pi.model.requests == []  # an extension command is not a model turn
     assert json.loads(json.dumps(dialog)) == dialog
+
+
+@pytest.mark.skipif(not LINUX, reason="finds Pi's tool processes through /proc")
+async def test_a_tool_call_cut_off_by_a_kill_gets_a_synthetic_result_after_resume(real_pi: RealPi) -> None:
+    real_pi.model.enqueue(
+        ScriptedResponse(
+            tool_calls=[{"name": "bash", "arguments": {"command": "sleep 300"}, "id": "call_cut"}], finish="tool"
+        ),
+        ScriptedResponse(text="resumed"),
+    )
+    chat = await real_pi.start()
+    await chat.process.prompt("run it")
+    await chat.log.wait_type("tool_execution_start")
+    path = Path((await chat.process.get_state())["sessionFile"])
+    token = chat.process.owner_token
+    await poll(lambda: bool(sleepers(token)))
+    os.kill(chat.process.pid, signal.SIGKILL)
+    await chat.process.wait_exit()
+    await poll(lambda: not sleepers(token))
+    last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
+    assert last["message"]["content"][0]["type"] == "toolCall"  # the call was saved, its result never was
+    again = await real_pi.start(session_file=path)
+    await again.process.prompt("go on")
+    await settled(again.log)
+    sent = real_pi.model.requests[-1].body["messages"]
+    assert [m["role"] for m in sent[1:]] == ["user", "assistant", "tool", "user"]
+    assert sent[3] == {"role": "tool", "content": "No result provided", "tool_call_id": "call_cut"}
+    assert not any(
+        e["type"] == "message" and e["message"]["role"] == "toolResult"
+        for e in map(json.loads, path.read_text(encoding="utf-8").splitlines()[1:])
+    )  # synthesized for the request only, never written to the session
