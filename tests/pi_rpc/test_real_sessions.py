@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from lsp_server.pi_rpc import PiCommandError
 from lsp_server.session.tail import load_session
 from tests.pi_rpc.conftest import RealPi, Started, settled
 from tests.support.fake_llm_server import ScriptedResponse
+from tests.support.pi_agent import write_agent_dir
 
 pytestmark = pytest.mark.pi
 
@@ -156,3 +158,40 @@ async def test_a_session_path_that_does_not_exist_yet_becomes_the_new_sessions_f
     assert chat.process.initial_state is not None and chat.process.initial_state["sessionFile"] == str(wanted)
     await turn(chat, "question")
     assert lines(wanted)[0]["type"] == "session"
+
+
+async def test_model_thinking_and_session_commands(real_pi: RealPi) -> None:
+    write_agent_dir(
+        real_pi.agent.path, real_pi.model.openai_base_url, more_models=[{"id": "fake-2", "reasoning": True}]
+    )
+    real_pi.model.set_default(ScriptedResponse(text="answer"))
+    chat = await real_pi.start()
+    assert [m["id"] for m in await chat.process.get_available_models()] == ["fake-1", "fake-2"]
+    await turn(chat, "on the first model")
+    first_file = Path((await chat.process.get_state())["sessionFile"])
+    chosen = await chat.process.set_model("fake", "fake-2")
+    assert (chosen["id"], chosen["reasoning"]) == ("fake-2", True)
+    await chat.process.set_thinking_level("high")
+    state = await chat.process.get_state()
+    assert (state["model"]["id"], state["thinkingLevel"]) == ("fake-2", "high")
+    await turn(chat, "on the second model")
+    assert real_pi.model.requests[-1].body["model"] == "fake-2"
+    entries = lines(first_file)
+    assert [e["type"] for e in entries if e["type"] in ("model_change", "thinking_level_change")][-2:] == [
+        "model_change",
+        "thinking_level_change",
+    ]
+    # get_entries(since) is a cursor: everything strictly after that entry, and the leaf.
+    everything = await chat.process.get_entries()
+    cursor = everything["entries"][2]["id"]
+    after = await chat.process.get_entries(cursor)
+    assert after["entries"] == everything["entries"][3:] and after["leafId"] == everything["entries"][-1]["id"]
+    with pytest.raises(PiCommandError, match="Entry not found"):
+        await chat.process.get_entries("no-such-entry")
+    # A new session, then back to the first one.
+    assert await chat.process.new_session() == {"cancelled": False}
+    state = await chat.process.get_state()
+    assert state["sessionFile"] != str(first_file) and state["messageCount"] == 0
+    assert await chat.process.switch_session(str(first_file)) == {"cancelled": False}
+    assert [m["role"] for m in await chat.process.get_messages()][-2:] == ["user", "assistant"]
+    assert (await chat.process.get_state())["sessionFile"] == str(first_file)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -63,14 +63,20 @@ def write_agent_dir(
     max_tokens: int = 2000,
     settings: Mapping[str, Any] | None = None,
     model_fields: Mapping[str, Any] | None = None,
+    more_models: Sequence[Mapping[str, Any]] = (),
 ) -> PiAgentDir:
-    """Write ``models.json`` (one model at ``base_url``, an OpenAI-compatible ``/v1``) and settings."""
+    """Write ``models.json`` (models at ``base_url``, an OpenAI-compatible ``/v1``) and settings.
+
+    The first model is ``model`` (with ``model_fields``); ``more_models`` are further entries of the
+    same provider, e.g. ``{"id": "fake-2", "reasoning": True}``.
+    """
     path.mkdir(parents=True, exist_ok=True)
     entry: dict[str, Any] = {"id": model, "contextWindow": context_window, "maxTokens": max_tokens}
     entry.update(model_fields or {})
+    entries = [entry, *(dict(more) for more in more_models)]
     models = {
         "providers": {
-            provider: {"baseUrl": base_url, "api": "openai-completions", "apiKey": "dummy", "models": [entry]}
+            provider: {"baseUrl": base_url, "api": "openai-completions", "apiKey": "dummy", "models": entries}
         }
     }
     (path / "models.json").write_text(json.dumps(models, indent=2) + "\n", encoding="utf-8")
