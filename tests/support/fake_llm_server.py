@@ -7,6 +7,14 @@ path it came to: ``/v1/chat/completions`` (also ``/chat/completions``) streams O
 ``retry-after``, a connection dropped after N chunks, a stall, slow chunks, a tool call, a
 ``length`` stop, a mid-stream error event.
 
+It is also the model behind a real Pi (``pi --mode rpc`` with a ``models.json`` pointing here):
+``tool_calls`` script whole agent turns (Pi runs ``read``/``bash``/``edit``/``write`` and sends the
+result back as a ``tool`` message), ``hold_after_chunks`` stops a stream until the test calls
+:meth:`FakeLlmServer.release` (so a test can steer or abort mid-stream without sleeping),
+``usage_in_stream`` drops the usage chunk Pi asks for with ``stream_options.include_usage``, and
+:meth:`FakeLlmServer.wait_for_request` waits until request N arrived. The recorded bodies are the
+witness of what Pi really sent.
+
 Every request is recorded (method, path, headers with API keys replaced by ``<redacted>``, the JSON
 body, and how the answer ended). The real key is kept apart and only compared by
 :meth:`FakeLlmServer.received_key`, so a test can prove the key was sent without printing it.
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import select
 import signal
 import socket
 import sys
@@ -60,7 +69,8 @@ class ScriptedResponse:
     chunks: list[str] | None = None  # how ``text`` is split into deltas; default ~16-char pieces
     finish: str = "stop"  # "stop" | "length" | "tool" | any raw value of the target format
     usage: dict[str, int] = field(default_factory=lambda: {"input": 10, "output": 5})
-    tool_call: dict[str, Any] | None = None  # {"name": ..., "arguments": {...}}
+    tool_call: dict[str, Any] | None = None  # {"name": ..., "arguments": {...}} (one call)
+    tool_calls: list[dict[str, Any]] | None = None  # several: {"name", "arguments": dict | raw str, "id"?}
     thinking: str | None = None  # reasoning text, streamed before the answer
     model: str | None = None  # model name to report; default: the requested one
     status: int = 200  # non-2xx: answer with ``body`` as JSON, no stream
@@ -70,6 +80,8 @@ class ScriptedResponse:
     drop_after_chunks: int | None = None  # close the socket after this many text chunks
     stall_after_chunks: int | None = None  # stop sending (connection kept open) after this many
     chunk_delay_s: float = 0.0  # pause before each text chunk
+    hold_after_chunks: int | None = None  # pause after this many text chunks until release() (or the end)
+    usage_in_stream: bool = True  # OpenAI: send the final usage chunk (stream_options.include_usage)
     error_event: dict[str, Any] | None = None  # sent after the text instead of the normal end
     non_streaming: bool = False  # answer with one JSON object even though stream was requested
 
@@ -78,6 +90,9 @@ class ScriptedResponse:
         """Build from the script-file form (camelCase keys, e.g. ``dropAfterChunks``)."""
         names = {
             "toolCall": "tool_call",
+            "toolCalls": "tool_calls",
+            "holdAfterChunks": "hold_after_chunks",
+            "usageInStream": "usage_in_stream",
             "retryAfter": "retry_after",
             "dropAfterChunks": "drop_after_chunks",
             "stallAfterChunks": "stall_after_chunks",
@@ -92,6 +107,21 @@ class ScriptedResponse:
             return list(self.chunks)
         return [self.text[i : i + 16] for i in range(0, len(self.text), 16)]
 
+    def calls(self) -> list[dict[str, Any]]:
+        """Every scripted tool call with its id and its arguments as the JSON text the model streams."""
+        raw = ([self.tool_call] if self.tool_call is not None else []) + list(self.tool_calls or [])
+        calls = []
+        for number, call in enumerate(raw):
+            arguments = call.get("arguments", {})
+            calls.append(
+                {
+                    "id": call.get("id") or ("call_fake" if number == 0 else f"call_fake_{number + 1}"),
+                    "name": call["name"],
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                }
+            )
+        return calls
+
 
 @dataclass
 class RecordedRequest:
@@ -103,6 +133,8 @@ class RecordedRequest:
     outcome: str = "pending"  # completed | error-status | dropped | stalled | client-disconnected
     chunks_sent: int = 0
     chunks_planned: int = 0
+    held: bool = False  # the stream is paused at hold_after_chunks, waiting for release()
+    client_closed: bool = False  # the client closed the connection while the stream stalled or was held
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -125,6 +157,7 @@ class FakeLlmServer:
         self._keys: list[str | None] = []
         self._lock = threading.Condition()
         self._stop = threading.Event()
+        self._releases: dict[int, threading.Event] = {}
         self._on_record = on_record
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
@@ -174,6 +207,11 @@ class FakeLlmServer:
         with self._lock:
             self._queue.extend(_coerce(r) for r in responses)
 
+    def set_default(self, response: ScriptedResponse | Mapping[str, Any] | None) -> None:
+        """The answer for every request once the queue is empty (None: answer 500)."""
+        with self._lock:
+            self._default = _coerce(response) if response is not None else None
+
     @property
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
@@ -188,6 +226,43 @@ class FakeLlmServer:
         """Block until ``predicate(requests)`` holds (checked on every change) or the timeout passes."""
         with self._lock:
             return self._lock.wait_for(lambda: predicate(self._requests), timeout)
+
+    def wait_for_request(
+        self,
+        index: int,
+        predicate: Callable[[RecordedRequest], bool] | None = None,
+        timeout: float = 30.0,
+    ) -> RecordedRequest:
+        """Block until request ``index`` (0-based) arrived (and ``predicate`` holds for it); return it.
+
+        Raises ``TimeoutError`` naming what was seen instead, so a failing test says why. From
+        asyncio code call it through ``asyncio.to_thread``.
+        """
+
+        def ready(requests: list[RecordedRequest]) -> bool:
+            return len(requests) > index and (predicate is None or predicate(requests[index]))
+
+        if not self.wait_for(ready, timeout):
+            seen = [(r.path, r.outcome) for r in self.requests]
+            raise TimeoutError(f"request {index} did not arrive (or match) within {timeout:g} s; seen: {seen}")
+        return self.requests[index]
+
+    def wait_until_held(self, index: int, timeout: float = 30.0) -> RecordedRequest:
+        """Block until request ``index`` is paused at its ``hold_after_chunks``."""
+        return self.wait_for_request(index, lambda r: r.held, timeout)
+
+    def release(self, index: int | None = None) -> None:
+        """Let a held stream (request ``index``, or every one) go on to its scripted end."""
+        with self._lock:
+            if index is None:
+                for event in self._releases.values():
+                    event.set()
+            else:
+                self._releases.setdefault(index, threading.Event()).set()
+
+    def _release_event(self, index: int) -> threading.Event:
+        with self._lock:
+            return self._releases.setdefault(index, threading.Event())
 
     # -- used by the handler -----------------------------------------------------------------
 
@@ -258,7 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
         wire = "openai" if path in _OPENAI_PATHS else "anthropic" if path in _ANTHROPIC_PATHS else "other"
         headers = {k.lower(): (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in self.headers.items()}
         record = RecordedRequest("POST", path, headers, body, wire)
-        fake._record(record, _key_of(self.headers))
+        index = fake._record(record, _key_of(self.headers))
         if wire == "other":
             self._send_json(404, {"error": {"message": f"no route {path}"}})
             fake._update(record, outcome="error-status")
@@ -277,7 +352,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, _full_body(wire, script, model), script.headers)
                 fake._update(record, outcome="completed")
             else:
-                self._stream(record, wire, script, model)
+                self._stream(record, index, wire, script, model)
         except _Dropped:
             fake._update(record, outcome="dropped")
             self._abort_connection()
@@ -305,7 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = script.body if script.body is not None else {"error": {"message": f"scripted status {script.status}"}}
         self._send_json(script.status, body, headers)
 
-    def _stream(self, record: RecordedRequest, wire: str, script: ScriptedResponse, model: str) -> None:
+    def _stream(self, record: RecordedRequest, index: int, wire: str, script: ScriptedResponse, model: str) -> None:
         fake = self.server.fake
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -318,6 +393,7 @@ class _Handler(BaseHTTPRequestHandler):
         pieces = script.text_chunks()
         fake._update(record, chunks_planned=len(pieces))
         sent = 0
+        held = False
         for kind, payload in events:
             if kind == "text":
                 if script.drop_after_chunks is not None and sent >= script.drop_after_chunks:
@@ -325,12 +401,20 @@ class _Handler(BaseHTTPRequestHandler):
                 if script.stall_after_chunks is not None and sent >= script.stall_after_chunks:
                     self._stall(record)
                     return
+                if not held and script.hold_after_chunks is not None and sent >= script.hold_after_chunks:
+                    held = True
+                    if not self._hold(record, index):
+                        return
                 if script.chunk_delay_s and fake._stop.wait(script.chunk_delay_s):
                     return
                 self._write_chunk(payload)
                 sent += 1
                 fake._update(record, chunks_sent=sent)
             else:
+                if kind == "end" and not held and script.hold_after_chunks is not None:
+                    held = True
+                    if not self._hold(record, index):
+                        return
                 self._write_chunk(payload)
         if script.drop_after_chunks is not None and sent >= script.drop_after_chunks:
             raise _Dropped
@@ -344,8 +428,34 @@ class _Handler(BaseHTTPRequestHandler):
     def _stall(self, record: RecordedRequest) -> None:
         fake = self.server.fake
         fake._update(record, outcome="stalled")
-        fake._stop.wait()
+        self._wait_while_open(record, fake._stop)
         self.close_connection = True
+
+    def _hold(self, record: RecordedRequest, index: int) -> bool:
+        """Pause until release(); False when the client went away (or the server stops) meanwhile."""
+        fake = self.server.fake
+        release = fake._release_event(index)
+        fake._update(record, held=True)
+        self._wait_while_open(record, release)
+        fake._update(record, held=False)
+        if record.client_closed or fake._stop.is_set():
+            fake._update(record, outcome="client-disconnected" if record.client_closed else "stalled")
+            self.close_connection = True
+            return False
+        return True
+
+    def _wait_while_open(self, record: RecordedRequest, until: threading.Event) -> None:
+        """Wait for ``until`` (or the server's stop), noticing when the client closes the connection."""
+        fake = self.server.fake
+        while not until.is_set() and not fake._stop.is_set():
+            try:
+                readable, _, _ = select.select([self.connection], [], [], 0.05)
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    fake._update(record, client_closed=True)
+                    return
+            except (OSError, ValueError):
+                fake._update(record, client_closed=True)
+                return
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -395,22 +505,23 @@ def _openai_events(script: ScriptedResponse, model: str) -> list[tuple[str, byte
     if script.thinking:
         events.append(("meta", _sse(chunk({"reasoning_content": script.thinking}))))
     events.extend(("text", _sse(chunk({"content": piece}))) for piece in script.text_chunks())
-    if script.tool_call is not None:
-        call = {
-            "index": 0,
-            "id": "call_fake",
+    for number, call in enumerate(script.calls()):
+        head = {
+            "index": number,
+            "id": call["id"],
             "type": "function",
-            "function": {
-                "name": script.tool_call["name"],
-                "arguments": json.dumps(script.tool_call.get("arguments", {})),
-            },
+            "function": {"name": call["name"], "arguments": ""},
         }
-        events.append(("meta", _sse(chunk({"tool_calls": [call]}))))
+        events.append(("meta", _sse(chunk({"tool_calls": [head]}))))
+        arguments = call["arguments"]
+        for start in range(0, len(arguments), 16):
+            piece = {"index": number, "function": {"arguments": arguments[start : start + 16]}}
+            events.append(("meta", _sse(chunk({"tool_calls": [piece]}))))
     if script.error_event is not None:
         events.append(("meta", _sse({"error": script.error_event})))
         return events
     finish = _FINISH.get(script.finish, (script.finish, script.finish))[0]
-    events.append(("meta", _sse(chunk({}, finish))))
+    events.append(("end", _sse(chunk({}, finish))))
     u = script.usage
     cached = u.get("cacheRead", 0)
     usage = {
@@ -419,20 +530,21 @@ def _openai_events(script: ScriptedResponse, model: str) -> list[tuple[str, byte
         "total_tokens": u.get("input", 0) + cached + u.get("output", 0),
         "prompt_tokens_details": {"cached_tokens": cached},
     }
-    events.append(
-        (
-            "meta",
-            _sse(
-                {
-                    "id": "chatcmpl-fake",
-                    "object": "chat.completion.chunk",
-                    "model": model,
-                    "choices": [],
-                    "usage": usage,
-                }
-            ),
+    if script.usage_in_stream:
+        events.append(
+            (
+                "meta",
+                _sse(
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion.chunk",
+                        "model": model,
+                        "choices": [],
+                        "usage": usage,
+                    }
+                ),
+            )
         )
-    )
     events.append(("meta", _sse("[DONE]")))
     return events
 
@@ -505,16 +617,16 @@ def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, b
             )
         )
     events.append(("meta", _sse({"type": "content_block_stop", "index": index}, "content_block_stop")))
-    if script.tool_call is not None:
+    for call in script.calls():
         index += 1
-        block = {"type": "tool_use", "id": "toolu_fake", "name": script.tool_call["name"], "input": {}}
+        tool_id = call["id"].replace("call_", "toolu_", 1)
+        block = {"type": "tool_use", "id": tool_id, "name": call["name"], "input": {}}
         events.append(
             (
                 "meta",
                 _sse({"type": "content_block_start", "index": index, "content_block": block}, "content_block_start"),
             )
         )
-        partial = json.dumps(script.tool_call.get("arguments", {}))
         events.append(
             (
                 "meta",
@@ -522,7 +634,7 @@ def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, b
                     {
                         "type": "content_block_delta",
                         "index": index,
-                        "delta": {"type": "input_json_delta", "partial_json": partial},
+                        "delta": {"type": "input_json_delta", "partial_json": call["arguments"]},
                     },
                     "content_block_delta",
                 ),
@@ -536,7 +648,7 @@ def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, b
     delta_usage = {"output_tokens": u.get("output", 0)}
     events.append(
         (
-            "meta",
+            "end",
             _sse(
                 {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": delta_usage},
                 "message_delta",

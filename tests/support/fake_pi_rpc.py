@@ -1,0 +1,111 @@
+"""A stand-in for ``pi --mode rpc`` that does what each command asks, for testing the client fast.
+
+The real-Pi tests (tests/pi_rpc/test_real_*.py) prove the client against Pi itself; this peer makes
+the cases Pi will not produce on demand: answers out of order, interleaved events, bytes split at
+any point, over-long or broken lines, a crash with stderr, a process that ignores EOF and SIGTERM, a
+detached grandchild. Stdlib only; run as ``python fake_pi_rpc.py [--ignore-eof] [--ignore-term]``
+(Pi's own arguments such as ``--mode rpc`` are accepted and ignored).
+
+Commands (one JSON object per line on stdin; every one but ``exit`` is answered by id):
+
+- ``echo``: answers with ``data`` = the command itself;
+- ``later``: answers after ``delay`` seconds, so later commands are answered first;
+- ``emit``: writes ``lines`` (strings, written as UTF-8 followed by ``\\n`` unless ``raw``), then answers;
+- ``chunks``: writes ``chunks`` (latin-1 strings = raw bytes) one write and flush each, then answers;
+- ``fail``: answers ``success: false`` with ``error``;
+- ``stderr``: writes ``text`` to stderr (``repeat`` times), then answers;
+- ``big``: answers with a ``data.text`` of ``size`` bytes;
+- ``exit``: writes ``stderr`` text and exits with ``code`` without answering;
+- ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
+- ``hang``: never answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+_lock = threading.Lock()
+
+
+def write(data: bytes) -> None:
+    with _lock:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+def answer(command: dict[str, Any], data: Any = None, success: bool = True, error: str | None = None) -> None:
+    record: dict[str, Any] = {"id": command.get("id"), "type": "response", "command": command.get("type")}
+    record["success"] = success
+    if data is not None:
+        record["data"] = data
+    if error is not None:
+        record["error"] = error
+    write(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+
+
+def handle(command: dict[str, Any]) -> None:
+    kind = command.get("type")
+    if kind == "echo":
+        answer(command, command)
+    elif kind == "later":
+        threading.Timer(float(command.get("delay", 0.2)), answer, (command, {"late": True})).start()
+    elif kind == "emit":
+        for line in command.get("lines", []):
+            write(line.encode("utf-8") + (b"" if command.get("raw") else b"\n"))
+        answer(command, {"emitted": len(command.get("lines", []))})
+    elif kind == "chunks":
+        for chunk in command.get("chunks", []):
+            write(chunk.encode("latin-1"))
+            time.sleep(0.002)
+        answer(command, {"chunks": len(command.get("chunks", []))})
+    elif kind == "fail":
+        answer(command, success=False, error=command.get("error", "it failed"))
+    elif kind == "stderr":
+        for _ in range(int(command.get("repeat", 1))):
+            sys.stderr.write(command.get("text", ""))
+        sys.stderr.flush()
+        answer(command)
+    elif kind == "big":
+        answer(command, {"text": "x" * int(command.get("size", 0))})
+    elif kind == "exit":
+        sys.stderr.write(command.get("stderr", ""))
+        sys.stderr.flush()
+        os._exit(int(command.get("code", 1)))
+    elif kind == "spawn":
+        child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        answer(command, {"pid": child.pid})
+    elif kind == "hang":
+        pass
+    else:
+        answer(command, success=False, error=f"Unknown command: {kind}")
+
+
+def main() -> int:
+    if "--ignore-term" in sys.argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for raw in sys.stdin.buffer:
+        line = raw.rstrip(b"\n").rstrip(b"\r")
+        if not line:
+            continue
+        try:
+            command = json.loads(line)
+        except ValueError as error:
+            write(json.dumps({"type": "response", "command": "parse", "success": False, "error": str(error)}).encode())
+            write(b"\n")
+            continue
+        handle(command)
+    if "--ignore-eof" in sys.argv:
+        while True:
+            time.sleep(1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
