@@ -24,6 +24,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,8 +120,9 @@ METHODS: tuple[Method, ...] = (
         "server → client",
         "SessionChangedParams",
         None,
-        "Sent after `pi.compact` or `pi.branchSummary` appended an entry, and when the watcher sees a change to a "
-        "session the client asked about, so views can ask again.",
+        "Sent after `pi.compact` or `pi.branchSummary` appended an entry, after a chat's Pi appended to its "
+        "session (`chat`), and when the watcher sees a change to a session the client asked about, so views can "
+        "ask again.",
     ),
     Method(
         protocol.CMD_COMPACT,
@@ -143,6 +145,188 @@ METHODS: tuple[Method, ...] = (
         "Summarize the branch left when moving from `fromId` to `toId` (Pi's `/tree` with a summary) and append "
         "the `branch_summary` entry where Pi puts it. Progress, cancellation, previews and failures as for "
         "`pi.compact`.",
+    ),
+    Method(
+        protocol.CHAT_LOCATE,
+        "request",
+        "client → server",
+        None,
+        "ChatLocateResult",
+        "Whether a Pi that can run the chat is installed: the `pi.command` setting, else `pi` on the PATH, else the "
+        "usual npm, nvm and Volta folders, with Node's version checked (Pi needs 22.19+). When there is none, "
+        "`message` is one sentence for the chat view and `installCommand` the fix.",
+    ),
+    Method(
+        protocol.CHAT_START,
+        "request",
+        "client → server",
+        "ChatStartParams",
+        "ChatInfo",
+        "Start Pi in RPC mode in a workspace folder (`--session` to resume a file, `--provider/--model` for "
+        "`model`). A session another chat holds is refused (one writer per session). Pi keeps its own credentials; "
+        "the server passes its environment and reads no key.",
+    ),
+    Method(
+        protocol.CHAT_LIST,
+        "request",
+        "client → server",
+        None,
+        "ChatListResult",
+        "The chats the server holds, for a client that reattaches (a reloaded view).",
+    ),
+    Method(
+        protocol.CHAT_STATE,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatInfo",
+        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file).",
+    ),
+    Method(
+        protocol.CHAT_PROMPT,
+        "request",
+        "client → server",
+        "ChatPromptParams",
+        "ChatPromptResult",
+        "Send a prompt (Pi expands `/skill:name` and prompt templates). While Pi works, `streamingBehavior` is "
+        "needed: `steer` is delivered before Pi's next model call, `followUp` when it is done. The answer is Pi's "
+        "disposition; the run streams as `pi/chat/event` until `agent_settled`.",
+    ),
+    Method(
+        protocol.CHAT_ABORT,
+        "request",
+        "client → server",
+        "ChatRef",
+        None,
+        "Abort the run; answers once Pi is idle again (after `agent_settled` with `aborted: true`).",
+    ),
+    Method(
+        protocol.CHAT_STOP,
+        "request",
+        "client → server",
+        "ChatRef",
+        None,
+        "End the chat's Pi (stdin closed, then SIGTERM, then SIGKILL of its process group and tool shells); "
+        "`pi/chat/exited` follows with `expected: true`.",
+    ),
+    Method(
+        protocol.CHAT_COMPACT_PREVIEW,
+        "request",
+        "client → server",
+        "ChatCompactParams",
+        "ChatCompactPreview",
+        "What compacting the chat's session will do, read from the file with Pi's rules: the first kept entry, "
+        "tokens before, the messages summarized and kept, the file lists. Pi writes the summary.",
+    ),
+    Method(
+        protocol.CHAT_COMPACT,
+        "request",
+        "client → server",
+        "ChatCompactParams",
+        "ChatCompactResult",
+        "Pi's own `compact` (with the instructions as its focus): Pi summarizes with the chat's model and appends "
+        "the compaction entry; `compaction_start`/`compaction_end` come as events.",
+    ),
+    Method(
+        protocol.CHAT_FORK_POINTS,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatForkPointsResult",
+        "The user messages a fork can start from (Pi's `get_fork_messages`).",
+    ),
+    Method(
+        protocol.CHAT_FORK,
+        "request",
+        "client → server",
+        "ChatForkParams",
+        "ChatForkResult",
+        "Fork at a user message (edit or retry it): Pi continues in a new session file holding the branch before "
+        "that message; `text` is the message, for the input.",
+    ),
+    Method(
+        protocol.CHAT_SET_MODEL,
+        "request",
+        "client → server",
+        "ChatSetModelParams",
+        "ChatModelResult",
+        "Switch the chat's model (Pi's `set_model`).",
+    ),
+    Method(
+        protocol.CHAT_SET_THINKING_LEVEL,
+        "request",
+        "client → server",
+        "ChatSetThinkingLevelParams",
+        None,
+        "Set the thinking level (Pi's `set_thinking_level`).",
+    ),
+    Method(
+        protocol.CHAT_MESSAGES,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatItemsResult",
+        "The conversation so far as Pi holds it (`get_messages`), to rebuild a view.",
+    ),
+    Method(
+        protocol.CHAT_COMMANDS,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatItemsResult",
+        "Pi's commands for the input: skills (`skill:name`), prompt templates, extension commands.",
+    ),
+    Method(
+        protocol.CHAT_MODELS,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatItemsResult",
+        "The models Pi can use (`get_available_models`), with their windows and prices.",
+    ),
+    Method(
+        protocol.CHAT_PREFLIGHT,
+        "request",
+        "client → server",
+        "ChatPreflightParams",
+        "ChatPreflightResult",
+        "Before sending: where the prompt puts the session by Pi's count, and a sentence when it crosses the "
+        "compaction threshold (`window - reserveTokens`) or the window.",
+    ),
+    Method(
+        protocol.CHAT_UI_RESPONSE,
+        "request",
+        "client → server",
+        "ChatUiResponseParams",
+        None,
+        "Answer one of Pi's `extension_ui_request` dialogs (select, confirm, input).",
+    ),
+    Method(
+        protocol.CHAT_EVENT,
+        "notification",
+        "server → client",
+        "ChatEventParams",
+        None,
+        "Every record Pi emits, exactly as Pi wrote it: message deltas with cumulative usage, tool execution, "
+        "compaction, retries, the queue, `agent_settled`, extension dialogs.",
+    ),
+    Method(
+        protocol.CHAT_EXITED,
+        "notification",
+        "server → client",
+        "ChatExitedParams",
+        None,
+        "The chat's Pi ended: after `pi/chat/stop` (`expected`), or it crashed or was killed (exit code, its last "
+        "stderr lines). The session file is valid; start a chat on it to resume.",
+    ),
+    Method(
+        protocol.CHAT_NOTICE,
+        "notification",
+        "server → client",
+        "ChatNoticeParams",
+        None,
+        "What pi-context noticed that is not a Pi event: the session file deleted under a live chat, the "
+        "workspace folder removed (the chat is ended).",
     ),
     Method(
         protocol.CMD_RELOAD_WORKSPACE,
@@ -340,22 +524,27 @@ async def record_examples() -> dict[str, Any]:
         session.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(lines[1:]), encoding="utf-8")
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-        env.update({"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent_dir)})
+        env.update({"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1"})
+        env.update({"PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"})
         client = LanguageClient("gen-protocol", "1", converter_factory=get_converter)  # results as plain JSON
         notes: dict[str, asyncio.Queue[Any]] = {
             protocol.PROMPT_SECTIONS_CHANGED: asyncio.Queue(),
             protocol.SESSION_CHANGED: asyncio.Queue(),
         }
+        for method in (protocol.CHAT_EVENT, protocol.CHAT_EXITED, protocol.CHAT_NOTICE):
+            notes[method] = asyncio.Queue()
         for method, queue in notes.items():
             client.feature(method)(lambda params, queue=queue: queue.put_nowait(params))
         await client.start_io(sys.executable, "-m", "lsp_server", "serve", env=env)
         uri = from_fs_path(str(project)) or ""
         await client.initialize_async(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
+                capabilities=types.ClientCapabilities(
+                    workspace=types.WorkspaceClientCapabilities(workspace_folders=True)
+                ),
                 root_uri=uri,
                 workspace_folders=[types.WorkspaceFolder(uri=uri, name="project")],
-                initialization_options={"piContext": {"trust": "trusted"}},
+                initialization_options={"piContext": {"trust": "trusted", "pi": {"command": _pi_command()}}},
             )
         )
         client.initialized(types.InitializedParams())
@@ -403,10 +592,89 @@ async def record_examples() -> dict[str, Any]:
         await command(protocol.CMD_COMPACT, {"session": str(session), "expectedSize": preview["sessionSize"]})
         written = await asyncio.wait_for(notes[protocol.SESSION_CHANGED].get(), 30)
         recorded[protocol.SESSION_CHANGED] = {"params": plain(written)}
+        await record_chat(client, notes, recorded, project, agent_dir, plain)
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()
         return {name: abridge(_normalize(value, base)) for name, value in recorded.items()}
+
+
+def _pi_command() -> str:
+    """Pi 1.6.0 as the tests run it (``tests/support/install_pi.sh`` installs it)."""
+    from tests.support.pi_for_tests import find_test_pi
+
+    found, reason = find_test_pi()
+    if found is None:
+        raise SystemExit(f"recording the chat examples needs Pi 1.6.0: {reason}")
+    return f"{found.argv[0]} {found.argv[1]}"
+
+
+async def record_chat(
+    client: Any,
+    notes: dict[str, asyncio.Queue[Any]],
+    recorded: dict[str, Any],
+    project: Path,
+    agent_dir: Path,
+    plain: Callable[[Any], Any],
+) -> None:
+    """One chat with the real Pi against the loopback model: every ``pi/chat/*`` method once."""
+    from lsprotocol import types
+    from pygls.uris import from_fs_path
+
+    from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+    from tests.support.pi_agent import write_agent_dir
+
+    async def ask(method: str, params: Any) -> Any:
+        result = plain(await client.protocol.send_request_async(method, params))
+        recorded[method] = {"params": params, "result": result}
+        return result
+
+    async def event_of(kind: str) -> dict[str, Any]:
+        while True:
+            note = plain(await asyncio.wait_for(notes[protocol.CHAT_EVENT].get(), 60))
+            if note["event"].get("type") == kind:
+                return dict(note)
+
+    with FakeLlmServer() as model:
+        write_agent_dir(agent_dir, model.openai_base_url, settings={"compaction": {"keepRecentTokens": 10}})
+        model.enqueue(
+            ScriptedResponse(tool_calls=[{"name": "read", "arguments": {"path": "AGENTS.md"}}], finish="tool"),
+            ScriptedResponse(text="AGENTS.md asks for small functions and type hints."),
+            ScriptedResponse(text="Done."),
+        )
+        model.set_default(ScriptedResponse(text="## Goal\nSummarize the rules."))
+        await ask(protocol.CHAT_LOCATE, {})
+        chat = await ask(protocol.CHAT_START, {"model": "fake/fake-1"})
+        chat_id = chat["chatId"]
+        ref = {"chatId": chat_id}
+        await ask(protocol.CHAT_PREFLIGHT, {**ref, "text": "What does AGENTS.md ask for?"})
+        await ask(protocol.CHAT_PROMPT, {**ref, "text": "What does AGENTS.md ask for?"})
+        first = await event_of("message_update")
+        recorded[protocol.CHAT_EVENT] = {"params": first}
+        await event_of("agent_settled")
+        await ask(protocol.CHAT_PROMPT, {**ref, "text": "Thanks."})
+        await event_of("agent_settled")
+        for method in (protocol.CHAT_STATE, protocol.CHAT_MESSAGES, protocol.CHAT_COMMANDS, protocol.CHAT_MODELS):
+            await ask(method, ref)
+        await ask(protocol.CHAT_SET_THINKING_LEVEL, {**ref, "level": "off"})
+        await ask(protocol.CHAT_SET_MODEL, {**ref, "model": "fake/fake-1"})
+        await ask(protocol.CHAT_COMPACT_PREVIEW, ref)
+        await ask(protocol.CHAT_COMPACT, {**ref, "instructions": "Keep the rules"})
+        points = await ask(protocol.CHAT_FORK_POINTS, ref)
+        await ask(protocol.CHAT_FORK, {**ref, "entryId": points["messages"][-1]["entryId"]})
+        await ask(protocol.CHAT_UI_RESPONSE, {**ref, "id": "ui-1", "cancelled": True})
+        await ask(protocol.CHAT_ABORT, ref)
+        await ask(protocol.CHAT_LIST, {})
+        await ask(protocol.CHAT_STOP, ref)
+        exited = await asyncio.wait_for(notes[protocol.CHAT_EXITED].get(), 60)
+        recorded[protocol.CHAT_EXITED] = {"params": plain(exited)}
+        second = await ask(protocol.CHAT_START, {"model": "fake/fake-1"})
+        uri = from_fs_path(str(project)) or ""
+        removed = types.WorkspaceFoldersChangeEvent(added=[], removed=[types.WorkspaceFolder(uri=uri, name="project")])
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=removed))
+        notice = await asyncio.wait_for(notes[protocol.CHAT_NOTICE].get(), 60)
+        recorded[protocol.CHAT_NOTICE] = {"params": plain(notice)}
+        assert plain(notice)["chatId"] == second["chatId"]
 
 
 def main() -> int:

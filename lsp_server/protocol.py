@@ -327,9 +327,203 @@ class SessionChangedParams(WireModel):
     """Sent after the server appended to a session, or saw a session it serves change on disk."""
 
     session: str = Field(description="Path of the session .jsonl file.")
-    reason: Literal["compaction", "branchSummary", "disk"]
+    reason: Literal["compaction", "branchSummary", "disk", "chat"] = Field(
+        description="What changed it: a pi-context command, a change on disk, or Pi in a chat appending to it."
+    )
     entry_id: str | None = Field(default=None, description="The entry the server appended (not for disk).")
     size: int | None = Field(default=None, description="File size after the change.")
+
+
+# --- chat (Pi's RPC mode, driven by the server) ----------------------------------------------------
+
+CHAT_LOCATE = "pi/chat/locate"
+CHAT_START = "pi/chat/start"
+CHAT_LIST = "pi/chat/list"
+CHAT_STATE = "pi/chat/state"
+CHAT_PROMPT = "pi/chat/prompt"
+CHAT_ABORT = "pi/chat/abort"
+CHAT_STOP = "pi/chat/stop"
+CHAT_COMPACT = "pi/chat/compact"
+CHAT_COMPACT_PREVIEW = "pi/chat/compactPreview"
+CHAT_FORK = "pi/chat/fork"
+CHAT_FORK_POINTS = "pi/chat/forkPoints"
+CHAT_SET_MODEL = "pi/chat/setModel"
+CHAT_SET_THINKING_LEVEL = "pi/chat/setThinkingLevel"
+CHAT_MESSAGES = "pi/chat/messages"
+CHAT_COMMANDS = "pi/chat/commands"
+CHAT_MODELS = "pi/chat/models"
+CHAT_PREFLIGHT = "pi/chat/preflight"
+CHAT_UI_RESPONSE = "pi/chat/uiResponse"
+CHAT_EVENT = "pi/chat/event"
+CHAT_EXITED = "pi/chat/exited"
+CHAT_NOTICE = "pi/chat/notice"
+
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class ChatLocateResult(WireModel):
+    """Whether a Pi that can run the chat is installed (the chat view says so in one sentence when not)."""
+
+    found: bool
+    pi_version: str | None = None
+    node_version: str | None = None
+    command: list[str] = Field(default_factory=list, description="The command line the server starts Pi with.")
+    source: str | None = Field(default=None, description='Where it was found: "setting", "PATH" or a folder.')
+    message: str | None = Field(default=None, description="Why there is no usable Pi, in one sentence.")
+    install_command: str | None = Field(default=None, description="The command that installs Pi.")
+
+
+class ChatStartParams(WireModel):
+    workspace_folder: str | None = Field(default=None, description="Folder URI Pi runs in; default: the first.")
+    session: str | None = Field(default=None, description="A session file to resume (Pi's --session); default: new.")
+    model: str | None = Field(default=None, description='"provider/modelId"; default: Pi\'s own choice.')
+
+
+class ChatRef(WireModel):
+    chat_id: str
+
+
+class ChatInfo(WireModel):
+    """A chat the server holds: its Pi process and the session file Pi writes."""
+
+    chat_id: str
+    session: str | None = Field(description="The session file Pi writes (changes after a fork).")
+    cwd: str
+    workspace_folder: str | None = None
+    pi_version: str
+    streaming: bool
+    compacting: bool
+    state: dict[str, Any] = Field(default_factory=dict, description="Pi's get_state answer, as Pi gave it.")
+
+
+class ChatListResult(WireModel):
+    chats: list[ChatInfo]
+
+
+class ChatPromptParams(WireModel):
+    chat_id: str
+    text: str
+    streaming_behavior: Literal["steer", "followUp"] | None = Field(
+        default=None, description="Needed while Pi works: steer (before its next model call) or followUp (after)."
+    )
+
+
+class ChatPromptResult(WireModel):
+    disposition: Literal["started", "queued", "handled"] = Field(description="Pi's answer to the prompt.")
+
+
+class ChatCompactParams(WireModel):
+    chat_id: str
+    instructions: str | None = Field(default=None, description="Extra focus for Pi's summary (/compact <text>).")
+
+
+class ChatCompactResult(WireModel):
+    """Pi's answer to its compact command (Pi wrote the entry)."""
+
+    summary: str
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    estimated_tokens_after: int | None = None
+    usage: dict[str, Any] | None = None
+
+
+class ChatCompactPreview(WireModel):
+    """What a compaction of the chat's session will summarize and keep, read from the file (Pi writes the summary)."""
+
+    first_kept_entry_id: str | None
+    tokens_before: int = Field(description="Pi's context tokens before compacting.")
+    kept_tokens: int = Field(description="Pi's estimate of the messages kept verbatim; the summary comes on top.")
+    messages_to_summarize: int
+    turn_prefix_messages: int
+    is_split_turn: bool
+    kept_entries: int
+    read_files: list[str]
+    modified_files: list[str]
+
+
+class ChatForkParams(WireModel):
+    chat_id: str
+    entry_id: str = Field(description="A user message entry (see pi/chat/forkPoints).")
+
+
+class ChatForkResult(WireModel):
+    text: str | None = Field(default=None, description="The forked message's text, for the input to edit.")
+    cancelled: bool = False
+    session: str | None = Field(default=None, description="The session file Pi writes after the fork.")
+
+
+class ForkPoint(WireModel):
+    entry_id: str
+    text: str
+
+
+class ChatForkPointsResult(WireModel):
+    messages: list[ForkPoint]
+
+
+class ChatSetModelParams(WireModel):
+    chat_id: str
+    model: str = Field(description='"provider/modelId".')
+
+
+class ChatSetThinkingLevelParams(WireModel):
+    chat_id: str
+    level: ThinkingLevelName
+
+
+class ChatItemsResult(WireModel):
+    """A list Pi answered (messages, commands or models), each item as Pi gave it."""
+
+    items: list[dict[str, Any]]
+
+
+class ChatModelResult(WireModel):
+    model: dict[str, Any] = Field(description="Pi's model object.")
+
+
+class ChatPreflightParams(WireModel):
+    chat_id: str
+    text: str
+
+
+class ChatPreflightResult(WireModel):
+    """Where the prompt puts the session by Pi's count, before it is sent."""
+
+    text_tokens: TokenCounts
+    context_tokens: int
+    after_prompt: int
+    threshold: int
+    window: int
+    crosses_threshold: bool
+    message: str | None = None
+
+
+class ChatUiResponseParams(WireModel):
+    chat_id: str
+    id: str = Field(description="The id of Pi's extension_ui_request.")
+    value: Any | None = None
+    confirmed: bool | None = None
+    cancelled: bool | None = None
+
+
+class ChatEventParams(WireModel):
+    chat_id: str
+    event: dict[str, Any] = Field(description="The record exactly as Pi emitted it.")
+
+
+class ChatExitedParams(WireModel):
+    chat_id: str
+    code: int | None = Field(description="Pi's exit code (negative: the signal that ended it).")
+    expected: bool = Field(description="True after pi/chat/stop; False when Pi crashed or was killed.")
+    message: str
+    stderr_tail: str = ""
+    session: str | None = Field(default=None, description="The session Pi wrote, to resume it.")
+
+
+class ChatNoticeParams(WireModel):
+    chat_id: str
+    level: Literal["info", "warning", "error"]
+    message: str
 
 
 ALL_MODELS: dict[str, type[WireModel]] = {
@@ -347,6 +541,29 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,
     "SessionChangedParams": SessionChangedParams,
+    "ChatLocateResult": ChatLocateResult,
+    "ChatStartParams": ChatStartParams,
+    "ChatRef": ChatRef,
+    "ChatInfo": ChatInfo,
+    "ChatListResult": ChatListResult,
+    "ChatPromptParams": ChatPromptParams,
+    "ChatPromptResult": ChatPromptResult,
+    "ChatCompactParams": ChatCompactParams,
+    "ChatCompactResult": ChatCompactResult,
+    "ChatCompactPreview": ChatCompactPreview,
+    "ChatForkParams": ChatForkParams,
+    "ChatForkResult": ChatForkResult,
+    "ChatForkPointsResult": ChatForkPointsResult,
+    "ChatSetModelParams": ChatSetModelParams,
+    "ChatSetThinkingLevelParams": ChatSetThinkingLevelParams,
+    "ChatItemsResult": ChatItemsResult,
+    "ChatModelResult": ChatModelResult,
+    "ChatPreflightParams": ChatPreflightParams,
+    "ChatPreflightResult": ChatPreflightResult,
+    "ChatUiResponseParams": ChatUiResponseParams,
+    "ChatEventParams": ChatEventParams,
+    "ChatExitedParams": ChatExitedParams,
+    "ChatNoticeParams": ChatNoticeParams,
 }
 
 

@@ -3,7 +3,8 @@
 ``PiLanguageServer`` holds what the handlers share, each as a typed attribute: the settings, the
 open buffers (``documents``), the open projects with their prompts (``projects``), the followed
 session files (``sessions``, ``session_lists``), the previews of summaries (``previews``), the
-checker, the watcher, the per-file scheduler, the diagnostics book and the running operations.
+chats with Pi (``chats``), the checker, the watcher, the per-file scheduler, the diagnostics book
+and the running operations.
 Handlers live in small modules (``lifecycle``, ``sync``, ``debug_commands``, and one per feature in
 ``features/``, listed in ``features.FEATURES``); each registers itself with ``register(server)`` and
 stays a few lines long: LSP params in, a call into the core, LSP result out.
@@ -36,6 +37,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_server import __version__
+from lsp_server.chat.registry import ChatRegistry
 from lsp_server.checks import WorkspaceChecker
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.project.sessions import SessionListCache, SessionStore
@@ -123,6 +125,7 @@ class PiLanguageServer(LanguageServer):
         self.sessions = SessionStore()
         self.session_lists = SessionListCache()
         self.previews = PreviewCache()
+        self.chats = ChatRegistry()
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
@@ -234,8 +237,8 @@ class PiLanguageServer(LanguageServer):
         except RuntimeError:
             return []
         uris = [folder.uri for folder in workspace.folders.values()]
-        if not uris and workspace.root_uri:
-            uris = [workspace.root_uri]
+        if not uris and workspace.root_uri and not self.client_supports("workspace", "workspace_folders"):
+            uris = [workspace.root_uri]  # a client without folders: the root stands in (once folders are known, never)
         paths = [self.uri_to_path(uri) for uri in uris]
         return list(dict.fromkeys(path for path in paths if path))
 

@@ -139,5 +139,6 @@ def register(server: PiLanguageServer) -> None:
         ls.cancels.cancel_progress(params.token)
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: PiLanguageServer, params: Any) -> None:
+    async def shutdown(ls: PiLanguageServer, params: Any) -> None:
+        await ls.chats.stop_all()  # each chat's Pi ends in order (stdin closed), none is left behind
         ls.shutdown_services()

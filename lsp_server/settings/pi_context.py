@@ -106,6 +106,16 @@ class BudgetSettings(_Model):
     )
 
 
+class PiAgentSettings(_Model):
+    command: str | None = Field(
+        default=None,
+        description=(
+            "The command line that starts Pi for the chat, e.g. `node /opt/pi/dist/bundle/cli.js` (split like a "
+            "shell would). Unset: `pi` on the PATH, else the usual npm, nvm and Volta folders."
+        ),
+    )
+
+
 class PiContextSettings(_Model):
     """Everything pi-context itself can be told; all of it goes beyond Pi."""
 
@@ -125,6 +135,7 @@ class PiContextSettings(_Model):
     debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Delay after an edit before re-checking.")
     context_files: ContextFileThresholds = Field(default_factory=ContextFileThresholds)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    pi: PiAgentSettings = Field(default_factory=PiAgentSettings)
 
     @property
     def trust_override(self) -> bool | None:

@@ -79,11 +79,12 @@ def test_defaults_are_the_server_defaults() -> None:
             assert client_default == server_default, key
 
 
-# Settings that run code (interpreter, install source), grant trust, or decide where a summarizer
-# request and its key go. A repository's .vscode/settings.json must not be able to set them.
+# Settings that run code (interpreter, install source, the Pi the chat starts), grant trust, or decide
+# where a summarizer request and its key go. A repository's .vscode/settings.json must not be able to set them.
 USER_ONLY = {
     "python",
     "server.installSource",
+    "pi.command",
     "agentDir",
     "trust",
     "summarizer.url",

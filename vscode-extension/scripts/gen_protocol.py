@@ -33,7 +33,7 @@ HEADER = """\
 """
 
 OUTPUT = Path(__file__).resolve().parent.parent / "src" / "protocol.generated.ts"
-METHOD_VALUE = re.compile(r"^pi[/.][A-Za-z]+$")
+METHOD_VALUE = re.compile(r"^pi[/.][A-Za-z]+(/[A-Za-z]+)*$")
 
 
 def _schemas() -> tuple[dict[str, Any], dict[str, str]]:

@@ -4,6 +4,27 @@
 
 /** Custom LSP methods and `workspace/executeCommand` command ids of the pi-context server. */
 export const Methods = {
+  CHAT_ABORT: "pi/chat/abort",
+  CHAT_COMMANDS: "pi/chat/commands",
+  CHAT_COMPACT: "pi/chat/compact",
+  CHAT_COMPACT_PREVIEW: "pi/chat/compactPreview",
+  CHAT_EVENT: "pi/chat/event",
+  CHAT_EXITED: "pi/chat/exited",
+  CHAT_FORK: "pi/chat/fork",
+  CHAT_FORK_POINTS: "pi/chat/forkPoints",
+  CHAT_LIST: "pi/chat/list",
+  CHAT_LOCATE: "pi/chat/locate",
+  CHAT_MESSAGES: "pi/chat/messages",
+  CHAT_MODELS: "pi/chat/models",
+  CHAT_NOTICE: "pi/chat/notice",
+  CHAT_PREFLIGHT: "pi/chat/preflight",
+  CHAT_PROMPT: "pi/chat/prompt",
+  CHAT_SET_MODEL: "pi/chat/setModel",
+  CHAT_SET_THINKING_LEVEL: "pi/chat/setThinkingLevel",
+  CHAT_START: "pi/chat/start",
+  CHAT_STATE: "pi/chat/state",
+  CHAT_STOP: "pi/chat/stop",
+  CHAT_UI_RESPONSE: "pi/chat/uiResponse",
   CMD_BRANCH_SUMMARY: "pi.branchSummary",
   CMD_COMPACT: "pi.compact",
   CMD_RELOAD_WORKSPACE: "pi.reloadWorkspace",
@@ -53,6 +74,182 @@ export interface BudgetCategory {
   tokens: number;
   /** How many items (messages, files) the category holds. */
   count?: number | null;
+}
+
+export interface ChatCompactParams {
+  chatId: string;
+  /** Extra focus for Pi's summary (/compact <text>). */
+  instructions?: string | null;
+}
+
+/** What a compaction of the chat's session will summarize and keep, read from the file (Pi writes the summary). */
+export interface ChatCompactPreview {
+  firstKeptEntryId?: string | null;
+  /** Pi's context tokens before compacting. */
+  tokensBefore: number;
+  /** Pi's estimate of the messages kept verbatim; the summary comes on top. */
+  keptTokens: number;
+  messagesToSummarize: number;
+  turnPrefixMessages: number;
+  isSplitTurn: boolean;
+  keptEntries: number;
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+/** Pi's answer to its compact command (Pi wrote the entry). */
+export interface ChatCompactResult {
+  summary: string;
+  firstKeptEntryId?: string | null;
+  tokensBefore?: number | null;
+  estimatedTokensAfter?: number | null;
+  usage?: Record<string, unknown> | null;
+}
+
+export interface ChatEventParams {
+  chatId: string;
+  /** The record exactly as Pi emitted it. */
+  event: Record<string, unknown>;
+}
+
+export interface ChatExitedParams {
+  chatId: string;
+  /** Pi's exit code (negative: the signal that ended it). */
+  code?: number | null;
+  /** True after pi/chat/stop; False when Pi crashed or was killed. */
+  expected: boolean;
+  message: string;
+  stderrTail?: string;
+  /** The session Pi wrote, to resume it. */
+  session?: string | null;
+}
+
+export interface ChatForkParams {
+  chatId: string;
+  /** A user message entry (see pi/chat/forkPoints). */
+  entryId: string;
+}
+
+export interface ChatForkPointsResult {
+  messages: ForkPoint[];
+}
+
+export interface ChatForkResult {
+  /** The forked message's text, for the input to edit. */
+  text?: string | null;
+  cancelled?: boolean;
+  /** The session file Pi writes after the fork. */
+  session?: string | null;
+}
+
+/** A chat the server holds: its Pi process and the session file Pi writes. */
+export interface ChatInfo {
+  chatId: string;
+  /** The session file Pi writes (changes after a fork). */
+  session?: string | null;
+  cwd: string;
+  workspaceFolder?: string | null;
+  piVersion: string;
+  streaming: boolean;
+  compacting: boolean;
+  /** Pi's get_state answer, as Pi gave it. */
+  state?: Record<string, unknown>;
+}
+
+/** A list Pi answered (messages, commands or models), each item as Pi gave it. */
+export interface ChatItemsResult {
+  items: Record<string, unknown>[];
+}
+
+export interface ChatListResult {
+  chats: ChatInfo[];
+}
+
+/** Whether a Pi that can run the chat is installed (the chat view says so in one sentence when not). */
+export interface ChatLocateResult {
+  found: boolean;
+  piVersion?: string | null;
+  nodeVersion?: string | null;
+  /** The command line the server starts Pi with. */
+  command?: string[];
+  /** Where it was found: "setting", "PATH" or a folder. */
+  source?: string | null;
+  /** Why there is no usable Pi, in one sentence. */
+  message?: string | null;
+  /** The command that installs Pi. */
+  installCommand?: string | null;
+}
+
+export interface ChatModelResult {
+  /** Pi's model object. */
+  model: Record<string, unknown>;
+}
+
+export interface ChatNoticeParams {
+  chatId: string;
+  level: "info" | "warning" | "error";
+  message: string;
+}
+
+export interface ChatPreflightParams {
+  chatId: string;
+  text: string;
+}
+
+/** Where the prompt puts the session by Pi's count, before it is sent. */
+export interface ChatPreflightResult {
+  textTokens: TokenCounts;
+  contextTokens: number;
+  afterPrompt: number;
+  threshold: number;
+  window: number;
+  crossesThreshold: boolean;
+  message?: string | null;
+}
+
+export interface ChatPromptParams {
+  chatId: string;
+  text: string;
+  /** Needed while Pi works: steer (before its next model call) or followUp (after). */
+  streamingBehavior?: "steer" | "followUp" | null;
+}
+
+export interface ChatPromptResult {
+  /** Pi's answer to the prompt. */
+  disposition: "started" | "queued" | "handled";
+}
+
+export interface ChatRef {
+  chatId: string;
+}
+
+export interface ChatSetModelParams {
+  chatId: string;
+  /** "provider/modelId". */
+  model: string;
+}
+
+export interface ChatSetThinkingLevelParams {
+  chatId: string;
+  level: "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+}
+
+export interface ChatStartParams {
+  /** Folder URI Pi runs in; default: the first. */
+  workspaceFolder?: string | null;
+  /** A session file to resume (Pi's --session); default: new. */
+  session?: string | null;
+  /** "provider/modelId"; default: Pi's own choice. */
+  model?: string | null;
+}
+
+export interface ChatUiResponseParams {
+  chatId: string;
+  /** The id of Pi's extension_ui_request. */
+  id: string;
+  value?: unknown | null;
+  confirmed?: boolean | null;
+  cancelled?: boolean | null;
 }
 
 export interface CommandOutcome {
@@ -129,6 +326,11 @@ export interface EstimatorInfo {
   label: string;
   /** Why the configured counter could not be used as asked. */
   note?: string | null;
+}
+
+export interface ForkPoint {
+  entryId: string;
+  text: string;
 }
 
 export interface ModelInfo {
@@ -226,7 +428,8 @@ export interface SectionSource {
 export interface SessionChangedParams {
   /** Path of the session .jsonl file. */
   session: string;
-  reason: "compaction" | "branchSummary" | "disk";
+  /** What changed it: a pi-context command, a change on disk, or Pi in a chat appending to it. */
+  reason: "compaction" | "branchSummary" | "disk" | "chat";
   /** The entry the server appended (not for disk). */
   entryId?: string | null;
   /** File size after the change. */

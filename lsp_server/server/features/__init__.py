@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.server.features import (
     budget,
+    chat,
     code_actions,
     completion,
     hover,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 FEATURES: tuple[Callable[[PiLanguageServer], None], ...] = (
     budget.register,
+    chat.register,
     code_actions.register,
     completion.register,
     hover.register,

@@ -144,12 +144,25 @@ async def _after_write(ls: PiLanguageServer, path: str, kind: str, result: JobRe
     )
 
 
+def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
+    """One writer per session: pi-context does not append to a session a chat's Pi holds."""
+    holder = ls.chats.holder(path)
+    if holder is None:
+        return
+    if kind == "compaction":
+        advice = "compact it from the chat (/compact): Pi writes the summary"
+    else:
+        advice = "Pi's RPC mode has no tree navigation, so stop the chat first, or use /tree in Pi"
+    raise request_failed(f"{path} is open in chat {holder.chat_id} and Pi writes it: {advice}")
+
+
 def register(server: PiLanguageServer) -> None:
     @server.command(protocol.CMD_COMPACT)
     async def compact(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
         request = parse_params(protocol.CompactArgs, list(args), protocol.CMD_COMPACT)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_COMPACT, request.session)
+        refuse_if_live(ls, path, "compaction")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
         plan = functools.partial(plan_compaction_job, request, functools.partial(project_for, ls), config)
@@ -161,6 +174,7 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.BranchSummaryArgs, list(args), protocol.CMD_BRANCH_SUMMARY)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_BRANCH_SUMMARY, request.session)
+        refuse_if_live(ls, path, "branchSummary")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
         plan = functools.partial(plan_branch_job, request, functools.partial(project_for, ls), config)

@@ -1,0 +1,9 @@
+"""Chats with Pi itself: one Pi process in RPC mode per chat, and what the editor shows around it (no LSP here).
+
+* :mod:`.chat`: one chat (its Pi process, the session file Pi writes, its run state);
+* :mod:`.registry`: the open chats and the rule that a session has one writer;
+* :mod:`.lens`: the next prompt's cost and a compaction's plan, computed from the session file.
+
+The process layer beneath is :mod:`lsp_server.pi_rpc`; the LSP methods are in
+``lsp_server/server/features/chat.py``. See ``docs/chat.md``.
+"""

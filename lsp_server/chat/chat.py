@@ -1,0 +1,185 @@
+"""One chat: a Pi process in RPC mode, the session file it writes, and what its events say about it.
+
+pi-context never becomes an agent: Pi runs the turn (model calls, tools, retries, compaction, the
+session file) and this object only forwards commands and events. What it keeps is what the
+editor needs to follow the chat without asking Pi again: the session file Pi writes (it changes on
+``fork`` and ``new_session``), whether a run is going on, and the last usage Pi reported.
+
+Events are forwarded exactly as Pi emitted them (``on_event``); the chat looks at a few to keep its
+own state, and tells ``on_session_written`` when Pi has just appended to its session file (a
+message ended, a compaction ended, the run settled), so the views that read the file can refresh.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
+
+JsonObject = dict[str, Any]
+EventSink = Callable[["Chat", JsonObject], None]
+ExitSink = Callable[["Chat", PiExit], None]
+WrittenSink = Callable[["Chat", str], None]
+
+# Events after which Pi has appended to the session file.
+WRITING_EVENTS: Final = frozenset({"message_end", "compaction_end", "agent_settled", "entry_appended"})
+
+
+@dataclass(frozen=True)
+class ChatSpec:
+    """What a chat is started from."""
+
+    cwd: str  # the folder Pi runs in (a workspace folder)
+    session: str | None = None  # an existing session file to resume (Pi's --session)
+    model: str | None = None  # "provider/modelId"
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+def split_model(model: str) -> tuple[str, str]:
+    """``"provider/modelId"`` as Pi's ``--provider`` and ``--model`` (the id may contain slashes)."""
+    provider, slash, model_id = model.partition("/")
+    if not slash or not provider or not model_id:
+        raise ValueError(f'a model is "provider/modelId" (got {model!r})')
+    return provider, model_id
+
+
+class Chat:
+    """A started chat. Make one with :meth:`start`; end it with :meth:`stop`."""
+
+    def __init__(self, chat_id: str, spec: ChatSpec, installation: PiInstallation) -> None:
+        self.chat_id = chat_id
+        self.spec = spec
+        self.installation = installation
+        self.process: PiRpcProcess | None = None
+        self.session: str | None = spec.session
+        self.streaming = False
+        self.compacting = False
+        self.last_usage: JsonObject | None = None
+        self.exit: PiExit | None = None
+        self.events = 0
+        self._on_event: EventSink | None = None
+        self._on_exit: ExitSink | None = None
+        self._on_written: WrittenSink | None = None
+
+    @classmethod
+    async def start(
+        cls,
+        chat_id: str,
+        spec: ChatSpec,
+        installation: PiInstallation,
+        *,
+        on_event: EventSink | None = None,
+        on_exit: ExitSink | None = None,
+        on_session_written: WrittenSink | None = None,
+    ) -> Chat:
+        chat = cls(chat_id, spec, installation)
+        chat._on_event, chat._on_exit, chat._on_written = on_event, on_exit, on_session_written
+        provider, model_id = split_model(spec.model) if spec.model else (None, None)
+        chat.process = await PiRpcProcess.start(
+            installation.argv,
+            cwd=spec.cwd,
+            env=spec.env,
+            session_file=spec.session,
+            provider=provider,
+            model=model_id,
+            on_event=chat._event,
+            on_exit=chat._exited,
+        )
+        chat._take_state(chat.process.initial_state or {})
+        return chat
+
+    # --- state --------------------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self.exit is None and self.process is not None
+
+    def _pi(self) -> PiRpcProcess:
+        assert self.process is not None
+        return self.process
+
+    def _take_state(self, state: Mapping[str, Any]) -> None:
+        session = state.get("sessionFile")
+        if isinstance(session, str) and session:
+            self.session = os.path.normpath(session)
+        self.streaming = bool(state.get("isStreaming", self.streaming))
+        self.compacting = bool(state.get("isCompacting", self.compacting))
+
+    def _event(self, event: JsonObject) -> None:
+        self.events += 1
+        kind = event.get("type")
+        if kind == "agent_start":
+            self.streaming = True
+        elif kind == "agent_settled":
+            self.streaming = False
+        elif kind == "compaction_start":
+            self.compacting = True
+        elif kind == "compaction_end":
+            self.compacting = False
+        elif kind == "message_update" and isinstance(event.get("usage"), dict):
+            self.last_usage = event["usage"]
+        if self._on_event is not None:
+            self._on_event(self, event)
+        if kind in WRITING_EVENTS and self.session is not None and self._on_written is not None:
+            self._on_written(self, self.session)
+
+    def _exited(self, exit: PiExit) -> None:
+        self.exit = exit
+        self.streaming = False
+        if self._on_exit is not None:
+            self._on_exit(self, exit)
+
+    async def refresh_state(self) -> JsonObject:
+        """Pi's ``get_state``, remembered (the session file may have changed after a fork)."""
+        state = await self._pi().get_state()
+        self._take_state(state)
+        return state
+
+    # --- commands (each is Pi's; errors are Pi's own text) ---------------------------------------------
+
+    async def prompt(self, text: str, streaming_behavior: StreamingBehavior | None = None) -> Disposition:
+        return await self._pi().prompt(text, streaming_behavior=streaming_behavior)
+
+    async def abort(self) -> None:
+        await self._pi().abort()
+
+    async def compact(self, instructions: str | None = None) -> JsonObject:
+        result = await self._pi().compact(instructions)
+        await self.refresh_state()
+        return result
+
+    async def fork(self, entry_id: str) -> JsonObject:
+        result = await self._pi().fork(entry_id)
+        await self.refresh_state()
+        return result
+
+    async def fork_points(self) -> list[JsonObject]:
+        return await self._pi().get_fork_messages()
+
+    async def set_model(self, model: str) -> JsonObject:
+        provider, model_id = split_model(model)
+        return await self._pi().set_model(provider, model_id)
+
+    async def set_thinking_level(self, level: ThinkingLevel) -> None:
+        await self._pi().set_thinking_level(level)
+
+    async def messages(self) -> list[JsonObject]:
+        return await self._pi().get_messages()
+
+    async def commands(self) -> list[JsonObject]:
+        return await self._pi().get_commands()
+
+    async def models(self) -> list[JsonObject]:
+        return await self._pi().get_available_models()
+
+    async def ui_response(self, request_id: str, answer: Mapping[str, Any]) -> None:
+        await self._pi().send({"type": "extension_ui_response", "id": request_id, **answer})
+
+    async def stop(self) -> PiExit:
+        """End the Pi process (orderly, then forcefully); idempotent."""
+        if self.process is None:
+            raise RuntimeError("the chat was never started")
+        return await self.process.close()

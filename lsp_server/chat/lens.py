@@ -1,0 +1,122 @@
+"""What the chat shows about the context before Pi acts: the next prompt's cost and a compaction's plan.
+
+Both are computed from the session file Pi writes, with the rules Pi applies (its ``chars/4``
+estimate, its threshold ``window - reserveTokens``, its cut point), so the chat can warn and
+preview without asking Pi, which would answer only by doing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.budget.budget import ContextBudget
+from lsp_server.compaction.operations import plan_compaction
+from lsp_server.project.project import Project
+from lsp_server.session.jsvalues import js_get
+from lsp_server.session.tokens import estimate_tokens
+from lsp_server.session.writer import load_for_append
+from lsp_server.tokens.counter import TokenCounter
+from lsp_server.tokens.pair import TokenPair
+from lsp_server.tokens.pi import pi_text_tokens
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """Where a prompt of this size puts the session, by Pi's count."""
+
+    text_tokens: TokenPair
+    context_tokens: int  # Pi's context tokens now
+    after_prompt: int  # ... plus the prompt
+    threshold: int
+    window: int
+    compaction_enabled: bool
+
+    @property
+    def crosses_threshold(self) -> bool:
+        return self.compaction_enabled and self.after_prompt > self.threshold
+
+    @property
+    def message(self) -> str | None:
+        if self.after_prompt > self.window:
+            return (
+                f"This prompt brings the context to about {self.after_prompt:,} tokens, more than the "
+                f"{self.window:,}-token window: Pi will have to compact first, or the provider will refuse it."
+            )
+        if self.crosses_threshold:
+            return (
+                f"This prompt brings the context to about {self.after_prompt:,} tokens, past the compaction "
+                f"threshold ({self.threshold:,} = window - reserve): Pi will compact after the reply."
+            )
+        return None
+
+
+def preflight(budget: ContextBudget, text: str, counter: TokenCounter) -> Preflight:
+    """The session's budget with ``text`` added as the next user message."""
+    pi = pi_text_tokens(text)
+    return Preflight(
+        text_tokens=TokenPair(pi, counter.count(text)),
+        context_tokens=budget.context_tokens,
+        after_prompt=budget.context_tokens + pi,
+        threshold=budget.threshold,
+        window=budget.window,
+        compaction_enabled=budget.compaction_enabled,
+    )
+
+
+@dataclass(frozen=True)
+class CompactionPreview:
+    """What a compaction of the session would summarize and keep (Pi writes the summary)."""
+
+    first_kept_entry_id: str | None
+    tokens_before: int
+    kept_tokens: int  # Pi's estimate of the messages kept verbatim (the summary comes on top)
+    messages_to_summarize: int
+    turn_prefix_messages: int
+    is_split_turn: bool
+    kept_entries: int
+    read_files: tuple[str, ...]
+    modified_files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "tokensBefore": self.tokens_before,
+            "keptTokens": self.kept_tokens,
+            "messagesToSummarize": self.messages_to_summarize,
+            "turnPrefixMessages": self.turn_prefix_messages,
+            "isSplitTurn": self.is_split_turn,
+            "keptEntries": self.kept_entries,
+            "readFiles": list(self.read_files),
+            "modifiedFiles": list(self.modified_files),
+        }
+
+
+def compaction_preview(project: Project, session_path: str) -> CompactionPreview | str:
+    """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do."""
+    session = load_for_append(session_path)
+    plan = plan_compaction(session, project.compaction_settings_for)
+    if isinstance(plan, str):
+        return plan
+    prep = plan.preparation
+    kept = set(prep.kept_entry_ids)
+    kept_tokens = sum(
+        estimate_tokens(message)
+        for item in prep.projection.entries
+        if js_get(item.source_entry, "id") in kept
+        for message in item.messages
+        if js_get(message, "role") != "system"
+    )
+    lists = prep.file_lists
+    first = prep.first_kept_entry_id
+    return CompactionPreview(
+        first_kept_entry_id=first if isinstance(first, str) else None,
+        tokens_before=int(prep.tokens_before),
+        kept_tokens=int(kept_tokens),
+        messages_to_summarize=len(prep.messages_to_summarize),
+        turn_prefix_messages=len(prep.turn_prefix_messages),
+        is_split_turn=prep.is_split_turn,
+        kept_entries=len(prep.kept_entry_ids),
+        read_files=tuple(lists.read_files),
+        modified_files=tuple(lists.modified_files),
+    )
