@@ -310,6 +310,9 @@ class CommandOutcome(WireModel):
     written: bool
     preview_only: bool
     summary: str
+    summary_tokens: TokenCounts | None = Field(
+        default=None, description="The summary's size: what the entry adds to every later request."
+    )
     entry: dict[str, Any] | None = Field(
         default=None, description="The JSON entry appended (for a preview: the entry that would be appended)."
     )

@@ -82,10 +82,18 @@ class SessionListCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._peeks: dict[str, _Peek] = {}
+        self._listed: set[str] = set()
 
     def list(self, session_dir: str, cwd: str | None = None) -> list[SessionSummary]:
         """Sessions in ``session_dir``, newest modification first (``pi -c``'s order); see ``list_sessions``."""
+        with self._lock:
+            self._listed.add(os.path.normpath(session_dir))
         return list_sessions(session_dir, cwd, peek=self._peek)
+
+    def listed_dirs(self) -> set[str]:
+        """The folders listed so far: a session appearing, growing or going there changes a list someone saw."""
+        with self._lock:
+            return set(self._listed)
 
     def _peek(self, path: str) -> SessionSummary | None:
         try:

@@ -42,9 +42,11 @@ from lsp_server.llm.factory import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project
 from lsp_server.session.entries import Entry, entry_json
-from lsp_server.session.projection import session_settings
+from lsp_server.session.projection import ModelRef, session_settings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import SessionForAppend, load_for_append
+from lsp_server.tokens.counter import TokenCounter
+from lsp_server.tokens.pi import pi_text_tokens
 
 ProjectFor = Callable[[SessionForAppend], Project]  # the project a session belongs to (``session_folder``)
 
@@ -179,6 +181,7 @@ class Job:
     context_window: int | None = None
     reserve_tokens: float = 0
     replace_instructions: bool = False
+    counter: TokenCounter | None = None  # the project's estimator for the session's model (the summary's size)
 
     def describe(self) -> str:
         """One line for the progress UI: what will be summarized."""
@@ -236,6 +239,7 @@ def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, con
         _options(args.instructions, plan.thinking_level, config),
         key,
         compaction=plan,
+        counter=_counter(project, plan.model),
     )
 
 
@@ -267,7 +271,13 @@ def plan_branch_job(args: protocol.BranchSummaryArgs, project_for: ProjectFor, c
         context_window=project.context_window_for(model),
         reserve_tokens=project.branch_summary_reserve_tokens,
         replace_instructions=args.replace_instructions,
+        counter=_counter(project, model),
     )
+
+
+def _counter(project: Project, model: ModelRef | None) -> TokenCounter:
+    model_id = model.model_id if model is not None and isinstance(model.model_id, str) else None
+    return project.budget_config.counter_for(model_id).counter
 
 
 def branch_budget(job: Job) -> float:
@@ -334,10 +344,14 @@ async def run_job(
     if isinstance(outcome, CompactionOutcome) and outcome.result is not None:
         first_kept = outcome.result.first_kept_entry_id
         tokens_before = outcome.result.tokens_before
+    summary = str(entry.get("summary", "")) if entry is not None else ""
     result = protocol.CommandOutcome(
         written=written is not None,
         preview_only=job.preview_only,
-        summary=str(entry.get("summary", "")) if entry is not None else "",
+        summary=summary,
+        summary_tokens=protocol.TokenCounts(
+            pi=pi_text_tokens(summary), estimate=job.counter.count(summary) if job.counter else pi_text_tokens(summary)
+        ),
         entry=entry,
         first_kept_entry_id=first_kept if isinstance(first_kept, str) else None,
         tokens_before=int(tokens_before) if isinstance(tokens_before, (int, float)) else None,

@@ -40,6 +40,7 @@ from lsp_server import __version__
 from lsp_server.chat.registry import ChatRegistry
 from lsp_server.checks import WorkspaceChecker
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
+from lsp_server.context.paths import is_path_within
 from lsp_server.project.sessions import SessionListCache, SessionStore
 from lsp_server.project.summaries import PreviewCache
 from lsp_server.server.config import ServerSettings, resolve_agent_dir
@@ -243,9 +244,11 @@ class PiLanguageServer(LanguageServer):
         return list(dict.fromkeys(path for path in paths if path))
 
     def watch_roots(self) -> list[str]:
-        """The folders Pi reads from: workspace folders, the agent dir, and ``~/.agents/skills``."""
+        """Where Pi reads (workspace folders, the agent dir, ``~/.agents/skills``) and the session folders listed."""
         home = os.environ.get("HOME") or os.path.expanduser("~")
-        return [*self.roots, self.agent_dir, os.path.join(home, ".agents", "skills")]
+        fixed = [*self.roots, self.agent_dir, os.path.join(home, ".agents", "skills")]
+        extra = sorted(d for d in self.session_lists.listed_dirs() if not any(is_path_within(r, d) for r in fixed))
+        return [*fixed, *extra]
 
     # --- client capabilities -------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,15 @@ from pygls.exceptions import JsonRpcInvalidParams
 from lsp_server.budget.budget import BudgetConfig, prompt_budget
 from lsp_server.budget.models import ModelWindows
 from lsp_server.budget.wire import budget_result
-from tests.lsp._custom import domain_prompt, install_session, isolate
+from tests.lsp._custom import (
+    EXAMPLE_SESSION,
+    SESSION_CHANGED,
+    domain_prompt,
+    install_session,
+    isolate,
+    received,
+    record,
+)
 from tests.lsp.conftest import Launch, Session, Workspace, plain, server_env
 
 
@@ -236,3 +245,25 @@ async def test_bad_session_params_are_invalid_params(
     with pytest.raises(JsonRpcInvalidParams) as caught:
         await request(session, method, resolved)
     assert str(caught.value).startswith(message)
+
+
+async def test_a_session_that_appears_in_a_listed_folder_is_announced(
+    launch: Launch, workspace: Workspace, tmp_path: Path
+) -> None:
+    """Pi starting a new session changes the list the client saw, also in a sessionDir outside the workspace."""
+    elsewhere = tmp_path / "elsewhere-sessions"
+    elsewhere.mkdir()
+    (workspace.agent_dir / "settings.json").write_text(json.dumps({"sessionDir": str(elsewhere)}), encoding="utf-8")
+    session = await launch()
+    record(session, SESSION_CHANGED)
+    listed = await request(session, "pi/sessions", {})
+    assert listed["sessionsDir"] == str(elsewhere) and listed["sessions"] == []
+    new = elsewhere / "2025-07-01T00-00-00-000Z_0197300a-ffff-7e4d-9a3f-2c6b8d1e4f70.jsonl"
+    header, *rest = EXAMPLE_SESSION.read_text(encoding="utf-8").splitlines(keepends=True)
+    mine = {**json.loads(header), "cwd": str(workspace.root)}  # a shared folder lists this cwd's sessions
+    new.write_text(json.dumps(mine) + "\n" + "".join(rest), encoding="utf-8")
+    await session.wait_for(
+        SESSION_CHANGED, lambda: any(p["session"] == str(new) for p in received(session, SESSION_CHANGED))
+    )
+    after = await request(session, "pi/sessions", {})
+    assert [s["path"] for s in after["sessions"]] == [str(new)]

@@ -256,6 +256,8 @@ export interface CommandOutcome {
   written: boolean;
   previewOnly: boolean;
   summary: string;
+  /** The summary's size: what the entry adds to every later request. */
+  summaryTokens?: TokenCounts | null;
   /** The JSON entry appended (for a preview: the entry that would be appended). */
   entry?: Record<string, unknown> | null;
   firstKeptEntryId?: string | null;

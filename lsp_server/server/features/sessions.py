@@ -5,7 +5,9 @@ file it names, which reads only what an agent appended since the last request. T
 folder's sessions is Pi's folder for the cwd (``sessionDir`` setting, ``$PI_CODING_AGENT_SESSION_DIR``
 or ``<agentDir>/sessions/--<cwd>--``), newest first. When the watcher reports a change to a
 session the client has asked about, the server sends ``pi/sessionChanged`` so the sidebar can
-ask again.
+ask again; so it does for a session that appears, grows or goes in a folder the client listed
+(Pi started a new session), which the watcher covers even when the folder is outside the
+workspace (it is added to the watched roots once listed).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsp_server import protocol
+from lsp_server.context.paths import is_path_within
 from lsp_server.project.sessions import session_summary_wire, session_tree_result
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
@@ -66,9 +69,12 @@ def register(server: PiLanguageServer) -> None:
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SESSIONS, request.workspace_folder, request.cwd)
         choice = ls.projects.open(cwd).session_dir()
+        watched = ls.watch_roots()
         found = await asyncio.get_running_loop().run_in_executor(
             None, ls.session_lists.list, choice.path, cwd if choice.filter_by_cwd else None
         )
+        if ls.watcher is not None and not any(is_path_within(root, choice.path) for root in watched):
+            ls.start_watcher()  # watch_roots() now has the folder: new sessions there are seen
         result = protocol.SessionsResult(sessions_dir=choice.path, sessions=[session_summary_wire(s) for s in found])
         return result.wire()
 
@@ -84,9 +90,9 @@ def register(server: PiLanguageServer) -> None:
     def listener(reason: str, paths: list[str]) -> None:
         if reason != "disk":
             return
-        store = server.sessions
+        store, listed = server.sessions, server.session_lists.listed_dirs()
         for path in paths:
-            if path.endswith(".jsonl") and store.cached(path):
+            if path.endswith(".jsonl") and (store.cached(path) or os.path.dirname(path) in listed):
                 try:
                     size = os.path.getsize(path) if os.path.exists(path) else None
                     notify_session_changed(
