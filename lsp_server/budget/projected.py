@@ -3,7 +3,8 @@
 The system part is the replay of the session's stored system messages (``getCurrentSystemMessage``,
 what a provider without mid-conversation system messages receives as its system prompt), or the
 workspace's assembled prompt when the session stores none. Messages are the projection after
-``convertToLlm``, in order, without the system messages (folded into the system part); each keeps
+``convertToLlm`` and pi-ai's last rewrite (aborted replies left out, synthetic results for unanswered
+tool calls), in order, without the system messages (folded into the system part); each keeps
 its agent kind (a compaction summary arrives as a user message but is marked as one), the entry it
 came from, Pi's estimate of the agent message and the configured counter's count of what is sent.
 
@@ -20,8 +21,9 @@ from typing import Any
 
 from lsp_server.budget.breakdown import EstimatorInfo
 from lsp_server.budget.budget import BudgetConfig, ContextBudget, SystemOrigin, budget_setup, session_budget
-from lsp_server.budget.models import ModelWindow
+from lsp_server.budget.models import ModelWindow, model_of
 from lsp_server.budget.parts import (
+    IMAGE_TOKENS,
     CountedMessage,
     SystemPart,
     apportion,
@@ -34,8 +36,9 @@ from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import UNDEFINED, js_date_ms, js_get, js_to_string
-from lsp_server.session.projection import SessionProjection, build_session_projection
-from lsp_server.session.tokens import estimate_tokens
+from lsp_server.session.projection import ModelRef, SessionProjection, build_session_projection
+from lsp_server.session.tokens import estimate_tokens, estimate_tokens_with
+from lsp_server.session.transform import transform_messages
 from lsp_server.session.tree import EntryIndex, build_path
 from lsp_server.tokens.counter import TokenCounter
 
@@ -208,15 +211,45 @@ def projected_system(
     return ProjectedSystem("none", (), "")
 
 
-def request_messages(counted: Sequence[CountedMessage]) -> tuple[RequestMessage, ...]:
-    """The messages sent after the system prompt, each with its provenance and counts."""
+def request_messages(
+    counted: Sequence[CountedMessage], counter: TokenCounter, model: ModelRef | None = None
+) -> tuple[RequestMessage, ...]:
+    """The messages sent after the system prompt, as the provider receives them, with provenance and counts.
+
+    pi-ai's last rewrite applies (:mod:`lsp_server.session.transform`): aborted and failed replies
+    are left out, a tool call without a result gets Pi's synthetic one (no entry: ``entryId`` is
+    absent), another model's thinking is dropped.
+    """
+    sendable = [item for item in counted if item.llm is not None]
+    provider, model_id = model_of(model.provider, model.model_id) if model is not None else (None, None)
+    sent = transform_messages(
+        [item.llm for item in sendable if item.llm is not None], provider=provider, model_id=model_id
+    )
     out: list[RequestMessage] = []
-    for item in counted:
-        if item.llm is None or item.role == "system":
+    for piece in sent:
+        message = piece.message
+        llm_role = js_get(message, "role")
+        if llm_role == "system":
+            continue
+        item = sendable[piece.source] if piece.source is not None else None
+        if item is None:  # Pi's synthetic result for an unanswered tool call
+            out.append(
+                RequestMessage(
+                    index=len(out),
+                    role="toolResult",
+                    kind="toolResult",
+                    entry_id=None,
+                    entry_type="",
+                    text=llm_message_text(message),
+                    pi_tokens=estimate_tokens(message),
+                    tokens=estimate_tokens_with(message, counter.count, IMAGE_TOKENS),
+                    timestamp=None,
+                )
+            )
             continue
         entry_id = js_get(item.entry, "id")
         entry_type = js_get(item.entry, "type")
-        llm_role = js_get(item.llm, "role")
+        changed = message is not item.llm and message.get("content") != (item.llm or {}).get("content")
         out.append(
             RequestMessage(
                 index=len(out),
@@ -224,10 +257,10 @@ def request_messages(counted: Sequence[CountedMessage]) -> tuple[RequestMessage,
                 kind=item.role,
                 entry_id=entry_id if isinstance(entry_id, str) else None,
                 entry_type=entry_type if isinstance(entry_type, str) else "",
-                text=llm_message_text(item.llm),
+                text=llm_message_text(message),
                 pi_tokens=item.pi_tokens,
-                tokens=item.tokens,
-                timestamp=message_time_ms(item.llm),
+                tokens=estimate_tokens_with(message, counter.count, IMAGE_TOKENS) if changed else item.tokens,
+                timestamp=message_time_ms(message),
             )
         )
     return tuple(out)
@@ -260,7 +293,7 @@ def analyze_projection(
     request = ProjectedRequest(
         leaf_id=leaf if isinstance(leaf, str) else None,
         system=projected_system(projection.messages, setup.counter, workspace_prompt),
-        messages=request_messages(counted),
+        messages=request_messages(counted, setup.counter, projection.model),
         thinking_level=thinking if isinstance(thinking, str) else js_to_string(thinking),
         model=setup.model,
         estimator=setup.estimator,

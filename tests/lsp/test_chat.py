@@ -175,6 +175,13 @@ def pi_processes(agent_dir: Path) -> list[int]:
     return found
 
 
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def entries(path: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
 
@@ -254,10 +261,17 @@ async def test_abort_mid_stream_and_steering_while_pi_works(
     assert settled["aborted"] is True
     assert (await client.ask("pi/chat/state", {"chatId": chat_id}))["streaming"] is False
 
+    # The aborted reply stays in the file but is not sent again: the projection says so, the witness agrees.
+    session = (await client.ask("pi/chat/state", {"chatId": chat_id}))["session"]
+    projected = await client.ask("pi/projectedRequest", {"session": session})
+    assert [m["role"] for m in projected["messages"]] == ["user"]
     model.enqueue(ScriptedResponse(text="working on it " * 4, hold_after_chunks=1), ScriptedResponse(text="steered"))
     since = client.mark()
     await client.ask("pi/chat/prompt", {"chatId": chat_id, "text": "start"})
     await asyncio.to_thread(model.wait_until_held, 1)
+    sent_after_abort = model.requests[1].body["messages"]
+    assert sent_after_abort[0] == {"role": "system", "content": projected["system"]["rendered"]}
+    assert [_text_of(m) for m in sent_after_abort[1:-1]] == [m["text"] for m in projected["messages"]]
     steer = {"chatId": chat_id, "text": "use tabs instead", "streamingBehavior": "steer"}
     assert (await client.ask("pi/chat/prompt", steer))["disposition"] == "queued"
     with pytest.raises(JsonRpcException, match="Pi: "):  # Pi refuses a plain prompt while it works
@@ -294,9 +308,7 @@ async def test_compact_previews_pis_cut_point_then_pi_writes_the_summary(
     assert "Focus on the questions" in json.dumps(model.requests[-1].body)
 
 
-async def test_fork_resume_and_one_writer_per_session(
-    chat_server: Callable[..., Any], model: FakeLlmServer
-) -> None:
+async def test_fork_resume_and_one_writer_per_session(chat_server: Callable[..., Any], model: FakeLlmServer) -> None:
     model.set_default(ScriptedResponse(text="an answer"))
     client = await chat_server()
     chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
@@ -350,6 +362,13 @@ async def test_pi_killed_mid_turn_is_reported_and_leaves_a_valid_session_and_no_
     model.release()
     restarted = await client.ask("pi/chat/start", {"session": session})  # the restart resumes the session
     assert restarted["session"] == session
+    projected = await client.ask("pi/projectedRequest", {"session": session})
+    model.set_default(ScriptedResponse(text="resumed"))
+    count = len(model.requests)
+    await client.turn(restarted["chatId"], "third question")
+    sent = model.requests[count].body["messages"]  # what Pi sent after the crash, as projected before it
+    assert sent[0] == {"role": "system", "content": projected["system"]["rendered"]}
+    assert [(m["role"], _text_of(m)) for m in sent[1:-1]] == [(m["role"], m["text"]) for m in projected["messages"]]
 
 
 async def test_stopping_and_shutting_down_leave_no_pi_process(
@@ -395,3 +414,40 @@ async def test_preflight_warns_before_a_prompt_that_crosses_the_compaction_thres
     big = await client.ask("pi/chat/preflight", {"chatId": chat_id, "text": "x" * 4000})
     assert big["afterPrompt"] == big["contextTokens"] + 1000
     assert big["crossesThreshold"] is True and "Pi will compact after the reply" in big["message"]
+
+
+async def test_a_tool_call_cut_off_by_a_crash_is_projected_with_pis_synthetic_result(
+    chat_server: Callable[..., Any], model: FakeLlmServer
+) -> None:
+    model.enqueue(
+        ScriptedResponse(
+            tool_calls=[{"name": "bash", "arguments": {"command": "sleep 600"}, "id": "call_long"}], finish="tool"
+        )
+    )
+    client = await chat_server()
+    chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
+    since = client.mark()
+    await client.ask("pi/chat/prompt", {"chatId": chat_id, "text": "run the long job"})
+    await client.event(chat_id, "tool_execution_start", since)
+    session = (await client.ask("pi/chat/state", {"chatId": chat_id}))["session"]
+    owned = pi_processes(client.agent.path)
+    (main_pid,) = [pid for pid in owned if parent_of(pid) not in owned]  # Pi itself, not its tool's shell
+    os.kill(main_pid, signal.SIGKILL)
+    await client.wait(lambda: any(e["chatId"] == chat_id for e in client.exits))
+    assert pi_processes(client.agent.path) == []  # the tool's shell went with it
+    projected = await client.ask("pi/projectedRequest", {"session": session})
+    synthetic = projected["messages"][-1]
+    assert (synthetic["role"], synthetic["text"], synthetic.get("entryId")) == (
+        "toolResult",
+        "No result provided",
+        None,
+    )
+    restarted = await client.ask("pi/chat/start", {"session": session})
+    model.set_default(ScriptedResponse(text="the job was cut off"))
+    count = len(model.requests)
+    await client.turn(restarted["chatId"], "what happened?")
+    sent = model.requests[count].body["messages"]
+    assert sent[-2] == {"role": "tool", "content": "No result provided", "tool_call_id": "call_long"}
+    assert [m["role"] for m in sent[1:-1]] == [
+        {"toolResult": "tool"}.get(m["role"], m["role"]) for m in projected["messages"]
+    ]

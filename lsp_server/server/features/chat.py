@@ -119,9 +119,7 @@ class ChatEvents:
         self._pending.pop(session, None)
         try:
             size = os.path.getsize(session) if os.path.exists(session) else None
-            notify_session_changed(
-                self.ls, protocol.SessionChangedParams(session=session, reason="chat", size=size)
-            )
+            notify_session_changed(self.ls, protocol.SessionChangedParams(session=session, reason="chat", size=size))
         except Exception as exc:
             log_failure(self.ls, "pi/sessionChanged (chat)", exc)
 
