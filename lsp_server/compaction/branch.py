@@ -29,6 +29,7 @@ from lsp_server.compaction.file_ops import (
     compute_file_lists,
     extract_file_ops_from_message,
     format_file_operations,
+    seed_from_summary,
 )
 from lsp_server.compaction.prompts import (
     BRANCH_LABEL,
@@ -215,18 +216,8 @@ def _message_for(entry: Entry, edit: Entry | None) -> Message | None:
 def _seed_from_branch_summaries(entries: Sequence[Entry]) -> FileOps:
     ops = FileOps()
     for entry in entries:
-        if js_get(entry, "type") != "branch_summary" or js_truthy(js_get(entry, "fromHook")):
-            continue
-        details = js_get(entry, "details")
-        if not js_truthy(details):
-            continue
-        read, modified = js_get(details, "readFiles"), js_get(details, "modifiedFiles")
-        for path in read if isinstance(read, list) else ():
-            if isinstance(path, str):
-                ops.read[path] = None
-        for path in modified if isinstance(modified, list) else ():
-            if isinstance(path, str):
-                ops.edited[path] = None
+        if js_get(entry, "type") == "branch_summary":
+            seed_from_summary(entry, ops)
     return ops
 
 

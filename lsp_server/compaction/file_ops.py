@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.jscompat import js_sorted
-from lsp_server.session.jsvalues import js_get
+from lsp_server.session.jsvalues import js_get, js_truthy
 
 
 @dataclass
@@ -43,6 +43,26 @@ class FileLists:
 
     def to_json(self) -> dict[str, list[str]]:
         return {"readFiles": self.read_files, "modifiedFiles": self.modified_files}
+
+
+def seed_from_summary(entry: Any, ops: FileOps) -> None:
+    """Carry a summary entry's file lists over (``details.readFiles`` / ``modifiedFiles``), as Pi does.
+
+    Compactions and branch summaries both do it; an entry written by an extension (``fromHook``)
+    or without details carries nothing.
+    """
+    if entry is None or js_truthy(js_get(entry, "fromHook")):
+        return
+    details = js_get(entry, "details")
+    if not js_truthy(details):
+        return
+    read, modified = js_get(details, "readFiles"), js_get(details, "modifiedFiles")
+    for path in read if isinstance(read, list) else ():
+        if isinstance(path, str):
+            ops.read[path] = None
+    for path in modified if isinstance(modified, list) else ():
+        if isinstance(path, str):
+            ops.edited[path] = None
 
 
 def add_file_op(tool_name: Any, arguments: Any, ops: FileOps) -> None:

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lsp_server.compaction.cut_points import CutPoint, find_projected_cut_point
-from lsp_server.compaction.file_ops import FileLists, FileOps, compute_file_lists, extract_file_ops_from_message
+from lsp_server.compaction.file_ops import (
+    FileLists,
+    FileOps,
+    compute_file_lists,
+    extract_file_ops_from_message,
+    seed_from_summary,
+)
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsvalues import UNDEFINED, js_get, js_truthy
 from lsp_server.session.messages import Message
@@ -83,18 +89,7 @@ def _compaction_messages(item: ProjectedEntry) -> list[Message]:
 def _seed_file_ops(previous: Entry | None) -> FileOps:
     """File lists carried over from the previous compaction, unless an extension wrote it."""
     ops = FileOps()
-    if previous is None or js_truthy(js_get(previous, "fromHook")):
-        return ops
-    details = js_get(previous, "details")
-    if not js_truthy(details):
-        return ops
-    read, modified = js_get(details, "readFiles"), js_get(details, "modifiedFiles")
-    for path in read if isinstance(read, list) else ():
-        if isinstance(path, str):
-            ops.read[path] = None
-    for path in modified if isinstance(modified, list) else ():
-        if isinstance(path, str):
-            ops.edited[path] = None
+    seed_from_summary(previous, ops)
     return ops
 
 
