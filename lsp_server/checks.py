@@ -25,7 +25,9 @@ from lsp_server.findings import Finding
 from lsp_server.jscompat import node_dir_sort_key
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
-from lsp_server.rules.skill_rules import SkillCheck, Thresholds, check_skill_file, check_skill_text, collision_finding
+from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
+from lsp_server.settings.limits import Thresholds
+from lsp_server.settings.pi_context import PiContextSettings
 
 # Never descended into: VCS data, dependencies, and tool caches that can be huge.
 SKIP_DIRS = frozenset(
@@ -266,7 +268,7 @@ def check_workspace(
 
 
 # ---------------------------------------------------------------------------------------------
-# The language server's per-file checker (see lsp_server.server.checking.FileChecker)
+# The language server's per-file checker: profile and limits come from the typed settings
 
 
 class WorkspaceChecker:
@@ -274,8 +276,7 @@ class WorkspaceChecker:
 
     name = "pi-context"
 
-    def __init__(self, thresholds: Thresholds | None = None) -> None:
-        self.thresholds = thresholds
+    def __init__(self) -> None:
         self.indexes: dict[ProfileId, SkillIndex] = {}
         self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
 
@@ -290,54 +291,41 @@ class WorkspaceChecker:
             index = self.indexes[profile] = SkillIndex(profile)
         return index
 
-    @staticmethod
-    def _profile(settings: object) -> ProfileId:
-        profile = str(getattr(settings, "rule_profile", DEFAULT_PROFILE) or DEFAULT_PROFILE)
-        try:
-            return check_profile(profile)
-        except ValueError:
-            return DEFAULT_PROFILE
-
-    def wants(self, path: str, settings: object) -> bool:
+    def wants(self, path: str, settings: PiContextSettings) -> bool:
         name = os.path.basename(path)
         if name == SKILL_FILE_NAME or _is_context_name(name):
             return True
         return name.endswith(".md") and _skills_root(path) is not None
 
-    def check(self, path: str, text: str | None, settings: object) -> Sequence[Finding]:
-        profile = self._profile(settings)
+    def check(self, path: str, text: str | None, settings: PiContextSettings) -> Sequence[Finding]:
+        profile, limits = settings.rule_profile, settings.limits
         index = self._index(profile)
         name = os.path.basename(path)
         if _is_context_name(name):
             if text is None:
                 return []
             own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
-            return sort_findings([*own, *check_context_text(path, text, profile, thresholds=self.thresholds)])
+            return sort_findings([*own, *check_context_text(path, text, profile, thresholds=limits)])
         if text is None:
             index.remove(path)
             return []
-        result = check_skill_text(path, text, profile, thresholds=self.thresholds)
+        result = check_skill_text(path, text, profile, thresholds=limits)
         index.update(result, placement_for(path, self._root_for(path)))
         return sort_findings(index.findings(path))
 
-    def affected_by(self, path: str, settings: object) -> set[str]:
+    def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:
         """Other skills whose collision findings depend on ``path`` (same group and name)."""
-        index = self._index(self._profile(settings))
+        index = self._index(settings.rule_profile)
         entry = index.entries.get(path)
         if entry is None or entry.check.name is None:
             return set()
         bucket = index.by_name.get((entry.placement.group, entry.check.name), [])
         return {p for _, p in bucket if p != path}
 
-    def workspace_files(self, roots: Sequence[str], settings: object) -> Iterable[str]:
+    def workspace_files(self, roots: Sequence[str], settings: PiContextSettings) -> Iterable[str]:
         self.roots = [os.path.abspath(r) for r in roots]
         targets = find_targets(roots)
         return [path for path, _ in targets.skills] + targets.context_files
-
-
-def server_checker() -> WorkspaceChecker:
-    """The checker the language server loads (``lsp_server.server.checking.load_checker``)."""
-    return WorkspaceChecker()
 
 
 def recheck_skill(

@@ -1,4 +1,4 @@
-"""``pi-context check [PATH...] [--profile P] [--json]``: lint skills and context files.
+"""``pi-context check [PATH...] [--profile P] [--settings FILE] [--json]``: lint skills and context files.
 
 Prints ``path:line:col: severity code message`` (1-based, sorted by path then position) and a
 summary on stderr; ``--json`` prints the findings as a JSON list instead. Exit status: 1 when an
@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any
 
+from lsp_server.cli._project import settings_from_args
 from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILES
 
 
@@ -26,9 +27,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check (default: .)")
     parser.add_argument(
         "--profile",
-        default=DEFAULT_PROFILE,
+        default=None,
         choices=PROFILES,
-        help=f"which agent's rules to apply (default: {DEFAULT_PROFILE})",
+        help=f"which agent's rules to apply (default: the settings' ruleProfile, else {DEFAULT_PROFILE})",
+    )
+    parser.add_argument(
+        "--settings", default=None, help="pi-context settings file (JSON): ruleProfile and the size limits"
     )
     parser.add_argument("--json", action="store_true", help="print findings as a JSON list")
     parser.set_defaults(func=run)
@@ -43,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"pi-context check: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
-    report = check_workspace(paths, args.profile)
+    settings = settings_from_args(args)
+    profile = args.profile or settings.rule_profile
+    report = check_workspace(paths, profile, thresholds=settings.limits)
     findings = [_display(f) for f in report.findings]
     if args.json:
         json.dump([f.to_json() for f in findings], sys.stdout, ensure_ascii=False, indent=1)
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     parts = [f"{counts[s]} {s.label}{'s' if counts[s] != 1 and s.label != 'info' else ''}" for s in Severity]
     print(
         f"{report.skills_checked} skill file(s), {report.context_files_checked} context file(s) checked "
-        f"({args.profile} profile): {', '.join(parts)}",
+        f"({profile} profile): {', '.join(parts)}",
         file=sys.stderr,
     )
     return 1 if report.has_errors() else 0

@@ -11,7 +11,8 @@ references those rules follow. The workspace-level pass (discovery and name coll
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILES, ProfileId
 from lsp_server.rules.registry import RULES, Rule
-from lsp_server.rules.skill_rules import SkillCheck, Thresholds, check_skill_file, check_skill_text, collision_finding
+from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
+from lsp_server.settings.limits import Thresholds
 
 __all__ = [
     "DEFAULT_PROFILE",

@@ -19,7 +19,8 @@ from lsp_server.jscompat import js_trim, normalize_newlines, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.references import find_imports
 from lsp_server.rules.registry import Emitter
-from lsp_server.rules.skill_rules import Thresholds, check_references
+from lsp_server.rules.skill_rules import check_references
+from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
 
 

@@ -33,12 +33,15 @@ or hide a skill (`skill/not-loaded` is an error because the skill silently disap
 
 ## Thresholds
 
+The size rules' limits are the `limits` settings (`piContext.limits.*` in the editor, `--settings` on the
+command line):
+
 | setting | default | rule |
 | --- | --- | --- |
-| `skill_max_bytes` | 8 MiB (Claude's skill upload limit) | `skill/too-large` |
-| `body_max_lines` | 500 (the spec's recommendation) | `skill/body-too-long` |
-| `context_max_bytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
-| `context_max_tokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
+| `limits.skillMaxBytes` | 8 MiB (Claude's skill upload limit) | `skill/too-large` |
+| `limits.bodyMaxLines` | 500 (the spec's recommendation) | `skill/body-too-long` |
+| `limits.contextMaxBytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
+| `limits.contextMaxTokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
 
 ## Summary
 

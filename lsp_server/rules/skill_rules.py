@@ -27,19 +27,10 @@ from lsp_server.jscompat import js_len, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter
+from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
 _ARGUMENT_USE = re.compile(r"\$(?:ARGUMENTS|[0-9])")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Limits for the size rules (settings; the defaults are documented in docs/rules.md)."""
-
-    skill_max_bytes: int = 8 * 1024 * 1024  # Claude's skill upload limit (agnix AS-017)
-    body_max_lines: int = 500  # the spec's recommendation
-    context_max_bytes: int = 32 * 1024  # Codex's project_doc_max_bytes
-    context_max_tokens: int = 8000  # Pi's chars/4 estimate
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from lsp_server.server.config import SECTION, ServerSettings, parse_settings
 
 # Settings whose change requires a new watcher, or new findings for every file.
 _WATCH_KEYS = frozenset({"watch", "agent_dir", "debounce_ms"})
-_CHECK_KEYS = frozenset({"rule_profile", "trust", "agent_dir", "tokens", "context_files"})
+_CHECK_KEYS = frozenset({"rule_profile", "trust", "agent_dir", "tokens", "limits"})
 
 
 def changed_keys(old: ServerSettings, new: ServerSettings) -> set[str]:

@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from lsp_server import fsread
 from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_format_setting_description
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
+from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 
 TokenEstimator = Literal["pi", "weighted", "exact"]
@@ -77,20 +78,6 @@ class SummarizerSettings(_Model):
         return self
 
 
-class ContextFileThresholds(_Model):
-    warn_bytes: int = Field(
-        default=32 * 1024,
-        ge=0,
-        description="Warn when one context file is larger than this (Codex's whole-chain budget is 32 KiB).",
-    )
-    error_bytes: int = Field(
-        default=1024 * 1024, ge=0, description="Report an error when one context file is larger than this."
-    )
-    total_warn_bytes: int = Field(
-        default=64 * 1024, ge=0, description="Warn when all context files together are larger than this."
-    )
-
-
 class BudgetSettings(_Model):
     context_windows: dict[str, Annotated[int, Field(gt=0)]] = Field(
         default_factory=dict,
@@ -133,7 +120,7 @@ class PiContextSettings(_Model):
         ),
     )
     debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Delay after an edit before re-checking.")
-    context_files: ContextFileThresholds = Field(default_factory=ContextFileThresholds)
+    limits: Thresholds = Field(default_factory=Thresholds)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     pi: PiAgentSettings = Field(default_factory=PiAgentSettings)
 

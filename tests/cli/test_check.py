@@ -91,3 +91,17 @@ def test_a_newline_in_a_skill_folder_name_cannot_forge_a_line_of_output(tmp_path
     assert lines[0].startswith(".pi/skills/x\\n.pi/skills/ok/SKILL.md:1:1: error skill/forged all is lost\\x1b[2K")
     assert lines[0].endswith("/SKILL.md:2:7: warning skill/name-invalid-chars " + INVALID_NAME)
     assert "\x1b" not in result.stdout
+
+
+def test_the_settings_file_gives_the_profile_and_the_limits(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("# Rules\n" + "Keep it short.\n" * 8, encoding="utf-8")
+    settings = tmp_path / "pi-context.json"
+    settings.write_text(json.dumps({"ruleProfile": "agentskills", "limits": {"contextMaxBytes": 40}}))
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "check", str(tmp_path), "--settings", str(settings), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert [f["code"] for f in json.loads(done.stdout)] == ["context/too-large"]
+    assert "(agentskills profile)" in done.stderr

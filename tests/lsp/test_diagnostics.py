@@ -145,3 +145,12 @@ async def test_skills_of_the_agent_dir_and_home_are_checked_too(launch: Launch, 
     session = await launch()
     for path in (user_skill, home_skill):
         await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+
+
+async def test_the_limits_setting_decides_the_size_rules(launch: Launch, workspace: Workspace) -> None:
+    """``piContext.limits`` reaches the checks (one settings type for the rules' thresholds)."""
+    agents = workspace.write("AGENTS.md", "# Rules\n" + "Keep it short.\n" * 8)
+    session = await launch(init_options={"piContext": {"limits": {"contextMaxBytes": 40}}})
+    await wait_for_codes(session, agents, ["context/too-large"])
+    message = next(d.message for d in session.client.diagnostics[session.workspace.uri(agents)])
+    assert "40" in message

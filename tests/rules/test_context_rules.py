@@ -12,7 +12,7 @@ from lsp_server.rules.context_rules import (
     check_context_text,
     folder_candidates,
 )
-from lsp_server.rules.skill_rules import Thresholds
+from lsp_server.settings.limits import Thresholds
 
 
 def codes(findings: list) -> list[str]:  # type: ignore[type-arg]

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from lsp_server.checks import SkillIndex, WorkspaceChecker, check_workspace, find_targets, placement_for, recheck_skill
+from lsp_server.settings.pi_context import PiContextSettings
 
 
 def skill(path: Path, name: str, description: str = "d") -> Path:
@@ -79,8 +80,8 @@ def test_placement_is_a_function_of_the_path(tmp_path: Path) -> None:
 
 
 def test_the_server_checker_uses_the_profile_setting(tmp_path: Path) -> None:
-    class Settings:
-        rule_profile = "agentskills"
+    def Settings() -> PiContextSettings:
+        return PiContextSettings(rule_profile="agentskills")
 
     checker = WorkspaceChecker()
     path = str(tmp_path / "x" / "SKILL.md")

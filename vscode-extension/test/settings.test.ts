@@ -27,8 +27,9 @@ test('unset settings give the server its documented defaults', () => {
     agentDir: null,
     trust: 'pi',
     debounceMs: 300,
-    contextFiles: { warnBytes: 32768, errorBytes: 1048576, totalWarnBytes: 65536 },
+    limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000 },
     budget: { contextWindows: {}, defaultContextWindow: null },
+    pi: { command: null },
   });
 });
 
@@ -38,9 +39,9 @@ test('per-model context windows keep only positive whole numbers', () => {
 });
 
 test('settings keep the nesting of their VS Code keys', () => {
-  const s = serverSettings(from({ 'tokens.modelFamily': 'claude47', 'contextFiles.warnBytes': 1000 }));
+  const s = serverSettings(from({ 'tokens.modelFamily': 'claude47', 'limits.contextMaxBytes': 1000 }));
   assert.equal(s.tokens.modelFamily, 'claude47');
-  assert.equal(s.contextFiles.warnBytes, 1000);
+  assert.equal(s.limits.contextMaxBytes, 1000);
 });
 
 test('empty summarizer strings are sent as null', () => {

@@ -19,8 +19,8 @@ from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.editing.text import LineIndex
 from lsp_server.findings import Position, Range
 from lsp_server.rules.profiles import ProfileId
-from lsp_server.rules.skill_rules import Thresholds
 from lsp_server.server.app import PiLanguageServer
+from lsp_server.settings.limits import Thresholds
 
 
 @dataclass(frozen=True)
@@ -85,9 +85,8 @@ def profile_of(ls: PiLanguageServer) -> ProfileId:
     return ls.settings.rule_profile
 
 
-def thresholds_of(ls: PiLanguageServer) -> Thresholds | None:
-    thresholds = getattr(ls.checker, "thresholds", None)
-    return thresholds if isinstance(thresholds, Thresholds) else None
+def thresholds_of(ls: PiLanguageServer) -> Thresholds:
+    return ls.settings.limits
 
 
 def markup_kind(formats: object) -> types.MarkupKind:

@@ -33,8 +33,9 @@ export interface ServerSettings {
   agentDir: string | null;
   trust: TrustSetting;
   debounceMs: number;
-  contextFiles: { warnBytes: number; errorBytes: number; totalWarnBytes: number };
+  limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number };
   budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
+  pi: { command: string | null };
 }
 
 /** Reads one `piContext.*` key (without the prefix), e.g. `get('tokens.modelFamily')`. */
@@ -66,15 +67,17 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
     agentDir: agentDir ? expand(agentDir) : null,
     trust: trust === 'trusted' || trust === 'untrusted' ? trust : 'pi',
     debounceMs: bounded(get('debounceMs'), 300, 0, 60_000),
-    contextFiles: {
-      warnBytes: bounded(get('contextFiles.warnBytes'), 32 * 1024, 0, Number.MAX_SAFE_INTEGER),
-      errorBytes: bounded(get('contextFiles.errorBytes'), 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
-      totalWarnBytes: bounded(get('contextFiles.totalWarnBytes'), 64 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    limits: {
+      skillMaxBytes: bounded(get('limits.skillMaxBytes'), 8 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+      bodyMaxLines: bounded(get('limits.bodyMaxLines'), 500, 0, Number.MAX_SAFE_INTEGER),
+      contextMaxBytes: bounded(get('limits.contextMaxBytes'), 32 * 1024, 0, Number.MAX_SAFE_INTEGER),
+      contextMaxTokens: bounded(get('limits.contextMaxTokens'), 8000, 0, Number.MAX_SAFE_INTEGER),
     },
     budget: {
       contextWindows: windows(get('budget.contextWindows')),
       defaultContextWindow: positiveOrNull(get('budget.defaultContextWindow')),
     },
+    pi: { command: text(get('pi.command')) },
   };
 }
 

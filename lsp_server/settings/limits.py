@@ -1,0 +1,30 @@
+"""The size rules' limits, a settings section of their own so the rules can use the type without the rest.
+
+``lsp_server.settings.pi_context`` holds them as ``limits``; the rules (``rules/skill_rules.py``,
+``rules/context_rules.py``) take a :class:`Thresholds` and default to these values, which
+docs/rules.md lists.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class Thresholds(BaseModel):
+    """The limits of the size rules: one type for the settings and the rules (``piContext.limits``)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, strict=True, extra="forbid", frozen=True)
+
+    skill_max_bytes: int = Field(
+        default=8 * 1024 * 1024, ge=0, description="skill/too-large above this file size (Claude's skill upload limit)."
+    )
+    body_max_lines: int = Field(
+        default=500, ge=0, description="skill/body-too-long above this many body lines (the spec's recommendation)."
+    )
+    context_max_bytes: int = Field(
+        default=32 * 1024, ge=0, description="context/too-large above this file size (Codex's project_doc_max_bytes)."
+    )
+    context_max_tokens: int = Field(
+        default=8000, ge=0, description="context/token-heavy above this many tokens by Pi's chars/4 estimate."
+    )
