@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from lsp_server.tokens.counter import TokenEstimator
+
 
 class WireModel(BaseModel):
     """camelCase on the wire, snake_case in Python; unknown input keys are rejected."""
@@ -39,7 +41,7 @@ CMD_BRANCH_SUMMARY = "pi.branchSummary"
 CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
 SESSION_CHANGED = "pi/sessionChanged"
 
-EstimatorName = Literal["pi", "weighted", "exact"]
+EstimatorName = TokenEstimator
 
 
 class TokenCounts(WireModel):

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from lsp_server.budget.parts import MESSAGE_CATEGORIES, apportion, category_label
-from lsp_server.tokens.counter import CounterChoice
+from lsp_server.tokens.counter import CounterChoice, TokenEstimator
 
 Group = Literal["system", "messages", "other", "reserve", "free"]
-EstimatorName = Literal["pi", "weighted", "exact"]
+EstimatorName = TokenEstimator
 ReconcileMethod = Literal["exact", "unattributed", "scaled"]
 
 UNATTRIBUTED: Final = "other.unattributed"

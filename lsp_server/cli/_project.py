@@ -15,13 +15,8 @@ import sys
 from typing import get_args
 
 from lsp_server.project.project import ProjectInputs
-from lsp_server.settings.pi_context import (
-    ModelFamily,
-    PiContextSettings,
-    TokenEstimator,
-    TokenSettings,
-    load_pi_context_settings_file,
-)
+from lsp_server.settings.pi_context import PiContextSettings, TokenSettings, load_pi_context_settings_file
+from lsp_server.tokens.counter import ModelFamily, TokenEstimator
 
 
 def add_project_arguments(parser: argparse.ArgumentParser, *, cwd_help: str, counting: bool = True) -> None:

@@ -18,9 +18,8 @@ from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_forma
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
 from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
+from lsp_server.tokens.counter import ModelFamily, TokenEstimator
 
-TokenEstimator = Literal["pi", "weighted", "exact"]
-ModelFamily = Literal["auto", "gpt", "claude", "claude47", "o200k", "cl100k", "llama3", "qwen3"]
 SummarizerMode = Literal["offline", "endpoint"]
 TrustOverride = Literal["pi", "trusted", "untrusted"]
 

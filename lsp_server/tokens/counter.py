@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from lsp_server.tokens.exact import EXACT_ENCODINGS, ExactUnavailable, load_exact_counter
 from lsp_server.tokens.pi import pi_text_tokens
 from lsp_server.tokens.weighted import PRESETS, weighted_tokens
 
-ESTIMATORS = ("pi", "weighted", "exact")
+# The estimator and family vocabularies, used by the settings, the CLI and the protocol as they are.
+TokenEstimator = Literal["pi", "weighted", "exact"]
+# auto, the weighted presets, the exact encodings (a test keeps them in step)
+ModelFamily = Literal["auto", "gpt", "claude", "claude47", "o200k", "cl100k", "llama3", "qwen3"]
 DEFAULT_FAMILY = "gpt"
 
 

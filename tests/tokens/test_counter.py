@@ -89,3 +89,13 @@ def test_weighted_gpt_is_within_ten_percent_of_o200k_on_english() -> None:
     exact = load_exact_counter("o200k").count(ENGLISH)
     estimate = choose_counter("weighted", "gpt").counter.count(ENGLISH)
     assert abs(estimate / exact - 1) < 0.10
+
+
+def test_the_family_vocabulary_is_auto_plus_the_presets_plus_the_exact_encodings() -> None:
+    from typing import get_args
+
+    from lsp_server.tokens.counter import ModelFamily
+    from lsp_server.tokens.exact import EXACT_ENCODINGS
+    from lsp_server.tokens.weighted import PRESETS
+
+    assert list(get_args(ModelFamily)) == ["auto", *PRESETS, *EXACT_ENCODINGS]
