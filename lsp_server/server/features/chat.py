@@ -105,6 +105,12 @@ class ChatEvents:
     def __init__(self, ls: PiLanguageServer) -> None:
         self.ls = ls
         self._pending: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # chats being stopped in the background
+
+    def stop_later(self, chat: Chat) -> None:
+        task = asyncio.get_running_loop().create_task(self.ls.chats.stop(chat.chat_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
         self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": event})
@@ -235,7 +241,7 @@ def register(server: PiLanguageServer) -> None:
         session = chat.session
         if session is None or not os.path.isfile(session):
             raise request_failed("nothing to compact yet: Pi has not written the session")
-        project = ls.projects.open(await _session_cwd(ls, chat, session))
+        project = ls.projects.open(await _session_cwd(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session))
         preview = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, session)
         if isinstance(preview, str):
             raise request_failed(preview)
@@ -292,7 +298,7 @@ def register(server: PiLanguageServer) -> None:
         chat = _chat(ls, params.chat_id)
         session = chat.session
         if session is not None and os.path.isfile(session):
-            snapshot = await ls.projects.snapshot(await _session_cwd(ls, chat, session))
+            snapshot = await ls.projects.snapshot(await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session))
 
             def run(loaded: SessionFile) -> Any:
                 return analyze(snapshot, loaded).budget
@@ -328,7 +334,7 @@ def register(server: PiLanguageServer) -> None:
                 for chat in server.chats:
                     if chat.alive and chat.spec.cwd not in server.roots:
                         events.notice(chat, "warning", f"the workspace folder {chat.spec.cwd} was removed: chat ended")
-                        server.loop.create_task(server.chats.stop(chat.chat_id))
+                        events.stop_later(chat)
             elif reason == "disk":
                 for chat in server.chats:
                     if chat.alive and chat.session in paths and not os.path.exists(chat.session):
@@ -344,9 +350,9 @@ def register(server: PiLanguageServer) -> None:
     server.listeners.append(listener)
 
 
-async def _session_cwd(ls: PiLanguageServer, chat: Chat, session: str) -> str:
+async def _session_cwd(ls: PiLanguageServer, method: str, chat: Chat, session: str) -> str:
     """The project a chat's session is analysed in (the rule of ``session_folder``)."""
-    session_cwd = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, lambda s: header_cwd(s.header))
+    session_cwd = await read_session(ls, method, session, None, lambda s: header_cwd(s.header))
     return session_folder(session_cwd, fallback=lambda: chat.spec.cwd).cwd
 
 
