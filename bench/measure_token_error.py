@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from token_corpus import MAIN, build_corpus
 
-from lsp_server.jscompat import js_len, utf8_len
+from lsp_server.js.strings import js_len, utf8_len
 from lsp_server.tokens.exact import EXACT_ENCODINGS, load_exact_counter
 from lsp_server.tokens.pi import pi_text_tokens
 from lsp_server.tokens.weighted import weighted_tokens

@@ -22,7 +22,7 @@ from typing import Any
 
 from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 from lsp_server.findings import Finding
-from lsp_server.jscompat import node_dir_sort_key
+from lsp_server.js.strings import node_dir_sort_key
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.jscompat import node_dir_sort_key
+from lsp_server.js.strings import node_dir_sort_key
 
 # Files above this size are not read at all (a finding says so). Pi would try; a language
 # server holding a 500 MB "AGENTS.md" in memory on every keystroke would not survive.

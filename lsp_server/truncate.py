@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
-from lsp_server.jscompat import js_len, js_number_to_string, js_slice_head
-from lsp_server.session.jsvalues import js_to_string, node_utf8
+from lsp_server.js.numbers import js_number_to_string
+from lsp_server.js.strings import js_len, js_slice_head, node_utf8
+from lsp_server.js.values import js_to_string
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from lsp_server import fsread
-from lsp_server.jscompat import strip_bom
+from lsp_server.js.strings import strip_bom
 from lsp_server.prompt.package_dir import find_pi_package_dir
 from lsp_server.settings.pi_context import BudgetSettings
 

@@ -19,9 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lsp_server.jscompat import js_json_stringify, js_len
-from lsp_server.prompt.jsobject import js_key_order
-from lsp_server.session.jsvalues import js_get, js_to_string, js_truthy
+from lsp_server.js.json import js_json_stringify
+from lsp_server.js.objects import js_key_order
+from lsp_server.js.strings import js_len
+from lsp_server.js.values import js_get, js_to_string, js_truthy
 from lsp_server.session.messages import Message, content_text, convert_message_to_llm
 from lsp_server.session.tokens import estimate_tokens, estimate_tokens_with, message_token_parts
 from lsp_server.tokens.counter import TokenCounter

@@ -12,8 +12,8 @@ from typing import Any
 
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.compaction.operations import plan_compaction
+from lsp_server.js.values import js_get
 from lsp_server.project.project import Project
-from lsp_server.session.jsvalues import js_get
 from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
 from lsp_server.tokens.counter import TokenCounter

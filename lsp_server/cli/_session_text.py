@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.session.jsvalues import js_get, js_to_string
+from lsp_server.js.values import js_get, js_to_string
 from lsp_server.session.messages import content_text
 from lsp_server.session.tree import TreeNode, TreeView
 

@@ -31,8 +31,8 @@ from lsp_server.cli._summarizing import (
     summarizer_from_args,
 )
 from lsp_server.compaction.operations import BranchOutcome, BranchPlan
+from lsp_server.js.values import js_get
 from lsp_server.project.summaries import JobRefused, branch_budget, plan_branch_job
-from lsp_server.session.jsvalues import js_get
 
 
 def register(subparsers: Any) -> None:

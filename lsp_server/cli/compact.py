@@ -30,8 +30,8 @@ from lsp_server.cli._summarizing import (
     summarizer_from_args,
 )
 from lsp_server.compaction.operations import CompactionOutcome, CompactionPlan
+from lsp_server.js.values import UNDEFINED
 from lsp_server.project.summaries import JobRefused, plan_compaction_job
-from lsp_server.session.jsvalues import UNDEFINED
 
 
 def register(subparsers: Any) -> None:

@@ -28,11 +28,11 @@ from lsp_server.cli._project import add_project_arguments, project_inputs, setti
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
 from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
+from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
-from lsp_server.session.jsvalues import js_get
 from lsp_server.session.tail import SessionFile, load_session
 
 

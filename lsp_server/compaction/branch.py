@@ -47,10 +47,10 @@ from lsp_server.compaction.summarize import (
     conversation_text,
     summarize_once,
 )
+from lsp_server.js.values import js_get, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import Usage
 from lsp_server.session.entries import Entry
-from lsp_server.session.jsvalues import js_get, js_truthy
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,

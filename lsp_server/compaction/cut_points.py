@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lsp_server.js.values import js_get
 from lsp_server.session.entries import Entry
-from lsp_server.session.jsvalues import js_get
 from lsp_server.session.messages import Message
 from lsp_server.session.projection import ProjectedEntry, entry_to_context_messages
 from lsp_server.session.tokens import estimate_tokens

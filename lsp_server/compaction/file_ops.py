@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.jscompat import js_sorted
-from lsp_server.session.jsvalues import js_get, js_truthy
+from lsp_server.js.strings import js_sorted
+from lsp_server.js.values import js_get, js_truthy
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from lsp_server.session.jsvalues import js_to_string, js_truthy
+from lsp_server.js.values import js_to_string, js_truthy
 
 # --- instruction prose (ours) -------------------------------------------------------------------
 

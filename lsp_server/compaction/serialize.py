@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lsp_server.jscompat import js_json_stringify, js_len, js_slice_head
+from lsp_server.js.json import js_json_stringify
+from lsp_server.js.objects import js_key_order, js_ordered
+from lsp_server.js.strings import js_len, js_slice_head
+from lsp_server.js.values import js_get, js_to_string
 from lsp_server.llm.transcript import ASSISTANT, ASSISTANT_TOOL_CALLS, PART_SEPARATOR, TOOL_RESULT, USER
-from lsp_server.session.jsvalues import js_get, js_object_keys, js_ordered, js_to_string
 from lsp_server.session.messages import content_text
 
 TOOL_RESULT_MAX_CHARS: Final = 2000
@@ -40,7 +42,7 @@ def format_tool_call(block: Any) -> str:
     arguments = js_get(block, "arguments")
     pairs: list[str] = []
     if isinstance(arguments, dict):
-        pairs = [f"{key}={_json_value(arguments[key])}" for key in js_object_keys(arguments)]
+        pairs = [f"{key}={_json_value(arguments[key])}" for key in js_key_order(arguments)]
     elif isinstance(arguments, list):
         pairs = [f"{index}={_json_value(item)}" for index, item in enumerate(arguments)]
     return f"{js_to_string(js_get(block, 'name'))}({', '.join(pairs)})"

@@ -44,9 +44,9 @@ from lsp_server.compaction.prompts import (
     turn_prefix_prompt,
 )
 from lsp_server.compaction.serialize import serialize_conversation
+from lsp_server.js.values import is_nullish, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import AssistantReply, CompletionRequest, ReasoningLevel, RetryNotice, Usage
-from lsp_server.session.jsvalues import is_nullish, js_to_string, js_truthy
 from lsp_server.session.messages import Message, convert_to_llm
 
 Phase = Literal[

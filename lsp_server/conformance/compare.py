@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.conformance.harness import load_ops
-from lsp_server.jscompat import js_json_stringify
+from lsp_server.js.json import js_json_stringify
 
 Json = Any
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lsp_server import __version__
-from lsp_server.jscompat import js_json_stringify
+from lsp_server.js.json import js_json_stringify
 
 Json = Any
 OpHandler = Callable[[dict[str, Any], "EvalContext"], Json]

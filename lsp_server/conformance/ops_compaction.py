@@ -37,11 +37,11 @@ from lsp_server.compaction.summarize import CompactionResult, SummaryFailure, Su
 from lsp_server.conformance.harness import EvalContext, OpError, op
 from lsp_server.conformance.ops_session import as_json, brief_message, decode_entries
 from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
+from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.llm.client import CancelToken
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress, Usage
 from lsp_server.prompt.sections import DEFAULT_SELECTED_TOOLS
 from lsp_server.session.entries import CURRENT_SESSION_VERSION
-from lsp_server.session.jsvalues import UNDEFINED, js_get, js_truthy
 from lsp_server.session.messages import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,

@@ -22,7 +22,8 @@ from lsp_server.compaction.file_ops import (
 )
 from lsp_server.compaction.serialize import serialize_conversation
 from lsp_server.conformance.harness import EvalContext, OpError, gen_content, op
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len, js_slice, node_utf8
+from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsonl import (
@@ -31,7 +32,6 @@ from lsp_server.session.jsonl import (
     parse_session_text,
     read_entries_from_file,
 )
-from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_get, js_join_part, js_slice, js_to_string, node_utf8
 from lsp_server.session.messages import convert_to_llm
 from lsp_server.session.projection import build_session_projection
 from lsp_server.session.tokens import (

@@ -24,7 +24,7 @@ from lsp_server.context.git_worktree import NestedWorktree, nested_linked_worktr
 from lsp_server.context.model import ContextFile
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import canonicalize_path, paths_equal, resolve_path
-from lsp_server.jscompat import strip_bom
+from lsp_server.js.strings import strip_bom
 
 Reader = Callable[[str], fsread.ReadResult]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from lsp_server.context.yaml12 import MapNode, ScalarNode, YamlError, YamlNode, YamlResult, parse_yaml
 from lsp_server.findings import Position, Range
-from lsp_server.jscompat import js_trim, normalize_newlines, strip_bom
+from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 
 FENCE = "---"
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from lsp_server import fsread
 from lsp_server.context.paths import canonicalize_path, is_path_within, node_resolve, paths_equal
-from lsp_server.jscompat import js_trim
+from lsp_server.js.strings import js_trim
 
 _GITDIR_PREFIX = "gitdir: "
 

@@ -31,7 +31,7 @@ from lsp_server.context.paths import (
     resolve_path,
 )
 from lsp_server.fsread import ReadResult, exists, list_dir_sorted, read_text
-from lsp_server.jscompat import js_len, js_trim
+from lsp_server.js.strings import js_len, js_trim
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024

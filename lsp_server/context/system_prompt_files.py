@@ -21,7 +21,7 @@ from typing import Literal
 from lsp_server import fsread
 from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SYSTEM_PROMPT_FILE
 from lsp_server.context.paths import node_resolve, resolve_path
-from lsp_server.jscompat import strip_bom
+from lsp_server.js.strings import strip_bom
 
 Reader = Callable[[str], fsread.ReadResult]
 

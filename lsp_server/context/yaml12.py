@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
-from lsp_server.jscompat import js_len, js_number_to_string
+from lsp_server.js.numbers import js_number_to_string
+from lsp_server.js.strings import js_len
 
 # ---------------------------------------------------------------------------------------------
 # Nodes

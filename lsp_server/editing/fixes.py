@@ -56,7 +56,7 @@ from lsp_server.editing.yamltext import (
     yaml_scalar,
 )
 from lsp_server.findings import Finding, Position
-from lsp_server.jscompat import js_len, js_slice_head
+from lsp_server.js.strings import js_len, js_slice_head
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, check_skill_text, suggest_name
 from lsp_server.settings.limits import Thresholds

@@ -24,7 +24,7 @@ from lsp_server.context.skills import SkillFileResult, load_skill_from_text, val
 from lsp_server.context.yaml12 import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
 from lsp_server.findings import Position, Range
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len
 from lsp_server.rules.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
 from lsp_server.tokens.pi import pi_tokens_for_chars
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lsp_server.jscompat import js_sorted
+from lsp_server.js.strings import js_sorted
 from lsp_server.llm.client import CancelToken, aborted_reply
 from lsp_server.llm.offline_prompt import (
     Heading,

@@ -15,8 +15,8 @@ from lsp_server import protocol
 from lsp_server.budget.budget import prompt_budget
 from lsp_server.budget.projected import SessionAnalysis, analyze_session
 from lsp_server.budget.wire import budget_result, projected_result
+from lsp_server.js.values import UNDEFINED
 from lsp_server.project.prompt_state import PromptSnapshot
-from lsp_server.session.jsvalues import UNDEFINED
 from lsp_server.session.tail import SessionFile
 
 

@@ -29,7 +29,7 @@ from lsp_server.context.names import (
     SYSTEM_PROMPT_FILE,
 )
 from lsp_server.context.paths import is_path_within
-from lsp_server.jscompat import strip_bom
+from lsp_server.js.strings import strip_bom
 from lsp_server.project.prompt_state import PromptSnapshot, section_tokens
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.tokens.pair import TokenPair

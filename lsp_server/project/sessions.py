@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.session.jsvalues import UNDEFINED, js_get, js_to_string
+from lsp_server.js.values import UNDEFINED, js_get, js_to_string
 from lsp_server.session.locate import SessionSummary, list_sessions, peek_session
 from lsp_server.session.messages import content_text
 from lsp_server.session.tail import RefreshResult, SessionFile

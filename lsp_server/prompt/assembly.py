@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.context.model import ContextFile
 from lsp_server.context.paths import resolve_path
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len
 from lsp_server.prompt.sections import (
     DEFAULT_SELECTED_TOOLS,
     PromptOptions,

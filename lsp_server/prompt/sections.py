@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from lsp_server.context.model import ContextFile
-from lsp_server.jscompat import js_trim
-from lsp_server.prompt.jsobject import js_key_order, js_object
+from lsp_server.js.objects import js_key_order, js_object
+from lsp_server.js.strings import js_trim
 from lsp_server.prompt.package_dir import find_pi_package_dir, package_paths
 from lsp_server.prompt.skills_block import PromptSkill, format_skills_for_prompt
 from lsp_server.prompt.texts import OUR_TEXTS, PromptTexts

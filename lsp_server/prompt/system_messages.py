@@ -16,22 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lsp_server.jscompat import js_number_to_string
-from lsp_server.prompt.jsobject import js_key_order, js_object
+from lsp_server.js.objects import js_key_order, js_object
+from lsp_server.js.values import js_join_part, js_to_string
 from lsp_server.prompt.sections import render_prompt_text
 
 Message = Mapping[str, Any]
-
-
-def _js_string(value: Any) -> str:
-    """``String(value)`` for the JSON values a section can hold."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_to_string(value)
-    return str(value)
 
 
 def content_text(content: Any, separator: str = "\n") -> str:
@@ -41,7 +30,7 @@ def content_text(content: Any, separator: str = "\n") -> str:
     if not isinstance(content, list):
         return ""
     return separator.join(
-        _js_string(block.get("text", ""))
+        js_join_part(block.get("text"))
         for block in content
         if isinstance(block, Mapping) and block.get("type") == "text"
     )
@@ -69,7 +58,7 @@ def render_system_message_update(message: Message) -> str:
         if value is None:
             parts.append(f'Removed system prompt section "{name}".')
         else:
-            parts.append(f'Updated system prompt section "{name}":\n\n{_js_string(value)}')
+            parts.append(f'Updated system prompt section "{name}":\n\n{js_to_string(value)}')
     return "\n\n".join(parts)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
-from lsp_server.jscompat import js_trim, normalize_newlines, strip_bom
+from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.references import find_imports
 from lsp_server.rules.registry import Emitter

@@ -23,7 +23,7 @@ from lsp_server.context.names import SKILL_FILE_NAME
 from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SkillFileResult, load_skill_from_text
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
-from lsp_server.jscompat import js_len, strip_bom
+from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter

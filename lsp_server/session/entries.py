@@ -5,7 +5,7 @@ Two representations, on purpose:
 * **Raw entries** (:data:`Entry`, a ``dict``) are what a session file holds, exactly as parsed:
   unknown entry types and keys stay, an absent key differs from ``null``, key order is the file's.
   Pi itself never validates a session file, and every Pi-exact computation (path, projection,
-  tokens, cut points) reads these dicts with JavaScript's rules (``jsvalues``). Loading a 100 MB
+  tokens, cut points) reads these dicts with JavaScript's rules (``lsp_server.js``). Loading a 100 MB
   session therefore costs one JSON parse, not a model validation per entry.
 * **Models** (:class:`SessionEntryModel` and the message models) type the same data for code
   that builds or inspects entries: the compaction writer creates a ``CompactionEntry`` and writes
@@ -23,8 +23,9 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, ValidationError
 from pydantic.alias_generators import to_camel
 
-from lsp_server.jscompat import js_json_stringify
-from lsp_server.session.jsvalues import js_get, js_ordered
+from lsp_server.js.json import js_json_stringify
+from lsp_server.js.objects import js_ordered
+from lsp_server.js.values import js_get
 
 Entry = dict[str, Any]
 """One parsed line of a session file (the header or an entry), as stored."""

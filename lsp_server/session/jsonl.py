@@ -21,9 +21,9 @@ from typing import Any, Final
 
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message
-from lsp_server.jscompat import js_trim, js_trim_start
+from lsp_server.js.strings import js_trim, js_trim_start
+from lsp_server.js.values import UNDEFINED
 from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
-from lsp_server.session.jsvalues import UNDEFINED
 
 NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
 

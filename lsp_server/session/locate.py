@@ -24,9 +24,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from lsp_server.context.paths import default_agent_dir, normalize_path, paths_equal, resolve_path
-from lsp_server.jscompat import js_trim
+from lsp_server.js.dates import js_date_ms
+from lsp_server.js.strings import js_trim
+from lsp_server.js.values import js_truthy
 from lsp_server.session.jsonl import BadJson, parse_json
-from lsp_server.session.jsvalues import js_date_ms, js_truthy
 
 SESSION_DIR_ENV: Final = "PI_CODING_AGENT_SESSION_DIR"
 SESSIONS_FOLDER: Final = "sessions"

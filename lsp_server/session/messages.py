@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_date_ms, js_get, js_join_part, js_to_string, js_truthy
+from lsp_server.js.dates import js_date_ms
+from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string, js_truthy
 
 Message = dict[str, Any]
 

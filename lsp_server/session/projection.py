@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_truthy
 from lsp_server.session.entries import Entry
-from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_get, js_truthy
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,

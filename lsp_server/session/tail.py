@@ -26,6 +26,7 @@ from typing import Any, BinaryIO, Final, Literal
 
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message
+from lsp_server.js.values import UNDEFINED
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
@@ -36,7 +37,6 @@ from lsp_server.session.jsonl import (
     parse_bytes,
     parse_line,
 )
-from lsp_server.session.jsvalues import UNDEFINED
 from lsp_server.session.projection import SessionProjection, build_session_projection
 from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
 

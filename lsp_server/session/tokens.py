@@ -19,9 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from lsp_server.jscompat import js_json_stringify, js_len
+from lsp_server.js.json import js_json_stringify
+from lsp_server.js.strings import js_len
+from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_to_string, js_truthy
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.jsvalues import UNDEFINED, is_nullish, js_get, js_to_string, js_truthy
 
 if TYPE_CHECKING:
     from lsp_server.session.projection import SessionProjection

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lsp_server.session.jsvalues import js_get, js_truthy
+from lsp_server.js.values import js_get, js_truthy
 
 SYNTHETIC_RESULT_TEXT: Final = "No result provided"
 

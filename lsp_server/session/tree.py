@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lsp_server.js.dates import js_date_ms
+from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.session.entries import Entry
-from lsp_server.session.jsvalues import UNDEFINED, js_date_ms, js_get, js_truthy
 
 EntryIndex = Mapping[Any, Entry]
 

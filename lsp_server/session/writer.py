@@ -37,9 +37,10 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from lsp_server.fsread import node_error_message
+from lsp_server.js.strings import node_utf8
+from lsp_server.js.values import UNDEFINED
 from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
 from lsp_server.session.jsonl import LineProblem, header_problem, parse_bytes, parse_json
-from lsp_server.session.jsvalues import UNDEFINED, node_utf8
 from lsp_server.session.tree import build_index
 
 try:  # POSIX; elsewhere we write without the advisory lock (the size/bytes check still applies)

@@ -9,7 +9,7 @@ of all parts first and rounds once, so callers that add several texts should add
 
 from __future__ import annotations
 
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len
 
 
 def pi_tokens_for_chars(chars: int) -> int:

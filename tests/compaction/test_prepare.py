@@ -8,7 +8,7 @@ from lsp_server.compaction.prepare import (
     nothing_to_compact_reason,
     prepare_compaction,
 )
-from lsp_server.session.jsvalues import UNDEFINED
+from lsp_server.js.values import UNDEFINED
 from lsp_server.session.tokens import CompactionSettings
 from tests.compaction._sessions import Chain, usage
 

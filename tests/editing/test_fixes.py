@@ -9,7 +9,7 @@ import pytest
 
 from lsp_server.editing.fixes import FIXABLE_CODES, compute_fixes, trim_at_word_boundary
 from lsp_server.editing.text import apply_edits
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len
 from lsp_server.rules.registry import RULES
 from lsp_server.rules.skill_rules import check_skill_text
 from tests.editing.conftest import Skills

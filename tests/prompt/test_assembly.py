@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lsp_server.context.model import ContextFile
 from lsp_server.context.resources import ResourceOptions, load_resources
-from lsp_server.jscompat import js_len
+from lsp_server.js.strings import js_len
 from lsp_server.prompt.assembly import (
     PromptInputs,
     SourcedText,

@@ -28,6 +28,19 @@ def test_update_renders_text_then_sections_by_name() -> None:
     )
 
 
+def test_update_writes_non_string_values_as_template_literals_do() -> None:
+    # Pi 1.6.0's answer for the same message: ``${value}`` joins arrays and names objects.
+    message = _system(0, sections={"a": ["x", 1.5, None], "b": 2, "c": {"k": 1}, "d": False})
+    assert render_system_message_update(message) == (
+        'Updated system prompt section "a":\n\nx,1.5,\n\nUpdated system prompt section "b":\n\n2\n\n'
+        'Updated system prompt section "c":\n\n[object Object]\n\nUpdated system prompt section "d":\n\nfalse'
+    )
+
+
+def test_content_text_writes_a_null_text_block_as_nothing() -> None:
+    assert content_text([{"type": "text", "text": None}, {"type": "text", "text": "x"}]) == "\nx"
+
+
 def test_replay_concatenates_text_contents_with_blank_lines() -> None:
     current = current_system_message([_system(1, "A"), {"role": "user", "content": "u"}, _system(2, "B")])
     assert current is not None

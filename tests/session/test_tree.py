@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_server.session.jsvalues import UNDEFINED
+from lsp_server.js.values import UNDEFINED
 from lsp_server.session.tree import SessionIndex, build_path, build_tree, collect_labels
 from tests.session._entries import message, ts, user
 

@@ -1,4 +1,4 @@
-"""JavaScript semantics against answers Node 22 gave (tests/golden/jscompat.json, made by Node)."""
+"""JavaScript strings: UTF-16 lengths, slices, sort order, trims, Node's UTF-8 (answers from Node 22)."""
 
 from __future__ import annotations
 
@@ -7,30 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.jscompat import (
-    js_json_stringify,
+from lsp_server.js.strings import (
+    from_code_units,
     js_len,
-    js_number_to_string,
+    js_slice,
     js_slice_head,
     js_sorted,
     js_trim,
+    node_utf8,
     normalize_newlines,
     strip_bom,
+    to_code_units,
     utf8_len,
 )
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "jscompat.json").read_text(encoding="utf-8"))
-
-
-@pytest.mark.parametrize(("value", "as_string", "as_json"), GOLDEN["numbers"])
-def test_numbers_print_like_javascript(value: float, as_string: str, as_json: str) -> None:
-    assert js_number_to_string(float(value)) == as_string
-    assert js_json_stringify(float(value)) == as_json
+GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "js.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(("text", "as_json", "length"), GOLDEN["stringify"])
-def test_strings_stringify_and_length_like_javascript(text: str, as_json: str, length: int) -> None:
-    assert js_json_stringify(text) == as_json
+def test_length_counts_utf16_units(text: str, as_json: str, length: int) -> None:
     assert js_len(text) == length
 
 
@@ -43,11 +38,10 @@ def test_default_sort_orders_by_utf16_code_units() -> None:
     assert js_sorted(GOLDEN["sortInput"]) == GOLDEN["sorted"]
 
 
-def test_nested_values_stringify_compact_and_indented() -> None:
-    value = {"a": [1, 2.5, {"b": "x"}], "c": None, "d": True, "e": {}, "f": []}
-    assert js_json_stringify(value) == GOLDEN["nested"]
-    del value["d"]
-    assert js_json_stringify(value, indent=2) == GOLDEN["nestedIndented"]
+def test_slice_counts_utf16_units_and_may_split_a_pair() -> None:
+    assert js_slice("a😀b", 0, 2) == "a\ud83d"
+    assert js_slice("a😀b", -2) == "\ude00b"
+    assert js_slice("a😀b", 3, 1) == ""
 
 
 def test_slice_head_never_splits_a_surrogate_pair() -> None:
@@ -59,8 +53,24 @@ def test_slice_head_never_splits_a_surrogate_pair() -> None:
     assert js_slice_head(text, 0) == ""
 
 
+def test_slice_head_keeps_a_lone_high_surrogate() -> None:
+    assert js_slice_head("a\ud83dé", 2) == "a\ud83d"  # no low half follows: nothing to protect
+
+
+def test_code_units_split_astral_characters_and_join_them_again() -> None:
+    units = to_code_units("a😀")
+    assert units == "a\ud83d\ude00" and len(units) == 3
+    assert from_code_units(units) == "a😀"
+    assert from_code_units(units[:2]) == "a\ud83d"
+
+
 def test_utf8_length_counts_bytes() -> None:
     assert utf8_len("é😀") == 2 + 4
+    assert utf8_len("a\ud83d") == len(node_utf8("a\ud83d")) == 4
+
+
+def test_lone_surrogates_encode_as_replacement_characters() -> None:
+    assert node_utf8("a\ud83d") == b"a\xef\xbf\xbd"
 
 
 def test_bom_and_newlines() -> None:

@@ -1,0 +1,58 @@
+"""JavaScript numbers: which Python value stands for one, and how ``Number.prototype.toString`` prints it.
+
+JavaScript has one number type, a double. Python keeps integral values as ``int`` where the
+double is exact (``1.0`` from YAML is the number ``1`` and must print as ``1``), and ``float``
+otherwise; :func:`js_number_to_string` is the shortest round-trip form with ECMAScript's layout
+rules (``1e+21``, ``1e-7``, ``0.000001``), which ``JSON.stringify`` and template literals write.
+"""
+
+from __future__ import annotations
+
+import math
+
+_EXACT_INTEGERS = 2**53  # every integer up to this magnitude is exact in a double
+
+
+def js_number(value: float | int) -> int | float:
+    """The Python value of a JavaScript number: integral and exact as ``int`` (``1.0`` is ``1``),
+    anything else (fractions, NaN, infinities, integers a double rounds) as ``float``."""
+    if isinstance(value, int):
+        return value if abs(value) <= _EXACT_INTEGERS else float(value)
+    if math.isfinite(value) and value == int(value) and abs(value) <= _EXACT_INTEGERS:
+        return int(value)
+    return value
+
+
+def js_number_to_string(value: float) -> str:
+    """``Number.prototype.toString()`` for finite numbers (the form JSON.stringify writes)."""
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return "null"
+    if value == int(value) and abs(value) < _EXACT_INTEGERS:
+        return str(int(value))
+    # Shortest round-trip digits and exponent, then ECMAScript's layout rules.
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    exp = int(exponent) if exponent else 0
+    if "." in mantissa:
+        int_part, frac_part = mantissa.split(".")
+    else:
+        int_part, frac_part = mantissa, ""
+    digits = (int_part + frac_part).lstrip("0")
+    leading_zeros = len(int_part + frac_part) - len((int_part + frac_part).lstrip("0"))
+    point = len(int_part) + exp - leading_zeros  # decimal point position relative to digits
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    n = point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    exp_text = f"e+{e}" if e >= 0 else f"e-{-e}"
+    if k == 1:
+        return sign + digits + exp_text
+    return sign + digits[0] + "." + digits[1:] + exp_text

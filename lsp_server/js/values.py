@@ -1,0 +1,91 @@
+"""JavaScript values as Pi's code sees parsed data: ``undefined``, property access, truthiness, ``String()``.
+
+Pi reads session files and frontmatter without validating them and works on the parsed values
+with plain property access, so its answers depend on rules Python does not share: a missing key
+is ``undefined`` and differs from ``null``; ``if (x)`` is false for ``0``, ``""`` and ``NaN`` but
+true for ``[]``; a template literal turns ``1.0`` into ``"1"`` and an array into its elements
+joined by commas. Code that reads such data goes through these helpers, so the same hand-edited
+file gives the same result here as in Pi, and never an exception.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from lsp_server.js.numbers import js_number_to_string
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: what reading an absent key gives (distinct from ``None``/null)."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final = _Undefined()
+
+
+def js_get(obj: Any, key: str) -> Any:
+    """``obj[key]`` for parsed JSON: :data:`UNDEFINED` when ``obj`` is not an object or lacks ``key``."""
+    if isinstance(obj, dict):
+        return obj.get(key, UNDEFINED)
+    return UNDEFINED
+
+
+def is_nullish(value: Any) -> bool:
+    """``value == null`` in JavaScript: ``null`` or ``undefined``."""
+    return value is None or value is UNDEFINED
+
+
+def js_truthy(value: Any) -> bool:
+    """``Boolean(value)``: false for undefined, null, false, 0, NaN and ""; true for [] and {}."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if isinstance(value, (int, float)):
+        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def js_to_string(value: Any) -> str:
+    """``String(value)`` / a template literal: ``1.0`` -> ``"1"``, ``null`` -> ``"null"``, arrays joined."""
+    if isinstance(value, str):
+        return value
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return js_number_to_string(value)
+    if isinstance(value, list):
+        return ",".join(js_join_part(item) for item in value)
+    return "[object Object]"
+
+
+def js_join_part(value: Any) -> str:
+    """How ``Array.prototype.join`` writes one element: null and undefined become ""."""
+    if is_nullish(value):
+        return ""
+    return js_to_string(value)

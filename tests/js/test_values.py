@@ -1,0 +1,32 @@
+"""JavaScript value rules that parsed data depends on: ``undefined``, truthiness, ``String()``."""
+
+from __future__ import annotations
+
+from lsp_server.js.values import UNDEFINED, js_get, js_join_part, js_to_string, js_truthy
+
+
+def test_absent_key_is_undefined_not_null() -> None:
+    assert js_get({"a": None}, "a") is None
+    assert js_get({}, "a") is UNDEFINED
+    assert js_get("not an object", "a") is UNDEFINED
+
+
+def test_truthiness_follows_javascript() -> None:
+    assert [js_truthy(v) for v in (0, 0.0, "", None, UNDEFINED, float("nan"), False)] == [False] * 7
+    assert [js_truthy(v) for v in ([], {}, "0", -1)] == [True] * 4
+
+
+def test_string_conversion_follows_template_literals() -> None:
+    assert [js_to_string(v) for v in (1.0, 0.5, None, UNDEFINED, True, [1, None, "a"], {"a": 1})] == [
+        "1",
+        "0.5",
+        "null",
+        "undefined",
+        "true",
+        "1,,a",
+        "[object Object]",
+    ]
+
+
+def test_join_writes_null_and_undefined_as_nothing() -> None:
+    assert [js_join_part(v) for v in (None, UNDEFINED, 0, "x")] == ["", "", "0", "x"]
