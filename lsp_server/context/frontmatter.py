@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from lsp_server.context.yaml12 import MapNode, ScalarNode, YamlError, YamlNode, YamlResult, parse_yaml
+from lsp_server.context.yaml import MapNode, ScalarNode, YamlError, YamlNode, YamlResult, parse_yaml, property_name
 from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 
@@ -127,11 +128,17 @@ class Frontmatter:
 
     # -- fields ----------------------------------------------------------------------------
 
-    def field(self, key: str) -> FieldLocation | None:
+    @cached_property
+    def _pairs_by_name(self) -> dict[str, tuple[YamlNode, YamlNode]]:
+        """Top-level pairs by JS property name, in first-seen order; the last pair of a name wins,
+        as in the object Pi gets (``1: a`` and ``"1": b`` are both the property ``"1"``)."""
         mapping = self.mapping
         if mapping is None:
-            return None
-        pair = mapping.find(key)
+            return {}
+        return {property_name(key): (key, value) for key, value in mapping.pairs}
+
+    def field(self, key: str) -> FieldLocation | None:
+        pair = self._pairs_by_name.get(key)
         if pair is None:
             return None
         key_node, value_node = pair
@@ -139,15 +146,8 @@ class Frontmatter:
         return FieldLocation(key, self.node_range(key_node), self.node_range(value_node), value, value_node)
 
     def fields(self) -> list[FieldLocation]:
-        mapping = self.mapping
-        if mapping is None:
-            return []
         out: list[FieldLocation] = []
-        seen: set[str] = set()
-        for name, _key in mapping.key_names():
-            if name in seen:
-                continue
-            seen.add(name)
+        for name in self._pairs_by_name:
             located = self.field(name)
             if located is not None:
                 out.append(located)

@@ -36,7 +36,7 @@ from typing import Any
 
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
 from lsp_server.context.names import SKILL_FILE_NAME
-from lsp_server.context.yaml12 import ScalarNode, parse_yaml
+from lsp_server.context.yaml import ScalarNode, parse_yaml
 from lsp_server.editing.text import (
     LineIndex,
     TextEdit,

@@ -21,7 +21,7 @@ from lsp_server.context.context_files import choose_context_file
 from lsp_server.context.frontmatter import FieldLocation, Frontmatter, parse_frontmatter
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.skills import SkillFileResult, load_skill_from_text, validate_name
-from lsp_server.context.yaml12 import ScalarNode
+from lsp_server.context.yaml import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
 from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_len

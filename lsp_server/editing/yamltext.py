@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from lsp_server.context.frontmatter import FieldLocation, Frontmatter
-from lsp_server.context.yaml12 import AliasNode, ScalarNode, resolve_plain
+from lsp_server.context.yaml import AliasNode, ScalarNode, resolve_plain
 from lsp_server.editing.text import LineIndex, TextEdit
 from lsp_server.findings import Position, Range
 

@@ -89,3 +89,28 @@ def js_join_part(value: Any) -> str:
     if is_nullish(value):
         return ""
     return js_to_string(value)
+
+
+def strict_equality_key(value: Any) -> tuple[Any, ...] | None:
+    """A hashable stand-in that is equal for two primitives exactly when ``a === b`` holds.
+
+    ``1`` and ``1.0`` are the same number, ``0`` and ``-0`` too, ``true`` is not ``1``, ``"1"`` is
+    not ``1``. ``None`` for values equal to nothing but themselves: ``NaN``, and objects (arrays,
+    dicts), which JavaScript compares by identity. Lets a duplicate check use a set instead of
+    comparing every pair.
+    """
+    if value is None:
+        return ("null",)
+    if value is UNDEFINED:
+        return ("undefined",)
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)  # integers beyond a double's range are +-Infinity in JavaScript
+        except OverflowError:
+            number = math.inf if value > 0 else -math.inf
+        return None if math.isnan(number) else ("number", number)
+    if isinstance(value, str):
+        return ("string", value)
+    return None

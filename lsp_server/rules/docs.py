@@ -6,6 +6,7 @@ after changing a rule or a profile; a test compares the committed file with this
 
 from __future__ import annotations
 
+from lsp_server.context.yaml import limits as yaml_limits
 from lsp_server.rules.profiles import PROFILE_TABLE, PROFILES, Profile, ProfileId
 from lsp_server.rules.registry import RULES, Rule
 
@@ -64,7 +65,22 @@ wording is yaml's for the common ones and ours otherwise. Known residual differe
   different position; the conformance cases pin the ones users meet;
 - `: :` (an empty key whose value is another empty mapping) is an error for yaml and accepted by us;
   `? ? ?` stringifies its complex key differently;
-- `!!set`, `!!omap` and `!!pairs` collections are read as plain mappings/sequences.
+- `!!set`, `!!omap` and `!!pairs` collections are read as plain mappings/sequences;
+- a `!!timestamp` key is named by its ISO form where Pi uses `Date#toString()` (local time), and a
+  quoted scalar or tag inside a collection key is written as JSON, without the tag, where yaml keeps
+  the source's quotes and tag (`? ['a']` is `[ 'a' ]` for Pi, `[ "a" ]` for us).
+
+## YAML limits
+
+A frontmatter beyond one of these limits is reported as `skill/yaml-error` with a message that
+names the limit, at the place where it is crossed; pi-context reads no further, so it does not
+claim whether Pi loads the skill (`skill/not-loaded` is not reported). Pi has no such limits:
+its parser gives up on deep nesting somewhere between about 750 and 1,700 levels, and takes
+seconds to minutes on tens of thousands of keys or aliases, where ours is linear.
+
+| code | limit | error |
+| --- | --- | --- |
+{limits}
 
 ## Left out (for now)
 
@@ -73,6 +89,17 @@ person and vagueness heuristics on descriptions, word counts, reference depth ("
 hard-coded secrets and dangerous commands in bundled scripts, Codex's cumulative AGENTS.md
 budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyond missing files.
 """
+
+
+def _limits_table() -> str:
+    """One row per YAML limit, from the limits' own table."""
+    rows = []
+    for limit in yaml_limits.LIMITS:
+        value = f"{limit.value:,}"
+        if limit is yaml_limits.TABS:
+            value += f" (fewer above {yaml_limits.TAB_REREAD_CHARACTERS // limit.value:,} characters)"
+        rows.append(f"| `{limit.code}` | {value} | {limit.text()} |")
+    return "\n".join(rows)
 
 
 def _keys(profile: Profile) -> str:
@@ -128,7 +155,7 @@ def render_rules_markdown() -> str:
             out += f"### `{rule.code}`\n\n{rule.title} {rule.explanation}\n\n"
             out += f"Severity: {severities}.\n\nMessages:\n\n{_messages(rule)}\n\n"
             out += f"Quick fix: {rule.fix if rule.fix else 'none'}.\n\n"
-    return out + _OUTRO
+    return out + _OUTRO.replace("{limits}", _limits_table())
 
 
 if __name__ == "__main__":  # pragma: no cover

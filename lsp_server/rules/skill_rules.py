@@ -107,7 +107,8 @@ class _SkillChecker:
             error = fm.error
             text = error.text if not error.positioned else f"{error.text} at line {error.line}, column {error.column}"
             self.em.emit("skill/yaml-error", fm.error_range(), {"text": text}, {"yamlLine": error.line})
-            self.em.emit("skill/not-loaded", self.anchor(fm), {"reason": "the frontmatter is not valid YAML"})
+            if not error.is_limit:  # past pi-context's own limits, whether Pi loads the skill is unknown
+                self.em.emit("skill/not-loaded", self.anchor(fm), {"reason": "the frontmatter is not valid YAML"})
             return SkillCheck(self.path, tuple(self.em.findings))
         self.check_structure(fm)
         data = fm.data if isinstance(fm.data, dict) else {}

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from lsp_server.context.frontmatter import parse_frontmatter
-from lsp_server.context.yaml12 import parse_yaml
+from lsp_server.context.yaml import parse_yaml
 from lsp_server.editing.text import LineIndex, apply_edits
 from lsp_server.editing.yamltext import field_span, is_plain_safe, replace_value, yaml_scalar
 

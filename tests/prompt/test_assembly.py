@@ -128,3 +128,18 @@ def test_inputs_from_loaded_resources(tmp_path: Path) -> None:
     assert sections["addendum"].sources == (str(cwd / ".pi" / "APPEND_SYSTEM.md"),)
     assert sections["project_context"].sources == (str(cwd / "AGENTS.md"),)
     assert sections["cwd"].text == f"<cwd>\n{cwd}\n</cwd>"
+
+
+def test_a_skill_nested_thousands_deep_leaves_the_prompt_with_a_limit_warning(tmp_path: Path) -> None:
+    # Issue 12: 2,000 nested "[" took 16 s and surfaced a RecursionError through the prompt path.
+    cwd, agent = tmp_path / "proj", tmp_path / "agent"
+    _write(cwd / ".pi" / "skills" / "deep" / "SKILL.md", "---\ndescription: d\nx: " + "[" * 2000 + "\n---\n")
+    _write(cwd / ".pi" / "skills" / "fine" / "SKILL.md", "---\ndescription: Does fine things.\n---\nBody\n")
+    resources = load_resources(
+        ResourceOptions(cwd=str(cwd), agent_dir=str(agent), project_trusted=True, home=str(tmp_path / "home"))
+    )
+    assert [skill.name for skill in resources.skills] == ["fine"]
+    (warning,) = [d.message for d in resources.skill_diagnostics]
+    assert warning.startswith("Collections nested more than 100 deep (pi-context stops at this limit) at line 2")
+    skills = assemble_prompt(inputs_from_resources(resources, package_dir="/opt/pi")).section_map()["skills"]
+    assert "<name>fine</name>" in skills and "deep" not in skills

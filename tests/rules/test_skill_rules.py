@@ -69,6 +69,15 @@ def test_duplicate_keys_are_a_yaml_error(tmp_path: Path) -> None:
     assert finding.message == "Map keys must be unique at line 2, column 1" and finding.range.start == Position(2, 0)
 
 
+def test_a_yaml_limit_is_a_yaml_error_naming_the_limit_without_claiming_what_pi_does(tmp_path: Path) -> None:
+    text = "---\nname: x\ndescription: d\nmetadata: " + "[" * 150 + "]" * 150 + "\n---\n"
+    findings = check(tmp_path, text)
+    finding = only(findings, "skill/yaml-error")
+    assert finding.message.startswith("Collections nested more than 100 deep (pi-context stops at this limit)")
+    assert finding.range.start == Position(3, 109)  # the 100th "[" is the 101st collection, after the mapping
+    assert "skill/not-loaded" not in codes(findings)
+
+
 def test_description_too_long_counts_utf16_in_pi_and_code_points_in_agentskills(tmp_path: Path) -> None:
     text = "---\nname: pdf-tools\ndescription: " + "😀" * 513 + "\n---\n"
     assert only(check(tmp_path, text), "skill/description-too-long").message == (

@@ -1,0 +1,63 @@
+"""How long pathological frontmatter takes to parse, and which limit stops it (issue 12).
+
+Run: ``python bench/bench_yaml.py [case ...]`` (default: every case). Each case is a SKILL.md
+whose YAML once took tens of seconds or crashed (a million keys, 100,000 anchors and aliases,
+flow sequences nested thousands deep, ...). It prints the time of ``parse_frontmatter`` and the
+error that ended it; every case must finish in seconds with an error naming a limit (or yaml's
+own resource-exhaustion rule), never hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+from lsp_server.context.frontmatter import parse_frontmatter
+
+
+def _keys(count: int) -> str:
+    return "\n".join(f"k{i}: v" for i in range(count))
+
+
+CASES: dict[str, Callable[[], str]] = {
+    "keys-1M": lambda: _keys(1_000_000),
+    "keys-100k": lambda: _keys(100_000),
+    "anchors+aliases-100k (mapping)": lambda: (
+        "\n".join(f"k{i}: &a{i} x" for i in range(100_000)) + "\n" + "\n".join(f"r{i}: *a{i}" for i in range(100_000))
+    ),
+    "anchors+aliases-100k (flow list)": lambda: "[" + ", ".join(f"&{i} x, *{i}" for i in range(50_000)) + "]",
+    "aliases-100k of one anchor": lambda: "a: &a x\nb:\n" + "\n".join("- *a" for _ in range(100_000)),
+    "flow-seq nested 2,000": lambda: "a: " + "[" * 2_000 + "]" * 2_000,
+    "flow-seq nested 20,000": lambda: "a: " + "[" * 20_000 + "]" * 20_000,
+    "flow-map nested 5,000": lambda: "a: " + "{a: " * 5_000 + "1" + "}" * 5_000,
+    "block-seq nested 5,000": lambda: "- " * 5_000 + "x",
+    "8 MB scalar": lambda: "description: " + "x" * 8_000_000,
+    "64 tabs after 900 kB": lambda: "x: " + "y" * 900_000 + "\n" + "\n".join(f"k{i}:\tv" for i in range(64)),
+    "self-aliases 10k": lambda: "a: &t [" + ", ".join(["*t"] * 9_999) + "]",
+    "billion laughs": lambda: (
+        "a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+        + "\n".join(f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8))
+    ),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", metavar="case", help=f"one of: {', '.join(CASES)}")
+    names = parser.parse_args().cases or list(CASES)
+    unknown = [name for name in names if name not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(unknown)}")
+    for name in names:
+        text = "---\n" + CASES[name]() + "\n---\nbody\n"
+        start = time.perf_counter()
+        fm = parse_frontmatter(text)
+        elapsed = time.perf_counter() - start
+        error = fm.error
+        outcome = f"{error.code}: {error.message.splitlines()[0]}" if error else f"read ({type(fm.data).__name__})"
+        print(f"{name:34} {elapsed:6.2f} s  {outcome}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

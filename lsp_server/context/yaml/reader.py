@@ -1,0 +1,51 @@
+"""ruamel.yaml as our tokenizer: a YAML 1.2 parser whose events carry start and end marks.
+
+We never use ruamel's constructors (their YAML 1.1 habits differ from ``yaml``'s core schema);
+only its event stream, from which :mod:`lsp_server.context.yaml.compose` builds nodes. ruamel's
+reader also refuses characters that ``yaml`` accepts inside scalars (C0/C1 controls, lone
+surrogates); they are swapped for private-use stand-ins of the same length before parsing, so
+every offset stays the same, and swapped back in scalar values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+def ruamel_parser() -> Any:
+    """A fresh pure-Python ruamel.yaml loader set to YAML 1.2 (``.parse`` gives events, ``.scan`` tokens)."""
+    from ruamel.yaml import YAML
+
+    loader = YAML(typ="safe", pure=True)
+    loader.version = (1, 2)
+    return loader
+
+
+_UNPRINTABLE_RE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def mask_unprintable(text: str) -> tuple[str, dict[str, str]]:
+    """Swap characters ruamel's reader refuses (C0/C1 controls, lone surrogates) for unused
+    private-use stand-ins, one code point each, so positions stay the same; ``yaml`` accepts them.
+
+    Returns the masked text and the table from stand-in back to the original character."""
+    found = set(_UNPRINTABLE_RE.findall(text))
+    if not found:
+        return text, {}
+    present = set(text)
+    table: dict[str, str] = {}
+    candidate = 0xE000
+    for char in sorted(found):
+        while chr(candidate) in present:
+            candidate += 1
+        table[char] = chr(candidate)
+        candidate += 1
+    masked = "".join(table.get(ch, ch) for ch in text)
+    return masked, {v: k for k, v in table.items()}
+
+
+def unmask(value: str, restore: dict[str, str]) -> str:
+    if not restore:
+        return value
+    return "".join(restore.get(ch, ch) for ch in value)

@@ -1,0 +1,133 @@
+"""The YAML 1.2 core schema: the value of a scalar, as Pi's ``yaml`` package resolves it.
+
+Pi parses frontmatter with ``yaml``'s ``parse()``, whose core schema differs from the YAML 1.1
+habits of PyYAML and ruamel.yaml's constructors: ``yes``, ``on`` and ``y`` stay strings,
+``2024-01-01`` is a string, ``1_000`` and ``0b11`` are strings, ``012`` is twelve and ``0o17``
+fifteen, ``1.0`` is the number ``1``. An untagged plain scalar is tested against the schema's
+patterns in ``yaml``'s order; a tagged one (``!!int "12"``) resolves with its tag, and a tag the
+schema does not know leaves the string and a warning (``Unresolved tag``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, NamedTuple
+
+from lsp_server.js.numbers import js_number
+
+TAG_PREFIX = "tag:yaml.org,2002:"
+
+_NULL_RE = re.compile(r"(?:~|[Nn]ull|NULL)?")
+_BOOL_RE = re.compile(r"(?:[Tt]rue|TRUE|[Ff]alse|FALSE)")
+_INT_OCT_RE = re.compile(r"0o[0-7]+")
+_INT_RE = re.compile(r"[-+]?[0-9]+")
+_INT_HEX_RE = re.compile(r"0x[0-9a-fA-F]+")
+_FLOAT_NAN_RE = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)")
+_FLOAT_EXP_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+")
+_FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)")
+
+
+def _parse_int(text: str, radix: int) -> int | float:
+    return js_number(int(text, radix))
+
+
+def _resolve_null(_: str) -> None:
+    return None
+
+
+def _resolve_bool(text: str) -> bool:
+    return text[0] in "tT"
+
+
+def _resolve_nan(text: str) -> float:
+    if text[-3:].lower() == "nan":
+        return math.nan
+    return -math.inf if text[0] == "-" else math.inf
+
+
+def _resolve_float(text: str) -> int | float:
+    return js_number(float(text))
+
+
+# (tag, test, resolve) in the order of yaml's core schema tag list.
+_CORE_TESTS: tuple[tuple[str, re.Pattern[str], Callable[[str], Any]], ...] = (
+    ("null", _NULL_RE, _resolve_null),
+    ("bool", _BOOL_RE, _resolve_bool),
+    ("int", _INT_OCT_RE, lambda s: _parse_int(s[2:], 8)),
+    ("int", _INT_RE, lambda s: _parse_int(s, 10)),
+    ("int", _INT_HEX_RE, lambda s: _parse_int(s[2:], 16)),
+    ("float", _FLOAT_NAN_RE, _resolve_nan),
+    ("float", _FLOAT_EXP_RE, _resolve_float),
+    ("float", _FLOAT_RE, _resolve_float),
+)
+
+
+def resolve_plain(text: str) -> Any:
+    """The core-schema value of an untagged plain scalar (``yes`` stays a string)."""
+    for _, pattern, resolver in _CORE_TESTS:
+        if pattern.fullmatch(text):
+            return resolver(text)
+    return text
+
+
+class Tagged(NamedTuple):
+    """A tagged scalar's value; ``js_object`` for a Date or Buffer, ``unresolved`` for an unknown tag."""
+
+    value: Any
+    js_object: bool = False
+    unresolved: bool = False
+
+
+def resolve_tagged(text: str, tag: str) -> Tagged:
+    """A scalar with an explicit tag, as ``findScalarTagByName`` resolves it."""
+    if tag == "!":
+        return Tagged(text)
+    short = tag[len(TAG_PREFIX) :] if tag.startswith(TAG_PREFIX) else None
+    if short == "str":
+        return Tagged(text)
+    if short in ("null", "bool", "int", "float"):
+        for name, pattern, resolver in _CORE_TESTS:
+            if name == short and pattern.fullmatch(text):
+                return Tagged(resolver(text))
+    if short == "timestamp":
+        stamp = _timestamp(text)
+        if stamp is not None:
+            return Tagged(stamp, js_object=True)
+    if short == "binary":
+        try:
+            data = base64.b64decode(re.sub(r"[\s]", "", text), validate=False)
+        except (binascii.Error, ValueError):
+            data = b""
+        return Tagged({"type": "Buffer", "data": list(data)}, js_object=True)
+    return Tagged(text, unresolved=True)
+
+
+_TIMESTAMP_RE = re.compile(
+    r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(?:\.[0-9]+)?)"
+    r"(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?"
+)
+
+
+def _timestamp(text: str) -> str | None:
+    """``!!timestamp`` as the Date yaml builds, serialized like ``Date.toJSON`` (UTC, milliseconds)."""
+    match = _TIMESTAMP_RE.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, zone = match.groups()
+    secs = float(second) if second else 0.0
+    try:
+        stamp = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), tzinfo=UTC)
+    except ValueError:
+        return None
+    stamp += timedelta(milliseconds=int(secs * 1000))
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        hours, _, mins = zone[1:].partition(":")
+        stamp -= sign * timedelta(hours=int(hours), minutes=int(mins or 0))
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
