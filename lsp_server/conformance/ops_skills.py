@@ -19,14 +19,20 @@ from lsp_server.context.skills import load_skills, load_skills_from_dir
 _POSITION_RE = re.compile(r" at line (\d+), column (\d+)")
 
 
-def to_json_value(value: Any) -> Any:
-    """What ``JSON.stringify`` would keep of a parsed YAML value (NaN/Infinity become null)."""
+def to_json_value(value: Any, _path: frozenset[int] = frozenset()) -> Any:
+    """What ``JSON.stringify`` would keep of a parsed YAML value (NaN/Infinity become null).
+
+    A self-referencing alias (``a: &a [*a]``) makes a cyclic value, which Pi parses and its
+    ``JSON.stringify`` refuses; so do we, with the same words."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, list):
-        return [to_json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, dict)):
+        if id(value) in _path:
+            raise TypeError("Converting circular structure to JSON")
+        path = _path | {id(value)}
+        if isinstance(value, list):
+            return [to_json_value(v, path) for v in value]
+        return {k: to_json_value(v, path) for k, v in value.items()}
     return value
 
 
