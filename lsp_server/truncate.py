@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from lsp_server.js.numbers import js_number_to_string
-from lsp_server.js.strings import js_len, js_slice_head, node_utf8
+from lsp_server.js.strings import js_len, js_slice_head, node_utf8, utf8_len
 from lsp_server.js.values import js_to_string
 
 DEFAULT_MAX_LINES = 2000
@@ -66,10 +66,6 @@ class LineTruncation:
         return {"text": self.text, "wasTruncated": self.was_truncated}
 
 
-def _byte_len(text: str) -> int:
-    return len(node_utf8(text))
-
-
 def split_lines_for_counting(content: str) -> list[str]:
     """Lines as Pi counts them: none for "", and a final newline does not start an empty line."""
     if not content:
@@ -104,12 +100,12 @@ def truncate_head(
     When the first line alone is over ``max_bytes`` nothing is kept and
     ``first_line_exceeds_limit`` is set; the trailing newline of untruncated content is kept.
     """
-    total_bytes = _byte_len(content)
+    total_bytes = utf8_len(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
-    if _byte_len(lines[0] if lines else "") > max_bytes:
+    if utf8_len(lines[0] if lines else "") > max_bytes:
         return TruncationResult(
             content="",
             truncated=True,
@@ -129,7 +125,7 @@ def truncate_head(
     for index, line in enumerate(lines):
         if index >= max_lines:
             break
-        line_bytes = _byte_len(line) + (1 if index > 0 else 0)
+        line_bytes = utf8_len(line) + (1 if index > 0 else 0)
         if used + line_bytes > max_bytes:
             truncated_by = "bytes"
             break
@@ -145,7 +141,7 @@ def truncate_head(
         total_lines=total_lines,
         total_bytes=total_bytes,
         output_lines=len(kept),
-        output_bytes=_byte_len(output),
+        output_bytes=utf8_len(output),
         last_line_partial=False,
         first_line_exceeds_limit=False,
         max_lines=max_lines,
@@ -168,7 +164,7 @@ def truncate_tail(
     content: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep the end (bash output); a last line longer than ``max_bytes`` keeps its final bytes."""
-    total_bytes = _byte_len(content)
+    total_bytes = utf8_len(content)
     lines = split_lines_for_counting(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
@@ -180,13 +176,13 @@ def truncate_tail(
     for line in reversed(lines):
         if len(kept) >= max_lines:
             break
-        line_bytes = _byte_len(line) + (1 if kept else 0)
+        line_bytes = utf8_len(line) + (1 if kept else 0)
         if used + line_bytes > max_bytes:
             truncated_by = "bytes"
             if not kept:
                 partial = _tail_bytes(line, max_bytes)
                 kept.append(partial)
-                used = _byte_len(partial)
+                used = utf8_len(partial)
                 last_line_partial = True
             break
         kept.append(line)
@@ -201,7 +197,7 @@ def truncate_tail(
         total_lines=total_lines,
         total_bytes=total_bytes,
         output_lines=len(kept),
-        output_bytes=_byte_len(output),
+        output_bytes=utf8_len(output),
         last_line_partial=last_line_partial,
         first_line_exceeds_limit=False,
         max_lines=max_lines,

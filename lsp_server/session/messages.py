@@ -16,6 +16,7 @@ import re
 from typing import Any, Final
 
 from lsp_server.js.dates import js_date_ms
+from lsp_server.js.strings import from_code_units
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string, js_truthy
 
 Message = dict[str, Any]
@@ -48,7 +49,7 @@ def content_text(content: Any, separator: str = "\n") -> str:
     texts = [js_join_part(js_get(block, "text")) for block in content if js_get(block, "type") == "text"]
     joined = separator.join(texts)
     if not separator and len(texts) > 1 and _SURROGATE.search(joined):
-        joined = joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        joined = from_code_units(joined)
     return joined
 
 
