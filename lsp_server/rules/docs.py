@@ -149,7 +149,7 @@ def render_rules_markdown() -> str:
         profile_rules=" | ".join("---" for _ in PROFILES),
         summary=summary,
     )
-    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules")):
+    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules"), ("file", "Limits of every file")):
         out += f"## {title}\n\n"
         for rule in RULES.values():
             if rule.applies_to != area:

@@ -26,7 +26,7 @@ from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.references import find_references
-from lsp_server.rules.registry import RULES, Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
@@ -85,6 +85,7 @@ class _SkillChecker:
         self.declared = declared
         self.em = Emitter(path, profile)
         self.folder = os.path.basename(os.path.dirname(path))
+        self.body_bytes: int | None = None  # the file's size when it crosses a limit
 
     # -- anchors ------------------------------------------------------------------------------
 
@@ -295,6 +296,11 @@ class _SkillChecker:
     # -- body -----------------------------------------------------------------------------------
 
     def check_body(self, fm: Frontmatter) -> None:
+        if self.body_bytes is not None and self.body_bytes > BODY_CHECK_MAX_BYTES:
+            self.em.emit(
+                "file/body-not-checked", Range.file_start(), {"size": self.body_bytes, "limit": BODY_CHECK_MAX_BYTES}
+            )
+            return
         first, lines = fm.body_lines()
         shift = 1 if fm.has_bom and first == 0 else 0
 
@@ -358,6 +364,11 @@ def check_skill_text(
     thresholds = thresholds or Thresholds()
     declared = os.path.basename(path) == SKILL_FILE_NAME
     checker = _SkillChecker(path, text, profile, thresholds, declared)
+    if size is None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= thresholds.skill_max_bytes and size <= BODY_CHECK_MAX_BYTES:
+            size = None  # a buffer's size is only reported when it crosses a limit
+    checker.body_bytes = size
     if invalid_utf8 is not None:
         where = Range.at(invalid_utf8.line, invalid_utf8.column, invalid_utf8.line, invalid_utf8.column + 1)
         checker.em.emit("skill/invalid-utf8", where, {"offset": invalid_utf8.byte_offset})

@@ -25,7 +25,7 @@ def test_every_enabled_rule_has_a_message_for_its_profile() -> None:
 
 
 def test_codes_are_area_slugs() -> None:
-    assert all(code.split("/")[0] in ("skill", "context") and code == code.lower() for code in RULES)
+    assert all(code.split("/")[0] in ("skill", "context", "file") and code == code.lower() for code in RULES)
 
 
 def test_unknown_profile_is_rejected_with_the_valid_names() -> None:
