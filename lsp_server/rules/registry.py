@@ -104,6 +104,15 @@ _RULES: list[Rule] = [
         applies_to="file",
     ),
     Rule(
+        "file/not-fully-checked",
+        "The file's check is taking longer than its time budget.",
+        "The language server checks files in worker threads and reports a file whose check outlasts its "
+        "budget instead of waiting on it; the findings follow when the check ends.",
+        _every(INFO),
+        {"*": "not fully checked yet: checking this file takes more than {budget:g} s; its findings follow"},
+        applies_to="file",
+    ),
+    Rule(
         "skill/not-loaded",
         "Pi does not load this skill.",
         "Pi drops a SKILL.md whose description is missing or blank, whose frontmatter is not valid YAML, or "

@@ -328,7 +328,10 @@ class _SkillChecker:
 def check_references(em: Emitter, path: str, lines: list[str], first: int, at: Any, area: str) -> None:
     """Windows separators and missing files among a document's relative references."""
     base = os.path.dirname(path)
+    present: dict[str, bool] = {}  # a target linked on every line is looked up once
     for ref in find_references(lines, first):
+        if em.capped:
+            return  # the findings cap is reached: looking further cannot add a finding
         where = at(ref.line, ref.start, ref.end)
         if ref.has_backslash:
             if area == "skill":
@@ -342,7 +345,10 @@ def check_references(em: Emitter, path: str, lines: list[str], first: int, at: A
         if ref.kind != "link":
             continue
         resolved = os.path.normpath(os.path.join(base, ref.path))
-        if not exists(resolved):
+        found = present.get(resolved)
+        if found is None:
+            found = present[resolved] = exists(resolved)
+        if not found:
             em.emit(f"{area}/missing-reference", where, {"target": ref.path, "resolved": resolved})
 
 

@@ -101,11 +101,13 @@ class CheckStats:
     published: int = 0
     watch_batches: int = 0
     watch_paths: int = 0
+    over_budget: int = 0  # checks that outlasted their time budget (file/not-fully-checked)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "validations": dict(sorted(self.validations.items())),
             "lastVersion": dict(sorted(self.last_version.items())),
+            "overBudget": self.over_budget,
             "published": self.published,
             "watchBatches": self.watch_batches,
             "watchPaths": self.watch_paths,
