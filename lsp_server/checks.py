@@ -151,6 +151,7 @@ class Targets:
     context_files: list[str]
     context_folders: list[str]  # folders holding more than one candidate or a candidate directory
     walk_notes: list[WalkNote] = field(default_factory=list)  # folders the bounded walk did not enter
+    not_files: list[str] = field(default_factory=list)  # a SKILL.md that is a directory
 
 
 def _is_context_name(name: str) -> bool:
@@ -165,6 +166,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     seen_files: set[str] = set()
     visited: set[str] = set()
     budget = WalkBudget()
+    not_files: list[str] = []
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
         real = os.path.realpath(path)
@@ -199,6 +201,8 @@ def find_targets(paths: Sequence[str]) -> Targets:
             is_dir = _is_dir(entry)
             if entry.name == SKILL_FILE_NAME and not is_dir:
                 add_skill(path, root)
+            elif entry.name == SKILL_FILE_NAME:
+                not_files.append(path)
             elif _is_context_name(entry.name) and not is_dir:
                 context_files.append(path)
             elif entry.name.endswith(".md") and not is_dir and skills_root is not None:
@@ -218,7 +222,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 context_files.append(path)
             else:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders, budget.notes)
+    return Targets(skills, context_files, folders, budget.notes, not_files)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -271,6 +275,10 @@ def check_workspace(
     for folder in targets.context_folders:
         findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
     findings.extend(walk_findings(targets.walk_notes, profile))
+    for path in targets.not_files:
+        em = Emitter(path, profile)
+        em.emit("skill/not-a-file", Range.file_start(), {"what": "a directory"})
+        findings.extend(em.findings)
     return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
 
 

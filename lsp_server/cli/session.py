@@ -85,6 +85,7 @@ class Workspace:
 
     snapshot: PromptSnapshot
     note: str | None = None
+    untrusted_note: str | None = None  # what the untrusted project's prompt leaves out
 
     @property
     def cwd(self) -> str:
@@ -102,7 +103,7 @@ class Workspace:
 def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
     folder = session_folder(session_cwd, explicit=args.cwd, fallback=os.getcwd)
     project = open_project(project_inputs(args, folder.cwd, settings_from_args(args)))
-    return Workspace(project.build_prompt(), folder.note)
+    return Workspace(project.build_prompt(), folder.note, project.untrusted_note())
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -130,6 +131,12 @@ def _show(args: argparse.Namespace, path: str) -> int:
     workspace = _workspace(args, header_cwd(session.header))
     analysis = analyze(workspace.snapshot, session, args.leaf)
     report = _report(session, analysis, workspace)
+    if workspace.untrusted_note is not None:
+        # The projected request and the budget count the prompt Pi builds for an untrusted project.
+        sys.stderr.write(
+            f"pi-context: the next request is counted with the untrusted project's prompt: {workspace.untrusted_note}"
+            "; trust the project in Pi or pass --trusted to count them\n"
+        )
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     else:
