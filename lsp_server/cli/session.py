@@ -35,6 +35,7 @@ from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
+from lsp_server.session.transform import orphan_tool_results
 
 
 def register(subparsers: Any) -> None:
@@ -172,7 +173,8 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
                     "severity": "warning",
                 }
                 for problem in tree.problems
-            ],
+            ]
+            + _orphan_problems(session, analysis),
             "needsNewline": session.needs_newline,
         },
         "workspace": {
@@ -185,6 +187,25 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
         "request": request_result(workspace.snapshot, analysis, session.path).wire(),
         "budget": budget_wire(analysis),
     }
+
+
+def _orphan_problems(session: SessionFile, analysis: SessionAnalysis) -> list[dict[str, Any]]:
+    """A tool result on the path that answers no tool call before it (a provider would reject it)."""
+    line_of = {id(entry): line for entry, line in zip(session.entries, session.lines, strict=True)}
+    problems = []
+    for index in orphan_tool_results(analysis.branch):
+        entry = analysis.branch[index]
+        call_id = js_get(js_get(entry, "message"), "toolCallId")
+        problems.append(
+            {
+                "line": line_of.get(id(entry)),
+                "code": "session/orphan-tool-result",
+                "reason": f"tool result for call {call_id!r}, which no tool call on this path made "
+                "(the provider would reject the next request)",
+                "severity": "warning",
+            }
+        )
+    return problems
 
 
 def _n(value: int) -> str:

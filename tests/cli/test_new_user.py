@@ -84,3 +84,42 @@ def test_a_yaml_error_counts_file_lines_in_its_position_and_its_message(tmp_path
     result = run(project, "check")
     (line,) = [line for line in result.stdout.splitlines() if "skill/yaml-error" in line]
     assert line.startswith(".pi/skills/y/SKILL.md:3:19: ") and line.endswith(" at line 3, column 19")
+
+
+def test_every_tool_result_of_the_sample_answers_a_call(tmp_path: Path) -> None:
+    result = run(tmp_path, "session", "--json", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["session"]["problems"] == []
+
+
+def test_session_reports_a_tool_result_that_answers_no_call_on_its_path(tmp_path: Path) -> None:
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if '"role":"toolResult"' in line)
+    entry = json.loads(lines[number])
+    entry["message"]["toolCallId"] = "toolu_nobody"
+    lines[number] = json.dumps(entry, separators=(",", ":")) + "\n"
+    session = tmp_path / "s.jsonl"
+    session.write_text("".join(lines), encoding="utf-8")
+    result = run(tmp_path, "session", "--json", str(session))
+    assert json.loads(result.stdout)["session"]["problems"] == [
+        {
+            "line": number + 1,
+            "code": "session/orphan-tool-result",
+            "reason": "tool result for call 'toolu_nobody', which no tool call on this path made "
+            "(the provider would reject the next request)",
+            "severity": "warning",
+        }
+    ]
+
+
+def test_make_example_help_prints_help_and_writes_nothing(tmp_path: Path) -> None:
+    before = EXAMPLE.stat().st_mtime_ns
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "sessions" / "make_example.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.startswith("usage: make_example.py")
+    assert EXAMPLE.stat().st_mtime_ns == before
