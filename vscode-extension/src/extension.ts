@@ -6,6 +6,7 @@
  * when a session appears, grows or goes, and after a chat writes (`ContextStore.onSessionChanged`).
  */
 import * as vscode from 'vscode';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chat/provider';
 import { registerCommands } from './commands';
 import { onPythonInterpreterChange } from './interpreter';
 import { isEstimateChoice } from './model/estimate';
@@ -51,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const sidebar = new SidebarProvider(context.extensionUri, store, log);
   const sessions = new SessionsProvider(store);
   const statusBar = new BudgetStatusBar(store);
+  const chat = new ChatViewProvider(context.extensionUri, server, store, context.workspaceState, log);
 
   context.subscriptions.push(
     log,
@@ -61,6 +63,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusBar,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
     vscode.window.registerWebviewViewProvider(VIEW_ID, sidebar),
+    chat,
+    // The chat's transcript lives in the host: a hidden view needs no live webview.
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    ...registerChatCommands(chat),
     vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions, showCollapseAll: true }),
     ...registerCommands({ store, server, docs, sidebar, log, remember }),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -92,6 +98,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   await server.start();
+}
+
+/** The Chat view's commands (also buttons in its title bar). */
+function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
+  const run = (work: () => Promise<void>) => async (): Promise<void> => {
+    chat.reveal();
+    try {
+      await work();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Pi Chat: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  return [
+    vscode.commands.registerCommand('piContext.chat.new', run(() => chat.newChat())),
+    vscode.commands.registerCommand('piContext.chat.resume', run(() => chat.resume())),
+    vscode.commands.registerCommand('piContext.chat.stop', run(() => chat.abort())),
+  ];
 }
 
 export async function deactivate(): Promise<void> {
