@@ -56,6 +56,7 @@ from lsp_server.server.progress import (
 from lsp_server.server.projects import OpenProjects
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
+from lsp_server.session.bounds import SessionReadLimits
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +131,12 @@ class PiLanguageServer(LanguageServer):
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
+
+    def apply_session_limits(self) -> None:
+        """Session reads follow ``piContext.limits.sessionMaxBytes`` (followed files, lists, summaries)."""
+        limits = SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
+        self.sessions.read_limits = limits
+        self.session_lists.read_limits = limits
 
     # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
 
