@@ -32,7 +32,7 @@ class Rule:
     severities: Severities  # profile -> severity (None: off)
     messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
-    applies_to: str = "skill"  # "skill" or "context"
+    applies_to: str = "skill"  # "skill", "context" or "prompt" (every file whose text is sent)
 
     def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
@@ -450,6 +450,19 @@ _RULES: list[Rule] = [
         {"pi": None, "agentskills": None, "claude-code": W, "vscode": None},
         {"*": "imported file '{target}' does not exist"},
         applies_to="context",
+    ),
+    # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
+    Rule(
+        "prompt/forged-tag",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
+        "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
+        "inline code spans are quoted and not reported.",
+        _every(W),
+        {"*": "'{tag}' {action} {imitates}: {note}"},
+        fix="escape-tag",
+        applies_to="prompt",
     ),
 ]
 

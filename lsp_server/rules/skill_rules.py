@@ -25,6 +25,7 @@ from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
+from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter
 from lsp_server.settings.limits import Thresholds
@@ -119,6 +120,7 @@ class _SkillChecker:
         self.check_compatibility(fm, data)
         self.check_invocation(fm, data)
         self.check_body(fm)
+        self.check_prompt(fm)
         loaded = pi.skill is not None
         return SkillCheck(self.path, tuple(self.em.findings), pi.name if loaded else None, loaded, name_range)
 
@@ -317,6 +319,37 @@ class _SkillChecker:
                     self.em.emit("skill/arguments-not-substituted", at(first + offset, column, column + 10))
                     break
         check_references(self.em, self.path, lines, first, at, "skill")
+
+    # -- what goes into the prompt ------------------------------------------------------------
+
+    def check_prompt(self, fm: Frontmatter) -> None:
+        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body."""
+        lines = fm.split.normalized.split("\n")
+        shift = 1 if fm.has_bom else 0
+
+        def at(line: int, start: int, end: int) -> Range:
+            extra = shift if line == 0 else 0
+            return Range(Position(line, start + extra), Position(line, end + extra))
+
+        located = fm.field("description")
+        if located is not None and isinstance(located.value, str):
+            check_prompt_text(
+                self.em, _within(lines, located.value_range, shift), located.value_range.start.line, at, "description"
+            )
+        first, body = fm.body_lines()
+        check_prompt_text(self.em, body, first, at, "skill-body")
+
+
+def _within(lines: list[str], where: Range, shift: int) -> list[str]:
+    """The lines of ``where`` with everything outside it blanked (same length, so columns stay)."""
+    out = []
+    for number in range(where.start.line, min(where.end.line, len(lines) - 1) + 1):
+        line = lines[number]
+        extra = shift if number == 0 else 0
+        start = where.start.column - extra if number == where.start.line else 0
+        end = where.end.column - extra if number == where.end.line else len(line)
+        out.append(" " * start + line[start:end] + " " * max(0, len(line) - end))
+    return out
 
 
 def check_references(em: Emitter, path: str, lines: list[str], first: int, at: Any, area: str) -> None:
