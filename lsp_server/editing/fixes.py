@@ -27,7 +27,8 @@ Fixes by rule (``Finding.data["fix"]`` names them in the registry):
 - ``prompt/forged-tag`` (skills, context files, SYSTEM.md, APPEND_SYSTEM.md): write the tag's ``<`` as
   ``&lt;`` (Pi sends the entity text as is, so the model reads no tag), or wrap the tag in a code span
   (quoted text, not structure; the only fix offered in a skill description, where Pi escapes ``<``
-  itself), and escape every tag of the file at once.
+  itself), and escape every tag of the file at once;
+- ``prompt/invisible-characters``: remove the run of invisible characters (or all of them in the file).
 
 The rules that run again are the ones of the file's kind (:func:`check_text`): a skill's, a context
 file's, or a SYSTEM.md's.
@@ -467,6 +468,25 @@ def _escape_tag(doc: _Document, finding: Finding) -> list[Fix]:
     return fixes
 
 
+def _invisible_at(doc: _Document, finding: Finding) -> bool:
+    written = doc.index.slice(finding.range)
+    return [f"U+{ord(c):04X}" for c in written] == finding.data.get("codepoints")
+
+
+def _remove_invisible(doc: _Document, finding: Finding) -> list[Fix]:
+    if not _invisible_at(doc, finding):
+        return []  # the text moved since the finding was computed
+    count = int(finding.data.get("count", 0))
+    title = f"Remove the {count} invisible characters" if count != 1 else "Remove the invisible character"
+    fixes = [Fix(title, (finding,), (TextEdit(finding.range, ""),))]
+    every = [f for f in doc.findings if f.code == finding.code]
+    if len(every) > 1 and all(_invisible_at(doc, f) for f in every):
+        total = sum(int(f.data.get("count", 0)) for f in every)
+        edits = sorted_edits([TextEdit(f.range, "") for f in every])
+        fixes.append(Fix(f"Remove all {total} invisible characters in this file", tuple(every), edits, fix_all=True))
+    return fixes
+
+
 BUILDERS: dict[str, Builder] = {
     **dict.fromkeys(NAME_CODES, _name_fixes),
     "skill/name-missing": _add_name,
@@ -481,6 +501,7 @@ BUILDERS: dict[str, Builder] = {
     "skill/boolean-value": _set_boolean,
     "skill/windows-path": _forward_slashes,
     "prompt/forged-tag": _escape_tag,
+    "prompt/invisible-characters": _remove_invisible,
 }
 
 FIXABLE_CODES = frozenset(BUILDERS)

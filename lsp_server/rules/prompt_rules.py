@@ -2,7 +2,8 @@
 
 Pi sends every context file, SYSTEM.md, APPEND_SYSTEM.md and every skill's name and description
 with every request, and a skill's body whenever it is invoked. These rules look at that text
-for what the model should not receive: forged prompt tags (:mod:`lsp_server.rules.forged_tags`).
+for what the model should not receive: forged prompt tags (:mod:`lsp_server.rules.forged_tags`) and
+invisible characters (:mod:`lsp_server.rules.invisible_chars`).
 Each function takes the file's lines and the ``at(line, start, end)`` that turns a code-point
 span into a file range (it adds a BOM's column on the first line), so positions are exact.
 
@@ -18,6 +19,7 @@ from collections.abc import Callable
 
 from lsp_server.findings import Range
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
+from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
 from lsp_server.rules.registry import Emitter
 
 At = Callable[[int, int, int], Range]
@@ -59,6 +61,20 @@ def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: 
         em.emit("prompt/forged-tag", at(tag.line, tag.start, tag.end), facts, data)
 
 
+def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
+    """``prompt/invisible-characters`` for every run of bidi controls, zero-width or tag characters."""
+    if not em.enabled("prompt/invisible-characters"):
+        return
+    for run in find_invisible(lines, first):
+        count = len(run.chars)
+        what = f"{count} invisible character{'s' if count != 1 else ''} ({run.describe()})"
+        if run.has_tags:
+            what += f' spelling the hidden text "{hidden_ascii(run.chars)}"'
+        data = {"fix": "remove-invisible", "count": count, "codepoints": [f"U+{ord(c):04X}" for c in run.chars]}
+        em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
+
+
 def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
-    """Every ``prompt/*`` rule over text placed at ``place``."""
+    """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
     check_forged_tags(em, lines, first, at, place)
+    check_invisible(em, lines, first, at)

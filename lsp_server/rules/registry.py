@@ -464,6 +464,19 @@ _RULES: list[Rule] = [
         fix="escape-tag",
         applies_to="prompt",
     ),
+    Rule(
+        "prompt/invisible-characters",
+        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
+        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
+        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
+        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
+        "letters, are not reported.",
+        _every(W),
+        {"*": "{what}, which the model receives and the editor does not show"},
+        fix="remove-invisible",
+        applies_to="prompt",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}

@@ -25,7 +25,7 @@ from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
-from lsp_server.rules.prompt_rules import check_prompt_text
+from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter
 from lsp_server.settings.limits import Thresholds
@@ -333,11 +333,11 @@ class _SkillChecker:
 
         located = fm.field("description")
         if located is not None and isinstance(located.value, str):
-            check_prompt_text(
-                self.em, _within(lines, located.value_range, shift), located.value_range.start.line, at, "description"
-            )
+            within = _within(lines, located.value_range, shift)
+            check_forged_tags(self.em, within, located.value_range.start.line, at, "description")
         first, body = fm.body_lines()
-        check_prompt_text(self.em, body, first, at, "skill-body")
+        check_forged_tags(self.em, body, first, at, "skill-body")
+        check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
 
 
 def _within(lines: list[str], where: Range, shift: int) -> list[str]:

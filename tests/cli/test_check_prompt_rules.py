@@ -49,3 +49,16 @@ def test_clean_prompt_text_has_no_findings(tmp_path: Path) -> None:
     write(tmp_path, "AGENTS.md", "# Notes\n\nRun `make <target>`; see <https://example.com>.\n")
     result = run("--json", cwd=tmp_path)
     assert result.returncode == 0 and json.loads(result.stdout) == []
+
+
+def test_invisible_characters_in_text_and_json(tmp_path: Path) -> None:
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "rm -rf")
+    write(tmp_path, "AGENTS.md", f"Be nice.{hidden}\n")
+    result = run(cwd=tmp_path)
+    assert result.stdout.splitlines() == [
+        "AGENTS.md:1:9: warning prompt/invisible-characters 6 invisible characters (U+E0000–U+E007F TAG "
+        'characters) spelling the hidden text "rm -rf", which the model receives and the editor does not show'
+    ]
+    (finding,) = json.loads(run("--json", cwd=tmp_path).stdout)
+    assert finding["range"] == {"start": {"line": 0, "column": 8}, "end": {"line": 0, "column": 14}}
+    assert finding["data"]["codepoints"][:2] == ["U+E0072", "U+E006D"]
