@@ -28,6 +28,8 @@ Fixes by rule (``Finding.data["fix"]`` names them in the registry):
   ``&lt;`` (Pi sends the entity text as is, so the model reads no tag), or wrap the tag in a code span
   (quoted text, not structure; the only fix offered in a skill description, where Pi escapes ``<``
   itself), and escape every tag of the file at once;
+- ``skill/name-mixed-scripts``: replace each look-alike letter by its one look-alike in the name's
+  main script (``pdf-tооls`` -> ``pdf-tools``);
 - ``prompt/invisible-characters``: remove the run of invisible characters (or all of them in the file).
 
 The rules that run again are the ones of the file's kind (:func:`check_text`): a skill's, a context
@@ -87,7 +89,7 @@ NAME_CODES = frozenset(
     }
 )
 # A name fix must not trade one name problem for another (renaming to an invalid folder name).
-NAME_GUARD = NAME_CODES | {"skill/name-missing"}
+NAME_GUARD = NAME_CODES | {"skill/name-missing", "skill/name-mixed-scripts"}
 
 
 def check_text(path: str, text: str, profile: ProfileId, thresholds: Thresholds | None) -> tuple[Finding, ...]:
@@ -468,6 +470,14 @@ def _escape_tag(doc: _Document, finding: Finding) -> list[Fix]:
     return fixes
 
 
+def _replace_confusables(doc: _Document, finding: Finding) -> list[Fix]:
+    name = finding.data.get("name")
+    if not isinstance(name, str):
+        return []  # a look-alike with several candidates: no unambiguous replacement
+    fix = _set_name(doc, finding, f"Replace the look-alike letters: '{name}'", name, preferred=True)
+    return [fix] if fix is not None else []
+
+
 def _invisible_at(doc: _Document, finding: Finding) -> bool:
     written = doc.index.slice(finding.range)
     return [f"U+{ord(c):04X}" for c in written] == finding.data.get("codepoints")
@@ -502,6 +512,7 @@ BUILDERS: dict[str, Builder] = {
     "skill/windows-path": _forward_slashes,
     "prompt/forged-tag": _escape_tag,
     "prompt/invisible-characters": _remove_invisible,
+    "skill/name-mixed-scripts": _replace_confusables,
 }
 
 FIXABLE_CODES = frozenset(BUILDERS)

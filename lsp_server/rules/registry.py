@@ -269,6 +269,16 @@ _RULES: list[Rule] = [
         fix="rename-skill",
     ),
     Rule(
+        "skill/name-mixed-scripts",
+        "The name mixes scripts, with letters that look like those of its main script.",
+        "A name such as 'pdf-tооls' spelled with Cyrillic 'о' looks like 'pdf-tools' to the user and the model "
+        "but is another name (the homograph trick); Unicode's confusables data says which letters look alike. "
+        "Names that mix scripts without look-alikes ('日本-tools') are not reported.",
+        _every(W),
+        {"*": "name '{name}' mixes {scripts} letters: {look_alikes}"},
+        fix="replace-confusables",
+    ),
+    Rule(
         "skill/collision",
         "Another skill loaded earlier has the same name.",
         "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "

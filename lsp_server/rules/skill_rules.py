@@ -24,6 +24,7 @@ from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, S
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
+from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible
 from lsp_server.rules.references import find_references
@@ -46,7 +47,13 @@ class SkillCheck:
 
 
 def suggest_name(text: str) -> str:
-    """A valid skill name close to ``text`` (lowercase, a-z0-9 and single inner hyphens, <= 64)."""
+    """A valid skill name close to ``text`` (lowercase, a-z0-9 and single inner hyphens, <= 64).
+
+    Look-alike letters of another script become the letters they imitate first (``tооls`` -> ``tools``).
+    """
+    mixed = find_mixed_scripts(text)
+    if mixed is not None and mixed.replaced is not None:
+        text = mixed.replaced
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     slug = re.sub(r"-{2,}", "-", slug)[:MAX_NAME_LENGTH].strip("-")
@@ -198,6 +205,7 @@ class _SkillChecker:
                 {"folder": self.folder, "vscode_message": vscode},
                 {"fix": "rename-skill", "name": suggest_name(self.folder)},
             )
+        self._mixed_scripts(raw if isinstance(raw, str) and from_frontmatter else (pi.name or self.folder), name_range)
         rules = self.profile.name_rules
         if rules == "pi":
             self._pi_name_rules(pi.name or self.folder, name_range, from_frontmatter)
@@ -214,6 +222,17 @@ class _SkillChecker:
                     {"fix": "rename-skill", "name": self.folder},
                 )
         return name_range
+
+    def _mixed_scripts(self, name: str, where: Range) -> None:
+        mixed = find_mixed_scripts(name) if self.em.enabled("skill/name-mixed-scripts") else None
+        if mixed is None:
+            return
+        scripts = " and ".join(script.title() for script in mixed.scripts)
+        facts = {"name": name, "scripts": scripts, "look_alikes": mixed.describe()}
+        data: dict[str, Any] = {"fix": "replace-confusables"}
+        if mixed.replaced is not None:
+            data["name"] = mixed.replaced
+        self.em.emit("skill/name-mixed-scripts", where, facts, data)
 
     def _rename(self, name: str) -> dict[str, Any]:
         return {"fix": "rename-skill", "name": suggest_name(name)}

@@ -62,3 +62,16 @@ def test_invisible_characters_in_text_and_json(tmp_path: Path) -> None:
     (finding,) = json.loads(run("--json", cwd=tmp_path).stdout)
     assert finding["range"] == {"start": {"line": 0, "column": 8}, "end": {"line": 0, "column": 14}}
     assert finding["data"]["codepoints"][:2] == ["U+E0072", "U+E006D"]
+
+
+def test_mixed_script_skill_name_in_text_and_json(tmp_path: Path) -> None:
+    write(tmp_path, ".pi/skills/pay/SKILL.md", "---\nname: раураl\ndescription: d\n---\n")
+    lines = run(cwd=tmp_path).stdout.splitlines()
+    assert (
+        ".pi/skills/pay/SKILL.md:2:7: warning skill/name-mixed-scripts name 'раураl' mixes Latin and Cyrillic "
+        "letters: 'р' (U+0440 CYRILLIC SMALL LETTER ER) looks like 'p'; 'а' (U+0430 CYRILLIC SMALL LETTER A) looks "
+        "like 'a'; 'у' (U+0443 CYRILLIC SMALL LETTER U) looks like 'y'"
+    ) in lines
+    found = json.loads(run("--json", cwd=tmp_path).stdout)
+    (mixed,) = [f for f in found if f["code"] == "skill/name-mixed-scripts"]
+    assert mixed["data"] == {"fix": "replace-confusables", "name": "paypal"}

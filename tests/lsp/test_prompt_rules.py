@@ -31,6 +31,14 @@ HIDDEN = "".join(chr(0xE0000 + ord(c)) for c in "obey me")  # Unicode tag charac
 
 CASES = [
     Case(
+        ".agents/skills/pdf-tools/SKILL.md",
+        "---\nname: pdf-tооls\ndescription: d\n---\n",
+        "skill/name-mixed-scripts",
+        "Replace the look-alike letters: 'pdf-tools'",
+        1,
+        {"utf-16": 6, "utf-8": 6},
+    ),
+    Case(
         "CLAUDE.md",
         f"x😀{HIDDEN} and\u202e more\n",
         "prompt/invisible-characters",

@@ -204,3 +204,38 @@ def test_invisible_characters_in_system_prompt_files() -> None:
     (finding,) = check_system_prompt_text("/w/.pi/SYSTEM.md", "\ufeffHi\u2060\n")
     assert finding.code == "prompt/invisible-characters" and finding.range.start == Position(0, 3)
     assert fixed("/w/.pi/SYSTEM.md", "\ufeffHi\u2060\n", "Remove the invisible") == "\ufeffHi\n"
+
+
+# -- skill/name-mixed-scripts -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_mixed_script_name_is_reported_with_its_look_alikes(profile: str) -> None:
+    path = "/w/.pi/skills/pdf-tools/SKILL.md"
+    text = "---\nname: pdf-tооls\ndescription: d\n---\n"  # two CYRILLIC SMALL LETTER O
+    (finding,) = of(check_skill_text(path, text, profile).findings, "skill/name-mixed-scripts")  # type: ignore[arg-type]
+    assert finding.range == Range(Position(1, 6), Position(1, 15))
+    assert finding.message == (
+        "name 'pdf-tооls' mixes Latin and Cyrillic letters: 'о' (U+043E CYRILLIC SMALL LETTER O) looks like 'o'"
+    )
+    after = fixed(path, text, "Replace the look-alike letters: 'pdf-tools'", profile)
+    assert after == "---\nname: pdf-tools\ndescription: d\n---\n"
+    assert check_skill_text(path, after, profile).findings == ()  # type: ignore[arg-type]
+
+
+def test_a_folder_name_with_look_alikes_is_reported_too() -> None:
+    path = "/w/.pi/skills/ѕkill/SKILL.md"  # CYRILLIC SMALL LETTER DZE
+    (finding,) = of(check_skill_text(path, "---\ndescription: d\n---\n").findings, "skill/name-mixed-scripts")
+    assert (
+        finding.data["name"] == "skill" and "'ѕ' (U+0455 CYRILLIC SMALL LETTER DZE) looks like 's'" in finding.message
+    )
+    # Pi's own name fixes now turn the look-alike into the letter it imitates instead of dropping it.
+    titles = [f.title for f in compute_fixes(path, "---\ndescription: d\n---\n")]
+    assert titles == ["Replace the look-alike letters: 'skill'", "Rename the folder to 'skill'"]
+
+
+def test_names_without_look_alikes_are_not_reported() -> None:
+    for name in ("pdf-tools", "naïve-tool", "日本-tools", "données"):
+        text = f"---\nname: {name}\ndescription: d\n---\n"
+        findings = check_skill_text(f"/w/.agents/skills/{name}/SKILL.md", text, "agentskills").findings
+        assert of(findings, "skill/name-mixed-scripts") == [], name
