@@ -135,6 +135,13 @@ def _messages(rule: Rule) -> str:
     return "\n".join(lines)
 
 
+_AREAS = (
+    ("skill", "Skill rules"),
+    ("context", "Context-file rules"),
+    ("prompt", "Rules for text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills)"),
+)
+
+
 def render_rules_markdown() -> str:
     profiles = "\n".join(f"| `{p.id}` | {p.description} | {_keys(p)} | {_booleans(p)} |" for p in PROFILE_TABLE)
     summary = "\n".join(
@@ -149,7 +156,7 @@ def render_rules_markdown() -> str:
         profile_rules=" | ".join("---" for _ in PROFILES),
         summary=summary,
     )
-    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules")):
+    for area, title in _AREAS:
         out += f"## {title}\n\n"
         for rule in RULES.values():
             if rule.applies_to != area:
