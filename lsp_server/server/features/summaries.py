@@ -21,6 +21,8 @@ import os
 import time
 from typing import Any
 
+from lsprotocol import types
+
 from lsp_server import protocol
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
@@ -100,6 +102,8 @@ async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], k
                 job = await operation.run_in_thread(plan)
             except JobRefused as exc:
                 raise request_failed(str(exc)) from None
+            if job.session.repaired is not None:
+                ls.log(f"pi-context: {job.session.repaired}", types.MessageType.Warning)
             operation.check()
             operation.report(job.describe(), 5)
             llm_cancel = CancelToken()
