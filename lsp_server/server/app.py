@@ -303,7 +303,7 @@ class PiLanguageServer(LanguageServer):
                 log_failure(self, f"listener for {reason}", exc)
 
     def request_check(self, path: str, *, delay_s: float | None = None, propagate: bool = True) -> None:
-        """Validate ``path`` after the debounce (only the latest request per file runs).
+        """Validate ``path`` at once, or coalesced with later requests during a burst (see ``scheduler``).
 
         ``propagate``: also re-check the files whose findings depend on this one (skills sharing
         its old or new name, context files in its folder); those re-checks do not propagate.
@@ -321,8 +321,7 @@ class PiLanguageServer(LanguageServer):
         self._propagate.discard(path)
         source = self.documents.read(path)
         before = self.dependents(path) if propagate else set()
-        self.stats.validations[path] += 1
-        self.stats.last_version[path] = source.version
+        self.stats.count(path, source.version)
         findings = self.checker.check(path, source.text, self.settings)
         if source.text is None:
             self.checked.discard(path)
