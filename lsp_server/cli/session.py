@@ -31,7 +31,7 @@ from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
-from lsp_server.project.costs import ledger_result, session_ledger
+from lsp_server.project.costs import turn_ledger
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
@@ -135,8 +135,7 @@ def _show(args: argparse.Namespace, path: str) -> int:
     workspace = _workspace(args, header_cwd(session.header))
     analysis = analyze(workspace.snapshot, session, args.leaf)
     if args.costs:
-        ledger = session_ledger(workspace.snapshot, session, args.leaf, branch=analysis.branch)
-        result = ledger_result(ledger, session.path, analysis)
+        result = turn_ledger(workspace.snapshot, session, args.leaf, analysis)
         if args.json:
             sys.stdout.write(json.dumps(result.wire(), ensure_ascii=False, indent=2) + "\n")
         else:

@@ -11,6 +11,7 @@ from lsp_server import protocol
 from lsp_server.budget.projected import SessionAnalysis
 from lsp_server.cost.ledger import TurnLedger, build_ledger
 from lsp_server.js.values import UNDEFINED
+from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.session.entries import Entry
 from lsp_server.session.tail import SessionFile
@@ -44,3 +45,13 @@ def ledger_result(
         data["contextWindow"] = analysis.budget.window
         data["threshold"] = analysis.budget.threshold
     return protocol.TurnLedgerResult.model_validate(data)
+
+
+def turn_ledger(
+    snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None = None, analysis: SessionAnalysis | None = None
+) -> protocol.TurnLedgerResult:
+    """The whole answer: the session analysed at ``leaf_id`` (unless given) and its ledger."""
+    if analysis is None:
+        analysis = analyze(snapshot, session, leaf_id)
+    ledger = session_ledger(snapshot, session, leaf_id, branch=analysis.branch)
+    return ledger_result(ledger, session.path, analysis)
