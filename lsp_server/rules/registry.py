@@ -496,6 +496,20 @@ _RULES: list[Rule] = [
         fix="remove-invisible",
         applies_to="prompt",
     ),
+    Rule(
+        "prompt/secret",
+        "An API key, token, password or private key in text sent to the model.",
+        "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
+        "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
+        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
+        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        _every(W),
+        {
+            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
+            "an environment variable"
+        },
+        applies_to="prompt",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
