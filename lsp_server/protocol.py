@@ -381,6 +381,58 @@ class ModelPricesInfo(WireModel):
     cache_source: Literal["models.json", "pi", "unknown"]
     detail: str
     notes: list[str] = Field(default_factory=list)
+    mid_conversation_system: bool = Field(
+        default=False,
+        description="The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a "
+        "changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent.",
+    )
+
+
+class PrefixBreak(WireModel):
+    kind: str = Field(description="The segment where the requests first differ: system, systemUpdate or a role.")
+    entry_id: str | None = None
+    offset: int | None = Field(default=None, description="UTF-16 units into that segment where they differ.")
+
+
+class RequestPrefix(WireModel):
+    """The common start of the previous request and the next one, in the provider's order."""
+
+    segments: int = Field(description="Equal leading segments (the system prompt, then one per message).")
+    previous_segments: int
+    next_segments: int
+    chars: int = Field(description="UTF-16 units of the byte-identical prefix.")
+    pi_tokens: int = Field(description="The prefix by Pi's chars/4.")
+    tokens: int = Field(description="The prefix by the configured estimator.")
+    whole_previous: bool = Field(description="The whole previous request is a prefix of the next one.")
+    system_kept: bool
+    broken_at: PrefixBreak | None = None
+
+
+class ExpectedPrompt(WireModel):
+    cache_read: int = Field(description="Tokens expected as cache reads (provider tokens).")
+    new_input: int = Field(description="The rest of the prompt: written to the cache where the model has a write rate.")
+    cost: Number | None = Field(description="US dollars for the prompt (output not included); null: prices unknown.")
+
+
+class NextRequestCostInfo(WireModel):
+    """The next request priced against the previous one; the client compares ``expiresAt`` with its clock."""
+
+    previous_entry_id: str | None = Field(description="The reply whose request is compared (null: none yet).")
+    last_request_at: int | None = Field(description="The last request that touched the cache (Unix ms).")
+    retention: Literal["short", "long", "none"]
+    cache_lifetime_s: Number | None = Field(description="The model's promptCache lifetime for the retention.")
+    cache_source: Literal["models.json", "pi", "unknown"]
+    expires_at: int | None = Field(description="When the cache probably expires (Unix ms); null: unknown.")
+    same_model: bool
+    api: str | None = None
+    prefix: RequestPrefix | None = None
+    next_pi_tokens: int
+    next_tokens: int
+    scale: Number = Field(description="Provider tokens per estimated token, from the previous request's usage.")
+    warm: ExpectedPrompt = Field(description="If the cache still holds the prefix.")
+    cold: ExpectedPrompt = Field(description="If it expired: the whole prompt is new input.")
+    price_source: Literal["models.json", "pi", "unknown"]
+    notes: list[str] = Field(default_factory=list)
 
 
 class TurnLedgerParams(WireModel):
@@ -413,6 +465,9 @@ class TurnLedgerResult(WireModel):
     prices: list[ModelPricesInfo] = Field(default_factory=list, description="Of every model the branch used.")
     context_window: int | None = Field(default=None, description="The current model's window (the chart's top).")
     threshold: int | None = Field(default=None, description="Pi compacts above this (window - reserve).")
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="The request Pi would send next, priced against the previous one."
+    )
     notes: list[str] = Field(default_factory=list)
 
 

@@ -347,6 +347,15 @@ export interface EstimatorInfo {
   note?: string | null;
 }
 
+export interface ExpectedPrompt {
+  /** Tokens expected as cache reads (provider tokens). */
+  cacheRead: number;
+  /** The rest of the prompt: written to the cache where the model has a write rate. */
+  newInput: number;
+  /** US dollars for the prompt (output not included); null: prices unknown. */
+  cost?: number | number | null;
+}
+
 export interface ForkPoint {
   entryId: string;
   text: string;
@@ -448,6 +457,43 @@ export interface ModelPricesInfo {
   cacheSource: "models.json" | "pi" | "unknown";
   detail: string;
   notes?: string[];
+  /** The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent. */
+  midConversationSystem?: boolean;
+}
+
+/** The next request priced against the previous one; the client compares ``expiresAt`` with its clock. */
+export interface NextRequestCostInfo {
+  /** The reply whose request is compared (null: none yet). */
+  previousEntryId?: string | null;
+  /** The last request that touched the cache (Unix ms). */
+  lastRequestAt?: number | null;
+  retention: "short" | "long" | "none";
+  /** The model's promptCache lifetime for the retention. */
+  cacheLifetimeS?: number | number | null;
+  cacheSource: "models.json" | "pi" | "unknown";
+  /** When the cache probably expires (Unix ms); null: unknown. */
+  expiresAt?: number | null;
+  sameModel: boolean;
+  api?: string | null;
+  prefix?: RequestPrefix | null;
+  nextPiTokens: number;
+  nextTokens: number;
+  /** Provider tokens per estimated token, from the previous request's usage. */
+  scale: number | number;
+  /** If the cache still holds the prefix. */
+  warm: ExpectedPrompt;
+  /** If it expired: the whole prompt is new input. */
+  cold: ExpectedPrompt;
+  priceSource: "models.json" | "pi" | "unknown";
+  notes?: string[];
+}
+
+export interface PrefixBreak {
+  /** The segment where the requests first differ: system, systemUpdate or a role. */
+  kind: string;
+  entryId?: string | null;
+  /** UTF-16 units into that segment where they differ. */
+  offset?: number | null;
 }
 
 export interface PriceRates {
@@ -527,6 +573,24 @@ export interface Reconciliation {
   estimatedTokens: number;
   /** unattributed: the excess is category other.unattributed; scaled: the estimates were scaled down in proportion to add up to the usage. */
   method: "exact" | "unattributed" | "scaled";
+}
+
+/** The common start of the previous request and the next one, in the provider's order. */
+export interface RequestPrefix {
+  /** Equal leading segments (the system prompt, then one per message). */
+  segments: number;
+  previousSegments: number;
+  nextSegments: number;
+  /** UTF-16 units of the byte-identical prefix. */
+  chars: number;
+  /** The prefix by Pi's chars/4. */
+  piTokens: number;
+  /** The prefix by the configured estimator. */
+  tokens: number;
+  /** The whole previous request is a prefix of the next one. */
+  wholePrevious: boolean;
+  systemKept: boolean;
+  brokenAt?: PrefixBreak | null;
 }
 
 export interface SectionChange {
@@ -671,5 +735,7 @@ export interface TurnLedgerResult {
   contextWindow?: number | null;
   /** Pi compacts above this (window - reserve). */
   threshold?: number | null;
+  /** The request Pi would send next, priced against the previous one. */
+  nextRequest?: NextRequestCostInfo | null;
   notes?: string[];
 }
