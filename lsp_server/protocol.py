@@ -107,6 +107,25 @@ class SectionChange(WireModel):
     delta: TokenCounts
 
 
+class SaveCacheImpactInfo(WireModel):
+    """What the change does to the prompt cache (see docs/cost.md, "What a save costs")."""
+
+    patch_tokens: TokenCounts = Field(
+        description="A live session on a model with mid-conversation system messages gets `renderedUpdate` as one "
+        "system message at the end: the whole cached prefix survives and only this is new input."
+    )
+    first_difference: int | None = Field(
+        description="UTF-16 offset in the rendered prompt where old and new first differ (null: equal)."
+    )
+    kept_tokens: TokenCounts = Field(
+        description="The prompt before that point: what a new session, or a live session on a model that resends "
+        "the prompt, can still read from the cache."
+    )
+    resent_tokens: TokenCounts = Field(
+        description="The new prompt from that point on (plus, in such a live session, the whole conversation)."
+    )
+
+
 class PromptSectionsChangedParams(WireModel):
     """Sent after a context source changed and the assembled prompt differs from the last one sent."""
 
@@ -118,6 +137,7 @@ class PromptSectionsChangedParams(WireModel):
     total_after: TokenCounts
     rendered_update: str = Field(description="The patch as Pi renders a mid-conversation system message.")
     trigger_paths: list[str] = Field(default_factory=list, description="Files whose change caused this.")
+    cache: SaveCacheImpactInfo | None = Field(default=None, description="The change in prompt-cache terms.")
 
 
 # --- sessions ------------------------------------------------------------------------------
@@ -725,6 +745,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "SystemPromptParams": SystemPromptParams,
     "SystemPromptResult": SystemPromptResult,
     "PromptSectionsChangedParams": PromptSectionsChangedParams,
+    "SaveCacheImpactInfo": SaveCacheImpactInfo,
     "SessionsParams": SessionsParams,
     "SessionsResult": SessionsResult,
     "SessionRef": SessionRef,

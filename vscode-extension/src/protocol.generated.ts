@@ -563,6 +563,8 @@ export interface PromptSectionsChangedParams {
   renderedUpdate: string;
   /** Files whose change caused this. */
   triggerPaths?: string[];
+  /** The change in prompt-cache terms. */
+  cache?: SaveCacheImpactInfo | null;
 }
 
 /** How the categories covered by the provider's usage were matched to it. */
@@ -591,6 +593,18 @@ export interface RequestPrefix {
   wholePrevious: boolean;
   systemKept: boolean;
   brokenAt?: PrefixBreak | null;
+}
+
+/** What the change does to the prompt cache (see docs/cost.md, "What a save costs"). */
+export interface SaveCacheImpactInfo {
+  /** A live session on a model with mid-conversation system messages gets `renderedUpdate` as one system message at the end: the whole cached prefix survives and only this is new input. */
+  patchTokens: TokenCounts;
+  /** UTF-16 offset in the rendered prompt where old and new first differ (null: equal). */
+  firstDifference?: number | null;
+  /** The prompt before that point: what a new session, or a live session on a model that resends the prompt, can still read from the cache. */
+  keptTokens: TokenCounts;
+  /** The new prompt from that point on (plus, in such a live session, the whole conversation). */
+  resentTokens: TokenCounts;
 }
 
 export interface SectionChange {
