@@ -518,6 +518,29 @@ class BranchSummaryArgs(WireModel):
     )
 
 
+class CompactionEconomicsInfo(WireModel):
+    """What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md)."""
+
+    requests: int = Field(description="Summary calls (two for a split turn); Pi sends them without caching.")
+    summary_input: int = Field(description="Tokens sent to the summarizer (Pi's chars/4), all new input.")
+    summary_output: int = Field(description="The summary's tokens.")
+    summary_cost: Number | None = Field(description="US dollars for the summary calls; null: prices unknown.")
+    removed_per_request: int = Field(
+        description="Tokens every later request no longer carries (negative: a branch summary adds its summary)."
+    )
+    context_before: int
+    context_after: int
+    rewrite_cost: Number | None = Field(
+        description="The first later request writing the new prefix to the cache, minus reading the old one."
+    )
+    saving_per_request: Number | None = Field(description="The removed tokens at the cache-read rate.")
+    break_even_requests: int | None = Field(
+        description="Later requests until the savings cover the summary and the rewrite; null: never."
+    )
+    price_source: Literal["models.json", "pi", "unknown"]
+    model: str
+
+
 class CommandOutcome(WireModel):
     written: bool
     preview_only: bool
@@ -535,6 +558,9 @@ class CommandOutcome(WireModel):
     from_preview: bool = Field(
         default=False,
         description="The summary of the matching preview was written as shown, without asking the summarizer again.",
+    )
+    economics: CompactionEconomicsInfo | None = Field(
+        default=None, description="What the summary calls cost and what the result saves per later request."
     )
 
 
@@ -758,6 +784,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,
+    "CompactionEconomicsInfo": CompactionEconomicsInfo,
     "SessionChangedParams": SessionChangedParams,
     "ChatLocateResult": ChatLocateResult,
     "ChatStartParams": ChatStartParams,

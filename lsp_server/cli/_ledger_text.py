@@ -144,3 +144,24 @@ def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult, now_ms: int | N
         out.write(f"  note: {note}\n")
     if ledger.next_request is not None:
         _next_request(out, ledger.next_request, int(time.time() * 1000) if now_ms is None else now_ms)
+
+
+def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
+    """A compaction's or branch summary's cost in three lines (see docs/cost.md)."""
+    calls = f"{economics.requests} summary call{'s' if economics.requests != 1 else ''}"
+    lines = [
+        f"{calls}: {_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out, "
+        f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
+    ]
+    if economics.removed_per_request > 0:
+        lines.append(
+            f"every later request carries {_n(economics.removed_per_request)} fewer tokens "
+            f"({_n(economics.context_before)} -> {_n(economics.context_after)}), "
+            f"saving {_usd(economics.saving_per_request)} each with a warm cache; "
+            f"the first one rewrites the cache ({_usd(economics.rewrite_cost)})"
+        )
+        even = economics.break_even_requests
+        lines.append(f"pays for itself after {even} later requests" if even is not None else "break-even: unknown")
+    else:
+        lines.append(f"every later request carries {_n(-economics.removed_per_request)} more tokens (the summary)")
+    return "\n".join(lines)

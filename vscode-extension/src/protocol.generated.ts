@@ -276,6 +276,8 @@ export interface CommandOutcome {
   sessionSize?: number | null;
   /** The summary of the matching preview was written as shown, without asking the summarizer again. */
   fromPreview?: boolean;
+  /** What the summary calls cost and what the result saves per later request. */
+  economics?: CompactionEconomicsInfo | null;
 }
 
 export interface CompactArgs {
@@ -289,6 +291,30 @@ export interface CompactArgs {
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */
   expectedSize?: number | null;
+}
+
+/** What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md). */
+export interface CompactionEconomicsInfo {
+  /** Summary calls (two for a split turn); Pi sends them without caching. */
+  requests: number;
+  /** Tokens sent to the summarizer (Pi's chars/4), all new input. */
+  summaryInput: number;
+  /** The summary's tokens. */
+  summaryOutput: number;
+  /** US dollars for the summary calls; null: prices unknown. */
+  summaryCost?: number | number | null;
+  /** Tokens every later request no longer carries (negative: a branch summary adds its summary). */
+  removedPerRequest: number;
+  contextBefore: number;
+  contextAfter: number;
+  /** The first later request writing the new prefix to the cache, minus reading the old one. */
+  rewriteCost?: number | number | null;
+  /** The removed tokens at the cache-read rate. */
+  savingPerRequest?: number | number | null;
+  /** Later requests until the savings cover the summary and the rewrite; null: never. */
+  breakEvenRequests?: number | null;
+  priceSource: "models.json" | "pi" | "unknown";
+  model: string;
 }
 
 export interface ContextBudgetParams {
