@@ -115,7 +115,7 @@ class SaveCacheImpactInfo(WireModel):
         "system message at the end: the whole cached prefix survives and only this is new input."
     )
     first_difference: int | None = Field(
-        description="UTF-16 offset in the rendered prompt where old and new first differ (null: equal)."
+        default=None, description="UTF-16 offset in the rendered prompt where old and new first differ (null: equal)."
     )
     kept_tokens: TokenCounts = Field(
         description="The prompt before that point: what a new session, or a live session on a model that resends "
@@ -321,7 +321,7 @@ class CostParts(WireModel):
 class LedgerRequest(WireModel):
     """One paid request: an assistant reply (``kind: "turn"``) or another request on the branch."""
 
-    entry_id: str | None = Field(description="The entry that records the request.")
+    entry_id: str | None = Field(default=None, description="The entry that records the request.")
     kind: str = Field(
         description="turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), "
         "compaction or branchSummary (their summary calls)."
@@ -335,7 +335,9 @@ class LedgerRequest(WireModel):
     cache_read: Number
     cache_write: Number
     total_tokens: Number = Field(description="Pi's calculateContextTokens of the usage: the context size after it.")
-    cost: Number | None = Field(description="US dollars; null when unknown (no recorded cost and no prices).")
+    cost: Number | None = Field(
+        default=None, description="US dollars; null when unknown (no recorded cost and no prices)."
+    )
     cost_parts: CostParts | None = None
     cost_source: Literal["recorded", "computed", "unknown"] = Field(
         description="recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource)."
@@ -346,7 +348,9 @@ class LedgerRequest(WireModel):
     computed_cost: Number | None = Field(
         default=None, description="The usage priced at the model's current prices (a check on the recorded cost)."
     )
-    cache_hit_ratio: float | None = Field(description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0.")
+    cache_hit_ratio: float | None = Field(
+        default=None, description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0."
+    )
     since_previous_ms: int | None = Field(
         default=None, description="Time since the previous request of the conversation (turn or cache warm)."
     )
@@ -394,7 +398,7 @@ class CacheLifetime(WireModel):
 class ModelPricesInfo(WireModel):
     provider: str | None
     id: str | None
-    rates: PriceRates | None = Field(description="US dollars per million tokens; null when unknown.")
+    rates: PriceRates | None = Field(default=None, description="US dollars per million tokens; null when unknown.")
     tiers: list[PriceTier] = Field(default_factory=list)
     price_source: Literal["models.json", "pi", "unknown"]
     cache_lifetime: CacheLifetime
@@ -431,18 +435,26 @@ class RequestPrefix(WireModel):
 class ExpectedPrompt(WireModel):
     cache_read: int = Field(description="Tokens expected as cache reads (provider tokens).")
     new_input: int = Field(description="The rest of the prompt: written to the cache where the model has a write rate.")
-    cost: Number | None = Field(description="US dollars for the prompt (output not included); null: prices unknown.")
+    cost: Number | None = Field(
+        default=None, description="US dollars for the prompt (output not included); null: prices unknown."
+    )
 
 
 class NextRequestCostInfo(WireModel):
     """The next request priced against the previous one; the client compares ``expiresAt`` with its clock."""
 
-    previous_entry_id: str | None = Field(description="The reply whose request is compared (null: none yet).")
-    last_request_at: int | None = Field(description="The last request that touched the cache (Unix ms).")
+    previous_entry_id: str | None = Field(
+        default=None, description="The reply whose request is compared (null: none yet)."
+    )
+    last_request_at: int | None = Field(default=None, description="The last request that touched the cache (Unix ms).")
     retention: Literal["short", "long", "none"]
-    cache_lifetime_s: Number | None = Field(description="The model's promptCache lifetime for the retention.")
+    cache_lifetime_s: Number | None = Field(
+        default=None, description="The model's promptCache lifetime for the retention."
+    )
     cache_source: Literal["models.json", "pi", "unknown"]
-    expires_at: int | None = Field(description="When the cache probably expires (Unix ms); null: unknown.")
+    expires_at: int | None = Field(
+        default=None, description="When the cache probably expires (Unix ms); null: unknown."
+    )
     same_model: bool
     api: str | None = None
     prefix: RequestPrefix | None = None
@@ -524,18 +536,21 @@ class CompactionEconomicsInfo(WireModel):
     requests: int = Field(description="Summary calls (two for a split turn); Pi sends them without caching.")
     summary_input: int = Field(description="Tokens sent to the summarizer (Pi's chars/4), all new input.")
     summary_output: int = Field(description="The summary's tokens.")
-    summary_cost: Number | None = Field(description="US dollars for the summary calls; null: prices unknown.")
+    summary_cost: Number | None = Field(
+        default=None, description="US dollars for the summary calls; null: prices unknown."
+    )
     removed_per_request: int = Field(
         description="Tokens every later request no longer carries (negative: a branch summary adds its summary)."
     )
     context_before: int
     context_after: int
     rewrite_cost: Number | None = Field(
-        description="The first later request writing the new prefix to the cache, minus reading the old one."
+        default=None,
+        description="The first later request writing the new prefix to the cache, minus reading the old one.",
     )
-    saving_per_request: Number | None = Field(description="The removed tokens at the cache-read rate.")
+    saving_per_request: Number | None = Field(default=None, description="The removed tokens at the cache-read rate.")
     break_even_requests: int | None = Field(
-        description="Later requests until the savings cover the summary and the rewrite; null: never."
+        default=None, description="Later requests until the savings cover the summary and the rewrite; null: never."
     )
     price_source: Literal["models.json", "pi", "unknown"]
     model: str
