@@ -22,6 +22,7 @@ turns waiting into failure. Screenshots: ``tests/e2e/vscode/out/chat/``. Runs al
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -33,11 +34,12 @@ from typing import Any
 
 import pytest
 
+from lsp_server.pi_rpc import PiRpcProcess
 from tests.e2e.vscode import harness, sample_workspace
 from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, RecordedRequest, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir
-from tests.support.pi_for_tests import require_test_pi
+from tests.support.pi_for_tests import PiUnderTest, require_test_pi
 
 pytestmark = pytest.mark.e2e
 
@@ -87,6 +89,20 @@ def pi_processes(agent: PiAgentDir) -> list[int]:
 
 def _entries(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _pi_resumes(pi: PiUnderTest, agent: PiAgentDir, session: Path, cwd: Path) -> tuple[str, int]:
+    """Pi itself opens ``session`` (``--session FILE``): the file it says it holds, and its message count."""
+
+    async def run() -> tuple[str, int]:
+        process = await PiRpcProcess.start(pi.argv, cwd=cwd, env=agent.env(), session_file=session)
+        try:
+            messages = await process.get_messages(timeout=60)
+            return str((process.initial_state or {}).get("sessionFile")), len(messages)
+        finally:
+            await process.close()
+
+    return asyncio.run(run())
 
 
 def _user_texts(request: RecordedRequest) -> list[str]:
@@ -252,7 +268,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
             e for e in all_entries[forks[-1]] if e.get("type") == "message" and e["message"]["role"] == "user"
         ]
         assert FORK_PROMPT in json.dumps(fork_users[-1]["message"]["content"])
-    # Every session file Pi wrote during the test loads in pi-context session without problems.
+    # Every session file Pi wrote during the test loads in pi-context session without problems, and in Pi.
     for path in sessions:
         done = subprocess.run(
             [sys.executable, "-m", "lsp_server", "session", str(path), "--json"],
@@ -263,5 +279,10 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["session"]["problems"] == [], path
+        before = path.read_bytes()
+        held, count = _pi_resumes(pi, ws.agent, path, ws.folder)
+        has_users = any(e.get("type") == "message" and e["message"]["role"] == "user" for e in all_entries[path])
+        assert held == str(path) and (count > 0 or not has_users), (held, count)
+        assert path.read_bytes().startswith(before), f"Pi rewrote {path} when resuming it"
     if "chat-stream" in passed:
         assert sessions, "the chat streamed a reply but Pi wrote no session file"
