@@ -136,6 +136,8 @@ async function chatStep(name, fn) {
   });
 
   await chatStep('chat-tool', async () => {
+    // The gauge follows the file (pi/sessionChanged, then pi/contextBudget): give it a moment.
+    await until(async () => (await gaugeTokens()) === config.gaugeAfterStream, 'the gauge after the first turn', 15000).catch(() => {});
     gauge.push({ when: 'after stream', tokens: await gaugeTokens() });
     await run.signal('script', 'tool');
     await send(config.toolPrompt);
