@@ -373,6 +373,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--render", action="store_true", help="also the webview render latency (code-server)")
     parser.add_argument("--render-deltas", type=int, default=500, help="deltas of the rendered reply, at --rate")
+    parser.add_argument("--only", default="", help="comma-separated parts to run: forward,paced,open,render")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -384,19 +385,36 @@ def main() -> int:
     if pi is None:
         print(f"bench_chat: skipped, it needs the real Pi 1.6.0 ({reason}); run tests/support/install_pi.sh")
         return 0
-    results: dict[str, Any] = {
-        "load_average_before": [round(x, 1) for x in os.getloadavg()],
-        "forward": asyncio.run(bench_forward(args.events, pi.argv)),
-        "paced": asyncio.run(bench_forward(args.paced, pi.argv, args.rate)),
-        "open": asyncio.run(bench_open(args.mb, args.runs, pi.argv)),
-    }
-    if args.render:
+    parts = (
+        set(args.only.split(","))
+        if args.only
+        else {"forward", "paced", "open"} | ({"render"} if args.render else set())
+    )
+    results: dict[str, Any] = {"load_average_before": [round(x, 1) for x in os.getloadavg()]}
+    if "forward" in parts:
+        results["forward"] = asyncio.run(bench_forward(args.events, pi.argv))
+    if "paced" in parts:
+        results["paced"] = asyncio.run(bench_forward(args.paced, pi.argv, args.rate))
+    if "open" in parts:
+        results["open"] = asyncio.run(bench_open(args.mb, args.runs, pi.argv))
+    if "render" in parts:
         results["render"] = bench_render(args.render_deltas, args.rate, pi.argv)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print(f"load average before: {results['load_average_before']} (2 shared cores: latencies include waiting to run)")
-    f = results["forward"]
+    if "forward" in results:
+        print_forward(results["forward"])
+    if "paced" in results:
+        print_paced(results["paced"], args.rate)
+    if "open" in results:
+        print_open(results["open"])
+    if "render" in results:
+        print_render(results["render"])
+    return 0
+
+
+def print_forward(f: dict[str, Any]) -> None:
     lat = f["latency_ms"]
     rss = f["server_rss_mb"]
     print(
@@ -408,31 +426,35 @@ def main() -> int:
         f"         server RSS {rss['before']} MiB before, {rss['chat_started']} with the chat, "
         f"{rss['after_chat']} after the chat, {rss['stopped']} after stop"
     )
-    p = results["paced"]
+
+
+def print_paced(p: dict[str, Any], rate: float) -> None:
     lat = p["latency_ms"]
     print(
-        f"paced: {p['events_forwarded']} pi/chat/event at {args.rate:g} deltas/s: Pi's line -> client median "
+        f"paced: {p['events_forwarded']} pi/chat/event at {rate:g} deltas/s: Pi's line -> client median "
         f"{lat['median']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms, max {lat['max']} ms; "
         f"server CPU {p['server_cpu_ms_per_event']} ms per event"
     )
-    o = results["open"]
+
+
+def print_open(o: dict[str, Any]) -> None:
     print(
         f"open: {o['session_mb']} MB session ({o['entries']} entries): pi/chat/start {o['start_ms']} ms "
         f"(new session {o['new_start_ms']} ms), first pi/contextBudget at {o['first_budget_ms']} ms; "
         f"server RSS {o['server_rss_mb']} MiB (best of {o['runs']})"
     )
-    if "render" in results:
-        r = results["render"]
-        if "dom" in r:
-            dom, frame = r["dom"], r.get("frame", {})
-            print(
-                f"render: {r['deltas']} deltas at {r['deltas_per_s']:g}/s, Pi's line -> the Chat view's DOM: "
-                f"median {dom['median_ms']} ms, p95 {dom['p95_ms']} ms, max {dom['max_ms']} ms ({dom['updates']} "
-                f"updates); -> the next frame: median {frame.get('median_ms')} ms, p95 {frame.get('p95_ms')} ms"
-            )
-        else:
-            print(f"render: {r}")
-    return 0
+
+
+def print_render(r: dict[str, Any]) -> None:
+    if "dom" not in r:
+        print(f"render: {r}")
+        return
+    dom, frame = r["dom"], r.get("frame", {})
+    print(
+        f"render: {r['deltas']} deltas at {r['deltas_per_s']:g}/s, Pi's line -> the Chat view's DOM: "
+        f"median {dom['median_ms']} ms, p95 {dom['p95_ms']} ms, max {dom['max_ms']} ms ({dom['updates']} "
+        f"updates); -> the next frame: median {frame.get('median_ms')} ms, p95 {frame.get('p95_ms')} ms"
+    )
 
 
 if __name__ == "__main__":

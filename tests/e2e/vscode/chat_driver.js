@@ -76,6 +76,17 @@ async function finalReply(text) {
   return message;
 }
 
+/** Widens the side bar (drags the sash at its right edge) so the chat reads well in screenshots. */
+async function widenSidebar(width) {
+  const box = await page.locator('.part.sidebar').first().boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width + 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 8 });
+  await page.mouse.up();
+}
+
 async function chatStep(name, fn) {
   await run.step(name, async () => {
     if (name !== 'chat-view' && !frame) throw new Waiting('waits for the chat view (step chat-view)');
@@ -88,12 +99,14 @@ async function chatStep(name, fn) {
 
   await run.step('workbench', async () => {
     await run.openFolder(config.folder, 'notes.txt');
+    await run.quickOpen('notes.txt'); // the file Pi will read, beside the chat
     return 'workbench open on the chat workspace';
   });
 
   await chatStep('chat-view', async () => {
     await openContainer();
     await chat();
+    await widenSidebar(config.sidebarWidth || 560);
     // The Context view below takes room: keep it collapsed in the chat's screenshots.
     await run.setViewExpanded('Context', false);
     await run.setSessionsExpanded(false);
@@ -154,9 +167,11 @@ async function chatStep(name, fn) {
     const duration = card.locator('[data-testid=chat-tool-duration]');
     const took = (await duration.count()) ? await textOf(duration.first()) : '(no duration)';
     await finalReply(config.toolReply);
+    const fold = card.locator('details > summary').first();
+    if (await fold.count()) await fold.click(); // open "Arguments and output" for the screenshot
     await card.scrollIntoViewIfNeeded();
     await shot('chat-tool-card');
-    return `read card done (args ${args}, ${took}), output shows notes.txt`;
+    return `read card done (args ${args.replace(/\s+/g, ' ')}, ${took}), output shows notes.txt`;
   });
 
   await chatStep('chat-gauge', async () => {
@@ -246,6 +261,12 @@ async function chatStep(name, fn) {
     const entryId = await message.getAttribute('data-entry-id');
     await message.hover();
     await message.locator('[data-testid=chat-fork]').first().click();
+    // The fork puts the message back in the input to edit; the conversation is the one before it.
+    const input = f.locator('textarea[data-testid=chat-input]').first();
+    await until(async () => (await input.inputValue()) === config.toolPrompt, 'the forked message back in the input');
+    await until(async () => !(await f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.toolPrompt }).count()),
+      'the forked message and what followed it to leave the conversation');
+    await shot('chat-forked');
     await run.signal('script', 'fork');
     await send(config.forkPrompt);
     await finalReply(config.forkReply);
@@ -254,18 +275,20 @@ async function chatStep(name, fn) {
       return now.find((s) => !before.some((b) => b.path === s.path) && s.parentSession) ? now : null;
     }, 'Pi to write the forked session file');
     const forked = after.find((s) => !before.some((b) => b.path === s.path) && s.parentSession);
-    await shot('chat-forked');
     await run.setSessionsExpanded(true);
     const stem = forked.name.replace(/\.jsonl$/, '');
-    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: stem.slice(-12) }).first();
+    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: stem.slice(0, 24) }).first();
     await row.waitFor({ timeout: WAIT }).catch(() => {
       throw new Error(`the Sessions tree does not list the forked ${forked.name}`);
     });
-    const edited = page.locator('.part.sidebar .monaco-list-row', { hasText: config.forkPrompt.slice(0, 20) }).first();
-    const branchShown = await edited.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+    const edited = page.locator('.part.sidebar .monaco-list-row', { hasText: config.forkPrompt.slice(0, 24) }).first();
+    await edited.waitFor({ timeout: WAIT }).catch(() => {
+      throw new Error(`the forked session's tree does not show "${config.forkPrompt.slice(0, 24)}"`);
+    });
     await shot('chat-fork-tree');
-    return `forked at ${entryId}: ${forked.name} (parent ${forked.parentSession.split('/').pop()}) in the tree` +
-      (branchShown ? ', its new message shown' : '');
+    return `forked at ${entryId}: ${forked.name} (parent ${forked.parentSession.split('/').pop()}) in the tree, ` +
+      'with the edited message on its branch';
   });
 
   await run.finish({ gauge });

@@ -222,6 +222,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 "gaugeAfterStream": STREAM_USAGE["input"] + STREAM_USAGE["output"],
                 "gaugeAfterTool": TOOL_USAGE["input"] + TOOL_USAGE["output"],
                 "window": WINDOW,
+                "viewport": {"width": 1280, "height": 860},
             }
             driver = harness.run_driver(tools, "chat_driver.js", config, out_dir, parties.handlers())
         finally:
