@@ -20,8 +20,12 @@ Run: ``python bench/bench_chat.py [--events 10000] [--paced 1000 --rate 100] [--
   (Pi is started, loads the file, answers ``get_state``), and -> the first ``pi/contextBudget``
   on it answered (asked as soon as the start answers). A chat on a new session is the baseline
   (Pi's own start-up). Best of ``--runs``.
-* **render** (``--render``): time from a ``pi/chat/event`` delta to its render in the Chat view in
-  code-server, measured with playwright: needs the view; see ``tests/e2e/vscode`` for the tools.
+* **render** (``--render``): time from Pi's delta line to the Chat view showing it, in code-server
+  with headless chromium (``chat_render.js``, the tools of ``tests/e2e/vscode/install.sh``): the
+  model streams ``--render-deltas`` deltas at ``--rate`` per second, the relay stamps Pi's lines
+  with the wall clock, and a MutationObserver in the chat webview stamps (``performance.timeOrigin
+  + now()``) each DOM change that shows a higher delta number, and the animation frame after it.
+  So the figure covers the server, the extension host, the webview message and the render.
 
 The machine is shared: compare runs made back to back. Nothing here is asserted.
 ``BENCH_CHAT_SERVER`` replaces the server's command line (e.g. to run it under a profiler).

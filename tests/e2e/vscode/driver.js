@@ -58,6 +58,20 @@ function sidebarFrame() {
     return 'extension activated, server started from piContext.python';
   });
 
+  await step('chat-no-pi', async () => {
+    // piContext.pi.command names no program: the Chat view says so, and every other step still works.
+    await openContainer();
+    const chat = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view');
+    const root = chat.locator('[data-testid=chat-root]').first();
+    await run.until(async () => (await root.getAttribute('data-state')) === 'no-pi', 'chat-root data-state=no-pi');
+    const text = await textOf(chat.locator('[data-testid=chat-no-pi]').first());
+    if (!text.includes(config.piInstallCommand)) {
+      throw new Error(`the notice does not give the install command: ${text}`);
+    }
+    await shot('chat-no-pi');
+    return `"${text.replace(/\s+/g, ' ')}"`;
+  });
+
   await step('diagnostic', async () => {
     await quickOpen(config.skillRelPath);
     const opened = Date.now();

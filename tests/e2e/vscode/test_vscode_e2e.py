@@ -2,10 +2,12 @@
 
 The test builds the .vsix, installs it into a fresh code-server profile, opens a sample workspace
 (a broken SKILL.md, an AGENTS.md, a Pi session in its agent dir) with a loopback fake LLM as the
-summarizer, and lets ``driver.js`` walk through the user flows: diagnostic in the Problems panel,
+summarizer and a ``piContext.pi.command`` naming no program, and lets ``driver.js`` walk through the
+user flows: the Chat view saying Pi is missing (with the install command), diagnostic in the Problems panel,
 quick fix, budget gauge, sections matching ``pi-context prompt --json``, the highlighted section
 after saving AGENTS.md and its diff, the projected request, the sessions tree, Compact Session with
-progress, preview and append. Screenshots of every step go to ``tests/e2e/vscode/out/``.
+progress, preview and append: without Pi, everything else works. Screenshots of every step go to
+``tests/e2e/vscode/out/`` (the chat test's to ``out/chat/``; ``test_chat_e2e.py`` has the chat with real Pi).
 
 Which steps run depends on what the installed server offers (probed from the server itself): a
 step whose server method is not built yet is reported as *waiting* with the method's name, not
@@ -44,16 +46,20 @@ SUMMARY_MARKER = "E2E-SUMMARY: the release checklist is updated for every area"
 SUMMARY = f"## Goal\n{SUMMARY_MARKER}.\n\n## Progress\n- Areas 1-16 checked.\n\n## Next Steps\n- Tag the release."
 
 
-def _expectations(server: dict[str, Any]) -> dict[str, bool | str]:
+def _expectations(server: dict[str, Any], views: set[str]) -> dict[str, bool | str]:
     def needs(*methods: str) -> bool | str:
         return harness.needs_server(server, *methods)
 
+    chat_view: bool | str = (
+        needs("pi/chat/locate") if "piContext.chat" in views else "waits for the extension's piContext.chat view"
+    )
     diagnostics: bool | str = (
         True if server["checker"] != "none" else "waits for the server's checker (lsp_server.checks)"
     )
     expect: dict[str, bool | str] = {
         "workbench": True,
         "server-running": True,
+        "chat-no-pi": chat_view,
         "diagnostic": diagnostics,
         "quickfix": needs("textDocument/codeAction") if diagnostics is True else diagnostics,
         "gauge": needs("pi/contextBudget"),
@@ -104,7 +110,7 @@ def out_dir() -> Iterator[Path]:
 def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     tools = harness.tools()
     vsix = harness.build_vsix()
-    expect = _expectations(harness.server_features())
+    expect = _expectations(harness.server_features(), harness.extension_views())
     ws = sample_workspace.build(tmp_path)
     sections = _prompt_sections(ws) if expect["sections"] is True else []
     session_before = ws.session.read_bytes()
@@ -132,6 +138,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
             "piContext.summarizer.url": llm.openai_base_url,
             "piContext.summarizer.model": "fake-summarizer",
             "piContext.summarizer.wireFormat": "openai",
+            "piContext.pi.command": str(tmp_path / "no-such-pi"),  # the chat's bad path: Pi missing
         }
         env = {**os.environ, "PI_CODING_AGENT_DIR": str(ws.agent_dir)}
 
@@ -160,6 +167,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "compactFocus": "the release checklist",
                 "summaryMarker": SUMMARY_MARKER,
                 "branchTarget": "Step 16",
+                "piInstallCommand": "npm install -g @earendil-works/pi-coding-agent",
             }
             driver = harness.run_driver(tools, "driver.js", config, out_dir, {"slow-llm": slow_llm})
         finally:

@@ -191,11 +191,12 @@ function createRun(config) {
 
   run.setSessionsExpanded = (expanded) => run.setViewExpanded('Sessions', expanded);
 
-  /** Makes room for the Context view in screenshots: bottom panel hidden, Sessions view collapsed. */
+  /** Makes room for the Context view in screenshots: bottom panel hidden, Chat and Sessions views collapsed. */
   run.tidy = async () => {
     if (await run.page.locator('.part.panel').first().isVisible().catch(() => false)) {
       await run.palette('View: Hide Panel').catch(() => run.page.keyboard.press('Escape'));
     }
+    await run.setViewExpanded('Chat', false);
     await run.setSessionsExpanded(false);
   };
 
