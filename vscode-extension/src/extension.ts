@@ -92,7 +92,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(pythonChange);
   }
 
-  await server.start();
+  // Not awaited: VS Code shows the views only once activate() returns, and the first start can take
+  // seconds; the views show the start's progress instead of staying blank.
+  void server.start();
 }
 
 export async function deactivate(): Promise<void> {

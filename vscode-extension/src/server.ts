@@ -21,7 +21,9 @@ import { resolveInterpreter } from './interpreter';
 import { checkServerInstalled, type InstallCheck, pipInstall } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import { describeInterpreter, expandPath, type InterpreterChoice, serverSettings } from './model/settings';
-import type { ContextStore, ServerApi } from './model/store';
+import type { ContextStore, ServerApi, ServerState } from './model/store';
+import { SESSIONS_VIEW_ID } from './sessions/provider';
+import { VIEW_ID } from './sidebar/provider';
 import {
   type ContextBudgetParams,
   type ContextBudgetResult,
@@ -91,11 +93,37 @@ export class ServerManager implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
+  /**
+   * Starts the server once (concurrent calls share the start). The first start can take a while
+   * (finding Python, the first environment, importing the server), so both views show a progress bar
+   * and the Context view says which step it is on.
+   */
   start(): Promise<void> {
-    this.starting ??= this.doStart().finally(() => {
+    this.starting ??= this.withViewProgress(() => this.doStart()).finally(() => {
       this.starting = undefined;
     });
     return this.starting;
+  }
+
+  private withViewProgress(work: () => Promise<void>): Promise<void> {
+    const onView = (viewId: string, task: () => Promise<void>): Thenable<void> =>
+      vscode.window.withProgress({ location: { viewId } }, task);
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    void onView(SESSIONS_VIEW_ID, () => finished);
+    return Promise.resolve(onView(VIEW_ID, work)).finally(done);
+  }
+
+  private progress(message: string): void {
+    this.setState({ state: 'starting', message });
+  }
+
+  /** The store's state, and a context key for the Sessions view's welcome text. */
+  private setState(state: ServerState): void {
+    this.store.setServerState(state);
+    void vscode.commands.executeCommand('setContext', 'piContext.serverState', state.state);
   }
 
   async restart(): Promise<void> {
@@ -118,12 +146,12 @@ export class ServerManager implements vscode.Disposable {
       }
       await client.dispose();
     }
-    this.store.setServerState({ state: 'stopped', message: 'The server is stopped.' });
+    this.setState({ state: 'stopped', message: 'The server is stopped.' });
   }
 
   private async doStart(): Promise<void> {
     const folder = this.folder();
-    this.store.setServerState({ state: 'starting' });
+    this.progress('Finding the Python that runs the pi-context language server…');
     const interpreter = await resolveInterpreter(folder);
     this.interpreter = interpreter;
     this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
@@ -131,7 +159,7 @@ export class ServerManager implements vscode.Disposable {
     this.lastCheck = check;
     if (!check.ok) {
       this.log.error(check.detail);
-      this.store.setServerState({ state: 'failed', message: this.failureText(check, interpreter) });
+      this.setState({ state: 'failed', message: this.failureText(check, interpreter) });
       void this.offerInstall(check, interpreter);
       return;
     }
@@ -176,7 +204,7 @@ export class ServerManager implements vscode.Disposable {
       client.onDidChangeState((e) => {
         if (e.newState === State.Stopped && this.client === client) {
           this.store.attach(null);
-          this.store.setServerState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
+          this.setState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
         }
       }),
       client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
@@ -187,15 +215,16 @@ export class ServerManager implements vscode.Disposable {
       }),
     );
     this.client = client;
+    this.progress('Starting the pi-context language server…');
     try {
       await client.start();
     } catch (e) {
       this.log.error(`the server did not start: ${errorText(e)}`);
-      this.store.setServerState({ state: 'failed', message: `The server did not start: ${errorText(e)}` });
+      this.setState({ state: 'failed', message: `The server did not start: ${errorText(e)}` });
       return;
     }
     this.store.attach(this.api(client));
-    this.store.setServerState({ state: 'running' });
+    this.setState({ state: 'running' });
     await this.store.refreshAll();
   }
 
