@@ -45,7 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const docs = new VirtualDocuments(store);
-  const server = new ServerManager(log, store, folder);
+  const server = new ServerManager(log, store, folder, context);
   manager = server;
   const sidebar = new SidebarProvider(context.extensionUri, store, log);
   const sessions = new SessionsProvider(store);

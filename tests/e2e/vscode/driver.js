@@ -105,6 +105,9 @@ async function settledPreview(headline) {
   if (!id) {
     throw new Error(`the settled preview names no entry id:\n${text.slice(0, 600)}`);
   }
+  // Nothing is waiting any more: the buttons are gone from the code lens and the title bar.
+  await page.locator('.codelens-decoration a', { hasText: 'Append to Session' }).first().waitFor({ state: 'detached', timeout: WAIT });
+  await page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first().waitFor({ state: 'detached', timeout: WAIT });
   return id[1];
 }
 
