@@ -200,7 +200,7 @@ async function textOf(locator) {
     await frame.locator('header.top').waitFor({ timeout: WAIT });
     const end = Date.now() + WAIT;
     for (;;) {
-      const starting = await frame.getByText('Starting the pi-context server').count();
+      const starting = await frame.locator('#server-starting').count();
       const failed = await frame.locator('.banner.error').count();
       if (failed) {
         throw new Error(`server failed: ${await textOf(frame.locator('.banner.error').first())}`);
@@ -210,7 +210,7 @@ async function textOf(locator) {
       await page.waitForTimeout(200);
     }
     await shot('sidebar-server-running');
-    return 'extension activated, server started from piContext.python';
+    return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)`;
   });
 
   await step('diagnostic', async () => {
