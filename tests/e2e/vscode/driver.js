@@ -199,8 +199,16 @@ async function textOf(locator) {
     // The server state banner disappears once the client runs; a failure banner has role=alert.
     await frame.locator('header.top').waitFor({ timeout: WAIT });
     const end = Date.now() + WAIT;
+    const seen = [];
     for (;;) {
       const starting = await frame.locator('#server-starting').count();
+      if (starting) {
+        const text = await frame.locator('#server-starting').first().textContent().catch(() => '');
+        if (text && !seen.includes(text)) {
+          seen.push(text);
+          if (seen.length === 1) await shot('sidebar-server-starting');
+        }
+      }
       const failed = await frame.locator('.banner.error').count();
       if (failed) {
         throw new Error(`server failed: ${await textOf(frame.locator('.banner.error').first())}`);
@@ -210,7 +218,8 @@ async function textOf(locator) {
       await page.waitForTimeout(200);
     }
     await shot('sidebar-server-running');
-    return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)`;
+    const progress = seen.length ? `; while starting the view said: ${seen.join(' / ')}` : '';
+    return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)${progress}`;
   });
 
   await step('diagnostic', async () => {
