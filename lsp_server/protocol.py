@@ -281,6 +281,141 @@ class ProjectedRequestResult(WireModel):
     )
 
 
+# --- cost ----------------------------------------------------------------------------------
+
+TURN_LEDGER = "pi/turnLedger"
+
+Number = int | float  # token counts stay integers on the wire; a hand-edited file may hold fractions
+
+
+class CostParts(WireModel):
+    """US dollars per bucket, as Pi records them in ``usage.cost``."""
+
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    total: Number
+
+
+class LedgerRequest(WireModel):
+    """One paid request: an assistant reply (``kind: "turn"``) or another request on the branch."""
+
+    entry_id: str | None = Field(description="The entry that records the request.")
+    kind: str = Field(
+        description="turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), "
+        "compaction or branchSummary (their summary calls)."
+    )
+    index: int | None = Field(default=None, description="0-based position among the turns (turns only).")
+    provider: str | None = None
+    model: str | None = None
+    timestamp: int | None = Field(default=None, description="When the request started (Unix ms).")
+    input: Number = Field(description="New (uncached) input tokens, as the provider reported them.")
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    total_tokens: Number = Field(description="Pi's calculateContextTokens of the usage: the context size after it.")
+    cost: Number | None = Field(description="US dollars; null when unknown (no recorded cost and no prices).")
+    cost_parts: CostParts | None = None
+    cost_source: Literal["recorded", "computed", "unknown"] = Field(
+        description="recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource)."
+    )
+    price_source: Literal["models.json", "pi", "unknown"] | None = Field(
+        default=None, description="For a computed cost: whose prices (models.json, Pi's model catalog)."
+    )
+    computed_cost: Number | None = Field(
+        default=None, description="The usage priced at the model's current prices (a check on the recorded cost)."
+    )
+    cache_hit_ratio: float | None = Field(description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0.")
+    since_previous_ms: int | None = Field(
+        default=None, description="Time since the previous request of the conversation (turn or cache warm)."
+    )
+    stop_reason: str | None = None
+
+
+class LedgerTotals(WireModel):
+    requests: int
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    cost: Number = Field(description="The sum of the known costs.")
+    unknown_cost: int = Field(description="How many requests have no known cost (not in `cost`).")
+    cache_hit_ratio: float | None = None
+
+
+class LedgerModelTotals(LedgerTotals):
+    model: str = Field(description="provider/model id.")
+
+
+class LedgerMarker(WireModel):
+    kind: Literal["compaction", "branchSummary", "branchPoint", "modelChange"]
+    entry_id: str | None
+    after_turn: int = Field(description="How many turns of the branch come before it.")
+    tokens_before: Number | None = Field(default=None, description="A compaction's tokensBefore.")
+
+
+class PriceRates(WireModel):
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+
+
+class PriceTier(PriceRates):
+    input_tokens_above: Number
+
+
+class CacheLifetime(WireModel):
+    short: Number | None = Field(default=None, description="Seconds a short-retention cache entry lives.")
+    long: Number | None = Field(default=None, description="Seconds a long-retention entry lives.")
+
+
+class ModelPricesInfo(WireModel):
+    provider: str | None
+    id: str | None
+    rates: PriceRates | None = Field(description="US dollars per million tokens; null when unknown.")
+    tiers: list[PriceTier] = Field(default_factory=list)
+    price_source: Literal["models.json", "pi", "unknown"]
+    cache_lifetime: CacheLifetime
+    cache_source: Literal["models.json", "pi", "unknown"]
+    detail: str
+    notes: list[str] = Field(default_factory=list)
+
+
+class TurnLedgerParams(WireModel):
+    session: str = Field(description="Session file (a path or a file URI).")
+    leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
+    workspace_folder: str | None = Field(
+        default=None,
+        description="Workspace folder URI whose models.json and settings apply when the session's own cwd does not "
+        "exist here; default: the first folder.",
+    )
+
+
+class TurnLedgerResult(WireModel):
+    """Unknown values are explicit ``null`` here (a cost nobody knows is not a missing key)."""
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, mode="json")
+
+    session: str
+    leaf_id: str | None = None
+    turns: list[LedgerRequest] = Field(description="Every assistant reply on the branch, root first.")
+    other_requests: list[LedgerRequest] = Field(
+        default_factory=list, description="Cache warms and summary calls on the branch."
+    )
+    totals: LedgerTotals = Field(description="The branch's turns.")
+    branch_totals: LedgerTotals = Field(description="The branch's turns and other requests.")
+    session_totals: LedgerTotals = Field(description="Every request in the file, all branches.")
+    by_model: list[LedgerModelTotals] = Field(default_factory=list)
+    markers: list[LedgerMarker] = Field(default_factory=list)
+    prices: list[ModelPricesInfo] = Field(default_factory=list, description="Of every model the branch used.")
+    context_window: int | None = Field(default=None, description="The current model's window (the chart's top).")
+    threshold: int | None = Field(default=None, description="Pi compacts above this (window - reserve).")
+    notes: list[str] = Field(default_factory=list)
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -542,6 +677,8 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ContextBudgetParams": ContextBudgetParams,
     "ContextBudgetResult": ContextBudgetResult,
     "ProjectedRequestResult": ProjectedRequestResult,
+    "TurnLedgerParams": TurnLedgerParams,
+    "TurnLedgerResult": TurnLedgerResult,
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,

@@ -35,6 +35,7 @@ export const Methods = {
   SESSION_CHANGED: "pi/sessionChanged",
   SESSION_TREE: "pi/sessionTree",
   SYSTEM_PROMPT: "pi/systemPrompt",
+  TURN_LEDGER: "pi/turnLedger",
 } as const;
 
 export interface BranchSummaryArgs {
@@ -74,6 +75,13 @@ export interface BudgetCategory {
   tokens: number;
   /** How many items (messages, files) the category holds. */
   count?: number | null;
+}
+
+export interface CacheLifetime {
+  /** Seconds a short-retention cache entry lives. */
+  short?: number | number | null;
+  /** Seconds a long-retention entry lives. */
+  long?: number | number | null;
 }
 
 export interface ChatCompactParams {
@@ -318,6 +326,15 @@ export interface ContextBudgetResult {
   problems?: string[];
 }
 
+/** US dollars per bucket, as Pi records them in ``usage.cost``. */
+export interface CostParts {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  total: number | number;
+}
+
 export interface EstimatorInfo {
   name: "pi" | "weighted" | "exact";
   /** Model family of the weights or tokenizer, e.g. gpt. */
@@ -335,6 +352,78 @@ export interface ForkPoint {
   text: string;
 }
 
+export interface LedgerMarker {
+  kind: "compaction" | "branchSummary" | "branchPoint" | "modelChange";
+  entryId?: string | null;
+  /** How many turns of the branch come before it. */
+  afterTurn: number;
+  /** A compaction's tokensBefore. */
+  tokensBefore?: number | number | null;
+}
+
+export interface LedgerModelTotals {
+  requests: number;
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** The sum of the known costs. */
+  cost: number | number;
+  /** How many requests have no known cost (not in `cost`). */
+  unknownCost: number;
+  cacheHitRatio?: number | null;
+  /** provider/model id. */
+  model: string;
+}
+
+/** One paid request: an assistant reply (``kind: "turn"``) or another request on the branch. */
+export interface LedgerRequest {
+  /** The entry that records the request. */
+  entryId?: string | null;
+  /** turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), compaction or branchSummary (their summary calls). */
+  kind: string;
+  /** 0-based position among the turns (turns only). */
+  index?: number | null;
+  provider?: string | null;
+  model?: string | null;
+  /** When the request started (Unix ms). */
+  timestamp?: number | null;
+  /** New (uncached) input tokens, as the provider reported them. */
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** Pi's calculateContextTokens of the usage: the context size after it. */
+  totalTokens: number | number;
+  /** US dollars; null when unknown (no recorded cost and no prices). */
+  cost?: number | number | null;
+  costParts?: CostParts | null;
+  /** recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource). */
+  costSource: "recorded" | "computed" | "unknown";
+  /** For a computed cost: whose prices (models.json, Pi's model catalog). */
+  priceSource?: "models.json" | "pi" | "unknown" | null;
+  /** The usage priced at the model's current prices (a check on the recorded cost). */
+  computedCost?: number | number | null;
+  /** cacheRead / (input + cacheRead + cacheWrite); null for 0/0. */
+  cacheHitRatio?: number | null;
+  /** Time since the previous request of the conversation (turn or cache warm). */
+  sincePreviousMs?: number | null;
+  stopReason?: string | null;
+}
+
+export interface LedgerTotals {
+  requests: number;
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** The sum of the known costs. */
+  cost: number | number;
+  /** How many requests have no known cost (not in `cost`). */
+  unknownCost: number;
+  cacheHitRatio?: number | null;
+}
+
 export interface ModelInfo {
   provider?: string | null;
   id?: string | null;
@@ -346,6 +435,34 @@ export interface ModelInfo {
   modelSource?: "session" | "pi-settings" | "none" | null;
   /** One sentence naming the model, window and source. */
   detail?: string | null;
+}
+
+export interface ModelPricesInfo {
+  provider?: string | null;
+  id?: string | null;
+  /** US dollars per million tokens; null when unknown. */
+  rates?: PriceRates | null;
+  tiers?: PriceTier[];
+  priceSource: "models.json" | "pi" | "unknown";
+  cacheLifetime: CacheLifetime;
+  cacheSource: "models.json" | "pi" | "unknown";
+  detail: string;
+  notes?: string[];
+}
+
+export interface PriceRates {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+}
+
+export interface PriceTier {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  inputTokensAbove: number | number;
 }
 
 export interface ProjectedMessage {
@@ -521,4 +638,38 @@ export interface TreeNode {
   preview?: string;
   children?: string[];
   onActivePath?: boolean;
+}
+
+export interface TurnLedgerParams {
+  /** Session file (a path or a file URI). */
+  session: string;
+  /** Leaf entry id; default: the session's current leaf. */
+  leafId?: string | null;
+  /** Workspace folder URI whose models.json and settings apply when the session's own cwd does not exist here; default: the first folder. */
+  workspaceFolder?: string | null;
+}
+
+/** Unknown values are explicit ``null`` here (a cost nobody knows is not a missing key). */
+export interface TurnLedgerResult {
+  session: string;
+  leafId?: string | null;
+  /** Every assistant reply on the branch, root first. */
+  turns: LedgerRequest[];
+  /** Cache warms and summary calls on the branch. */
+  otherRequests?: LedgerRequest[];
+  /** The branch's turns. */
+  totals: LedgerTotals;
+  /** The branch's turns and other requests. */
+  branchTotals: LedgerTotals;
+  /** Every request in the file, all branches. */
+  sessionTotals: LedgerTotals;
+  byModel?: LedgerModelTotals[];
+  markers?: LedgerMarker[];
+  /** Of every model the branch used. */
+  prices?: ModelPricesInfo[];
+  /** The current model's window (the chart's top). */
+  contextWindow?: number | null;
+  /** Pi compacts above this (window - reserve). */
+  threshold?: number | null;
+  notes?: string[];
 }

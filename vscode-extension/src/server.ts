@@ -100,6 +100,12 @@ export class ServerManager implements vscode.Disposable {
   interpreter: InterpreterChoice | undefined;
   version: string | undefined;
   lastCheck: InstallCheck | undefined;
+  /** The running client, or undefined when the server stopped: for the chat view, which sends its own requests. */
+  private readonly clientEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
+  readonly onDidChangeClient = this.clientEmitter.event;
+  /** Every `pi/sessionChanged` (the client library keeps one handler per notification: this is it). */
+  private readonly sessionEmitter = new vscode.EventEmitter<SessionChangedParams>();
+  readonly onSessionChanged = this.sessionEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -110,6 +116,11 @@ export class ServerManager implements vscode.Disposable {
 
   get running(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /** The client while the server runs. */
+  get runningClient(): LanguageClient | undefined {
+    return this.running ? this.client : undefined;
   }
 
   /**
@@ -154,6 +165,7 @@ export class ServerManager implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.store.attach(null);
+    this.clientEmitter.fire(undefined);
     for (const d of this.disposables.splice(0)) {
       d.dispose();
     }
@@ -215,6 +227,7 @@ export class ServerManager implements vscode.Disposable {
       client.onDidChangeState((e) => {
         if (e.newState === State.Stopped && this.client === client) {
           this.store.attach(null);
+          this.clientEmitter.fire(undefined);
           this.setState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
         }
       }),
@@ -223,6 +236,7 @@ export class ServerManager implements vscode.Disposable {
       }),
       client.onNotification(Methods.SESSION_CHANGED, (params: SessionChangedParams) => {
         void this.store.onSessionChanged(params);
+        this.sessionEmitter.fire(params);
       }),
     );
     this.client = client;
@@ -239,6 +253,7 @@ export class ServerManager implements vscode.Disposable {
     this.log.info(`server started in ${((Date.now() - started) / 1000).toFixed(1)} s (pi-context ${serverVersion ?? '?'})`);
     this.store.attach(this.api(client));
     this.setState({ state: 'running' });
+    this.clientEmitter.fire(client);
     if (launch.interpreter.source === 'setting') {
       void this.checkVersion(serverVersion, launch.interpreter);
     }
