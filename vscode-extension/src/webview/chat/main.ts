@@ -224,10 +224,15 @@ function drawHeader(): void {
 
   noPi.hidden = hd.noPi === null;
   if (hd.noPi) {
+    // The server's sentence usually names the install command already; say it once.
+    const { message, installCommand } = hd.noPi;
+    const at = message.indexOf(installCommand);
     noPi.replaceChildren(
       h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }),
-      ` ${hd.noPi.message} Install it with `,
-      h('code', null, hd.noPi.installCommand),
+      ' ',
+      ...(at >= 0
+        ? [message.slice(0, at), h('code', null, installCommand), message.slice(at + installCommand.length)]
+        : [`${message} Install it with `, h('code', null, installCommand), '.']),
       ' ',
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
     );
