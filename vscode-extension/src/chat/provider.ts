@@ -75,6 +75,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
   private starting: Promise<void> | undefined;
+  private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
   private postTimer: NodeJS.Timeout | undefined;
@@ -137,12 +138,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Everything again: after `ready`, a reload, or the view shown again. */
   private postAll(): void {
     this.pendingItems.clear();
-    this.post({ type: 'header', header: this.header() });
+    this.postHeader();
     this.post({ type: 'reset', items: this.transcript.items });
   }
 
   private postHeader(): void {
-    this.post({ type: 'header', header: this.header() });
+    const header = this.header();
+    this.setStreamingContext(header.phase === 'streaming');
+    this.post({ type: 'header', header });
+  }
+
+  /** `piContext.chat.streaming`: the view title's stop button shows only while Pi works. */
+  private setStreamingContext(streaming: boolean): void {
+    if (this.streamingContext !== streaming) {
+      this.streamingContext = streaming;
+      void vscode.commands.executeCommand('setContext', 'piContext.chat.streaming', streaming);
+    }
   }
 
   /** Changed items, coalesced: a burst of deltas becomes one message per frame. */

@@ -465,7 +465,9 @@ function drawAssistant(item: AssistantItem): HTMLElement {
   }
   const usage = item.streaming ? null : usageText(item.usage, header?.hasPrices ?? false);
   if (usage) {
-    body.push(h('div', { class: 'usage muted', attrs: { 'data-testid': 'chat-usage', title: usage.title, 'aria-label': usage.title } }, usage.text));
+    // A reply that only called tools has no text: say whose numbers these are.
+    const text = item.blocks.length === 0 ? `tool call · ${usage.text}` : usage.text;
+    body.push(h('div', { class: 'usage muted', attrs: { 'data-testid': 'chat-usage', title: usage.title, 'aria-label': usage.title } }, text));
   }
   return h('article', { class: 'message assistant', attrs }, ...body);
 }
