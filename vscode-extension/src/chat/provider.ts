@@ -885,8 +885,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Show the view (VS Code's generated `<view id>.focus` opens it when it was never shown). */
   reveal(): void {
-    this.view?.show?.(false);
+    if (this.view) {
+      this.view.show?.(false);
+    } else {
+      void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    }
   }
 
   dispose(): void {
