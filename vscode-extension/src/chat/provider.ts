@@ -75,6 +75,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
   private starting: Promise<void> | undefined;
+  private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
   private postTimer: NodeJS.Timeout | undefined;
@@ -137,12 +138,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Everything again: after `ready`, a reload, or the view shown again. */
   private postAll(): void {
     this.pendingItems.clear();
-    this.post({ type: 'header', header: this.header() });
+    this.postHeader();
     this.post({ type: 'reset', items: this.transcript.items });
   }
 
   private postHeader(): void {
-    this.post({ type: 'header', header: this.header() });
+    const header = this.header();
+    this.setStreamingContext(header.phase === 'streaming');
+    this.post({ type: 'header', header });
+  }
+
+  /** `piContext.chat.streaming`: the view title's stop button shows only while Pi works. */
+  private setStreamingContext(streaming: boolean): void {
+    if (this.streamingContext !== streaming) {
+      this.streamingContext = streaming;
+      void vscode.commands.executeCommand('setContext', 'piContext.chat.streaming', streaming);
+    }
   }
 
   /** Changed items, coalesced: a burst of deltas becomes one message per frame. */
@@ -505,7 +516,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           void vscode.window.showInformationMessage('The install command is on the clipboard.');
           break;
         case 'openFile':
-          await this.openFile(message.path);
+          await this.openFile(message.path, message.line);
           break;
         case 'pickModel':
           await this.pickModel();
@@ -685,10 +696,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
   }
 
-  private async openFile(file: string): Promise<void> {
+  /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
+  private async openFile(file: string, line: number | null): Promise<void> {
     const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const absolute = path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute));
+    const options: vscode.TextDocumentShowOptions = {};
+    if (line !== null) {
+      const at = new vscode.Position(line - 1, 0);
+      options.selection = new vscode.Range(at, at);
+    }
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute), options);
   }
 
   async pickModel(): Promise<void> {
@@ -868,8 +885,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Show the view (VS Code's generated `<view id>.focus` opens it when it was never shown). */
   reveal(): void {
-    this.view?.show?.(false);
+    if (this.view) {
+      this.view.show?.(false);
+    } else {
+      void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    }
   }
 
   dispose(): void {
