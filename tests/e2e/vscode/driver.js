@@ -9,6 +9,7 @@ const { createRun, formatExact } = require('./workbench');
 
 const config = JSON.parse(process.argv[2]);
 const run = createRun(config);
+const t0 = Date.now();
 const { WAIT, step, shot, palette, quickOpen, openContainer, tidy, setSessionsExpanded, settled, textOf } = run;
 let page;
 
@@ -18,6 +19,32 @@ async function compactInput() {
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: WAIT });
   return input;
+}
+
+/** Fails when a notification toast holding `text` is shown (the confirmation belongs to the preview). */
+async function expectNoToast(text) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  if (await toast.count()) {
+    throw new Error(`the question "${text}" is asked in a notification toast`);
+  }
+}
+
+/** Waits until the preview document says what happened; returns the entry id it names. */
+async function settledPreview(headline) {
+  const lines = page.locator('.monaco-editor .view-lines', { hasText: headline }).first();
+  await lines.waitFor({ timeout: WAIT });
+  const text = (await lines.innerText()).replace(/\u00a0/g, ' ');
+  if (/Nothing has been written/.test(text)) {
+    throw new Error('the preview still says that nothing has been written');
+  }
+  const id = /as\s+entry\s+`([^`]+)`/.exec(text);
+  if (!id) {
+    throw new Error(`the settled preview names no entry id:\n${text.slice(0, 600)}`);
+  }
+  // Nothing is waiting any more: the buttons are gone from the code lens and the title bar.
+  await page.locator('.codelens-decoration a', { hasText: 'Append to Session' }).first().waitFor({ state: 'detached', timeout: WAIT });
+  await page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first().waitFor({ state: 'detached', timeout: WAIT });
+  return id[1];
 }
 
 /** The Context view's frame. */
@@ -44,8 +71,16 @@ function sidebarFrame() {
     // The server state banner disappears once the client runs; a failure banner has role=alert.
     await frame.locator('header.top').waitFor({ timeout: WAIT });
     const end = Date.now() + WAIT;
+    const seen = [];
     for (;;) {
-      const starting = await frame.getByText('Starting the pi-context server').count();
+      const starting = await frame.locator('#server-starting').count();
+      if (starting) {
+        const text = await frame.locator('#server-starting').first().textContent().catch(() => '');
+        if (text && !seen.includes(text)) {
+          seen.push(text);
+          if (seen.length === 1) await shot('sidebar-server-starting');
+        }
+      }
       const failed = await frame.locator('.banner.error').count();
       if (failed) {
         throw new Error(`server failed: ${await textOf(frame.locator('.banner.error').first())}`);
@@ -55,7 +90,8 @@ function sidebarFrame() {
       await page.waitForTimeout(200);
     }
     await shot('sidebar-server-running');
-    return 'extension activated, server started from piContext.python';
+    const progress = seen.length ? `; while starting the view said: ${seen.join(' / ')}` : '';
+    return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)${progress}`;
   });
 
   await step('chat-no-pi', async () => {
@@ -237,14 +273,18 @@ function sidebarFrame() {
     await shot('compact-progress');
     await page.locator('.tabs-container .tab', { hasText: 'Compaction Summary (preview)' }).first().waitFor({ timeout: WAIT });
     await page.locator('.monaco-editor .view-lines', { hasText: config.summaryMarker }).first().waitFor({ timeout: WAIT });
-    const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this compaction summary' }).first();
-    await confirm.waitFor({ timeout: WAIT });
-    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
+    // The question is asked in the preview itself (its editor title bar), not in a toast.
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Nothing has been written' }).first().waitFor({ timeout: WAIT });
+    const append = page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first();
+    await append.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the editor settle: screenshots only
     await shot('compact-preview');
-    await confirm.getByRole('button', { name: 'Append to Session' }).click();
+    await expectNoToast('Append this compaction summary');
+    await append.click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Compaction appended' }).first().waitFor({ timeout: WAIT });
+    const entry = await settledPreview('Compaction summary — appended');
     await shot('compact-appended');
-    return 'progress shown, summary previewed, appended after confirmation';
+    return `progress shown, summary previewed, appended from the preview's title bar; the preview now says entry ${entry}`;
   });
 
   await step('branch-summary', async () => {
@@ -258,13 +298,17 @@ function sidebarFrame() {
     await page.locator('.quick-input-widget .quick-input-message', { hasText: 'focus on' }).first().waitFor({ timeout: WAIT });
     await input.press('Enter'); // no focus instructions
     await page.locator('.tabs-container .tab', { hasText: 'Branch Summary (preview)' }).first().waitFor({ timeout: WAIT });
-    const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this branch summary' }).first();
-    await confirm.waitFor({ timeout: WAIT });
-    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
+    // This time through the code lens above the summary (the other place the preview offers it).
+    const lens = page.locator('.contentWidgets .codelens-decoration a, .codelens-decoration a', { hasText: 'Append to Session' }).first();
+    await lens.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the editor settle: screenshots only
     await shot('branch-preview');
-    await confirm.getByRole('button', { name: 'Append to Session' }).click();
+    await expectNoToast('Append this branch summary');
+    await lens.click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Branch summary appended' }).first().waitFor({ timeout: WAIT });
-    return `moved to "${config.branchTarget}" with a previewed, confirmed branch summary`;
+    const entry = await settledPreview('Branch summary — appended');
+    await shot('branch-appended');
+    return `moved to "${config.branchTarget}" with a previewed branch summary confirmed from its code lens (entry ${entry})`;
   });
 
   await run.finish();
