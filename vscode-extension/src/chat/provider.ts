@@ -505,7 +505,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           void vscode.window.showInformationMessage('The install command is on the clipboard.');
           break;
         case 'openFile':
-          await this.openFile(message.path);
+          await this.openFile(message.path, message.line);
           break;
         case 'pickModel':
           await this.pickModel();
@@ -685,10 +685,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
   }
 
-  private async openFile(file: string): Promise<void> {
+  /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
+  private async openFile(file: string, line: number | null): Promise<void> {
     const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const absolute = path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute));
+    const options: vscode.TextDocumentShowOptions = {};
+    if (line !== null) {
+      const at = new vscode.Position(line - 1, 0);
+      options.selection = new vscode.Range(at, at);
+    }
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute), options);
   }
 
   async pickModel(): Promise<void> {
