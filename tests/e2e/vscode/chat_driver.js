@@ -63,6 +63,8 @@ async function send(text) {
   await input.click();
   await input.fill(text);
   await input.press('Enter');
+  // The view takes the text out of the input when it sends it.
+  await until(async () => (await input.inputValue()) === '', `the view to take "${text.slice(0, 30)}" from the input`, 10000);
 }
 
 /** The last assistant message, once it holds ``text`` and no longer streams. */
@@ -120,9 +122,14 @@ async function chatStep(name, fn) {
       await page.waitForTimeout(200);
     }
     await need('textarea[data-testid=chat-input]', { state: 'visible' });
+    // data-state is idle before the server (and Pi) run: Pi is up once the header names its model.
+    const model = await need('[data-testid=chat-model]');
+    await until(async () => /\//.test(await textOf(model)), "the header to name Pi's model (Pi started)").catch(async (e) => {
+      throw new Error(`${e.message}; the header says "${await textOf((await chat()).locator('header, [data-testid=chat-root]').first())}"`);
+    });
     gauge.push({ when: 'opened', tokens: await gaugeTokens() });
     await shot('chat-idle');
-    return 'Chat view open, Pi found (data-state=idle)';
+    return `Chat view open, Pi started (data-state=idle, model ${await textOf(model)})`;
   });
 
   await chatStep('chat-stream', async () => {
