@@ -20,9 +20,11 @@ Two pygls behaviours are adjusted here, both in ``PiProtocol``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator, Callable, Generator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -41,8 +43,10 @@ from lsp_server.chat.registry import ChatRegistry
 from lsp_server.checks import WorkspaceChecker
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
+from lsp_server.findings import Range
 from lsp_server.project.sessions import SessionListCache, SessionStore
 from lsp_server.project.summaries import PreviewCache
+from lsp_server.rules.registry import Emitter
 from lsp_server.server.config import ServerSettings, resolve_agent_dir
 from lsp_server.server.diagnostics import CheckStats, DiagnosticsBook, FileDiagnostics, to_diagnostics
 from lsp_server.server.documents import DocumentStore, path_key
@@ -59,6 +63,42 @@ from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
 from lsp_server.session.bounds import SessionReadLimits
 
 logger = logging.getLogger(__name__)
+
+CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
+CHECK_BUDGET_S = 2.0  # a check still running after this is reported as not fully checked (docs/limits.md)
+
+R = TypeVar("R")
+
+
+def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, fn: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+    """``fn(*args)`` in a new daemon thread: a check that outlives ``shutdown`` never holds up ``exit``.
+
+    (The default executor's threads are joined when the interpreter ends, so a long check there
+    would keep a server that was told to exit alive until the check is done.)
+    """
+    future: asyncio.Future[R] = loop.create_future()
+
+    def settle(value: R | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # handed to the awaiting task, which reports it
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server is gone
+                loop.call_soon_threadsafe(settle, None, exc)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=run, name="pi-context-check", daemon=True).start()
+    return future
+
 
 SERVER_NAME = "pi-context"
 DEBUG_ENV = "PI_CONTEXT_DEBUG"
@@ -129,6 +169,7 @@ class PiLanguageServer(LanguageServer):
         self.previews = PreviewCache()
         self.chats = ChatRegistry()
         self._scheduler: DebouncedScheduler | None = None
+        self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
 
@@ -315,14 +356,28 @@ class PiLanguageServer(LanguageServer):
             self._propagate.add(key)
         self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
 
-    def check_now(self, path: str) -> FileDiagnostics:
-        """Validate the file's current text (buffer or disk), record, and push if it changed."""
+    async def check_now(self, path: str) -> FileDiagnostics:
+        """Validate the file's current text (buffer or disk), record, and push if it changed.
+
+        The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
+        completion and other files' diagnostics are answered meanwhile; the skill index is
+        updated back here on the loop. A check still running after ``CHECK_BUDGET_S`` publishes
+        ``file/not-fully-checked`` at once and its findings when it ends.
+        """
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
         before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
-        findings = self.checker.check(path, source.text, self.settings)
+        settings = self.settings
+        async with self._check_slots:
+            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings)
+            try:
+                analysis = await asyncio.wait_for(asyncio.shield(work), CHECK_BUDGET_S)
+            except TimeoutError:
+                self._publish_not_fully_checked(path, source.text, source.version, settings)
+                analysis = await work
+        findings = self.checker.apply(analysis, settings)
         if source.text is None:
             self.checked.discard(path)
         else:
@@ -334,6 +389,16 @@ class PiLanguageServer(LanguageServer):
             for other in sorted((before | self.dependents(path)) - {path}):
                 self.request_check(other, delay_s=0, propagate=False)
         return entry
+
+    def _publish_not_fully_checked(
+        self, path: str, text: str | None, version: int | None, settings: ServerSettings
+    ) -> None:
+        self.stats.over_budget += 1
+        em = Emitter(path, settings.rule_profile)
+        em.emit("file/not-fully-checked", Range.file_start(), {"budget": CHECK_BUDGET_S})
+        entry = FileDiagnostics(path, tuple(em.findings), text, version)
+        if self.book.record(entry):
+            self.publish(entry)
 
     def dependents(self, path: str) -> set[str]:
         """Files whose findings may change with ``path``: same-named skills, sibling context files."""

@@ -18,6 +18,7 @@ from lsp_server.context.yaml import limits
 from lsp_server.context.yaml.compose import Composer, limit_failure
 from lsp_server.context.yaml.errors import Failure, YamlError, YamlWarning, parse_failure, render_error
 from lsp_server.context.yaml.nodes import YamlNode
+from lsp_server.context.yaml.prescan import flow_depth_overflow
 from lsp_server.context.yaml.reader import mask_unprintable, ruamel_parser
 from lsp_server.context.yaml.to_js import to_js
 from lsp_server.context.yaml.translate import (
@@ -50,6 +51,9 @@ def parse_yaml(text: str) -> YamlResult:
         return YamlResult(None, None)
     if len(text) > limits.CHARACTERS.value:
         return _failed(text, limit_failure(limits.CHARACTERS, limits.CHARACTERS.value))
+    deep = flow_depth_overflow(text, limits.DEPTH.value)
+    if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
+        return _failed(text, limit_failure(limits.DEPTH, deep))
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     directive_error = directive_failure(text)
