@@ -57,6 +57,15 @@ _RULES: list[Rule] = [
         {"*": "{error}"},
     ),
     Rule(
+        "skill/walk-limit",
+        "A folder was not searched for skills: a symlink loop, or the walk's depth or folder limit.",
+        "A repository is untrusted input: a link to / or to its own parent, or a tree thousands of folders deep, "
+        "would make the search walk the whole disk or never end. Pi follows such links until the system stops "
+        "it; pi-context stops at once and says where (limits in docs/limits.md).",
+        _every(W),
+        {"*": "{message}"},
+    ),
+    Rule(
         "skill/invalid-utf8",
         "The file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
