@@ -55,6 +55,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: 
         parser,
         cwd_help="the session's project (default: its cwd if it exists here, else the current directory)",
         counting=False,
+        sessions=True,
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 

@@ -45,6 +45,7 @@ from typing import Any, Final
 from lsp_server.fsread import node_error_message
 from lsp_server.js.strings import node_utf8
 from lsp_server.js.values import UNDEFINED
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
 from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
 from lsp_server.session.jsonl import LineProblem, header_problem, parse_bytes, parse_json
 from lsp_server.session.tree import build_index
@@ -209,21 +210,31 @@ class SessionForAppend:
         return self.entries[-1].get("id") if self.entries else None
 
 
-def load_for_append(path: str) -> SessionForAppend:
+def load_for_append(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionForAppend:
     """Read ``path`` once (never raises): entries, index, and the snapshot the write will check.
 
-    A write of ours that was cut off (``kill -9`` mid-line) is undone first; ``repaired`` says so.
+    Only a regular file within ``limits`` is read: a FIFO, ``/dev/zero`` or a file over the size
+    limit is an error naming the file (and the limit), never a wait or a ``MemoryError``. A write of
+    ours that was cut off (``kill -9`` mid-line) is undone first; ``repaired`` says so.
     """
     session = SessionForAppend(path)
     session.repaired = _undo_interrupted_write(path)
-    try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
-    except OSError as exc:
-        session.error = node_error_message(exc, "open", path)
+    opened = open_session(path, limits)
+    if isinstance(opened, str):
+        session.error = opened
         return session
-    parsed, _ = parse_bytes(data)
+    handle, _size = opened
+    try:
+        with handle:
+            st = os.fstat(handle.fileno())
+            data = handle.read(limits.max_bytes + 1)
+    except OSError as exc:
+        session.error = node_error_message(exc, "read", path)
+        return session
+    if len(data) > limits.max_bytes:
+        session.error = too_large_message(path, len(data), limits.max_bytes)
+        return session
+    parsed, _ = parse_bytes(data, max_line_bytes=limits.max_line_bytes)
     session.problems = parsed.problems
     session.snapshot = FileSnapshot.of(st, data)
     if not parsed.entries:

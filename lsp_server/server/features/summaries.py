@@ -169,7 +169,9 @@ def register(server: PiLanguageServer) -> None:
         refuse_if_live(ls, path, "compaction")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(plan_compaction_job, request, functools.partial(project_for, ls), config)
+        plan = functools.partial(
+            plan_compaction_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        )
         verb = "Previewing the compaction of" if request.preview_only else "Compacting"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "compaction")
 
@@ -181,6 +183,8 @@ def register(server: PiLanguageServer) -> None:
         refuse_if_live(ls, path, "branchSummary")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(plan_branch_job, request, functools.partial(project_for, ls), config)
+        plan = functools.partial(
+            plan_branch_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        )
         verb = "Previewing the branch summary of" if request.preview_only else "Summarizing the branch of"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "branchSummary")

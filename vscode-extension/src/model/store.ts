@@ -23,6 +23,7 @@ import type { ChangeSummary, PartStatus, SidebarView } from '../sidebar/messages
 import { budgetView, modelLabel, statusBarView, type StatusBarView } from './budget';
 import type { EstimateChoice } from './estimate';
 import { requestView } from './messages';
+import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';
 import { sessionLabel } from './sessionTree';
 
@@ -266,13 +267,15 @@ export class ContextStore {
           }
         : null;
     const current = this.currentSession();
+    const labels = estimatorLabels(this.budget, this.prompt, choice);
     return {
       server: this.server,
       folderName: this.folderName,
       sessionLabel: current ? sessionLabel(current) : this.session ? baseName(this.session) : null,
       choice,
-      estimatorLabel:
-        choice === 'pi' ? "Pi's estimate (characters / 4)" : (this.prompt?.estimator.label ?? budget?.estimatorLabel ?? null),
+      estimatorLabel: labels.counts,
+      sectionsEstimatorLabel: labels.sections,
+      promptOriginNote: promptOriginNote(this.budget, this.prompt, choice),
       budget,
       budgetStatus: this.status.budget,
       sections: this.prompt ? sectionRows(this.prompt, this.lastChange, choice, this.promptBefore) : [],

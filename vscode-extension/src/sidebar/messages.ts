@@ -91,7 +91,12 @@ export interface SidebarView {
   folderName: string | null;
   sessionLabel: string | null;
   choice: EstimateChoice;
+  /** What the budget's counts were made with (the prompt's estimator before there is a budget). */
   estimatorLabel: string | null;
+  /** The sections' estimator, only when it is not the budget's (e.g. another model family). */
+  sectionsEstimatorLabel: string | null;
+  /** Why the budget's stored system prompt and the workspace's sections differ, and what Pi does. */
+  promptOriginNote: string | null;
   budget: BudgetView | null;
   budgetStatus: PartStatus;
   sections: SectionRow[];

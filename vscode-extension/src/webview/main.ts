@@ -99,7 +99,11 @@ function serverNotice(view: SidebarView): HTMLElement | null {
     return null;
   }
   if (s.state === 'starting') {
-    return h('p', { class: 'muted', attrs: { role: 'status' } }, 'Starting the pi-context server…');
+    return h(
+      'p',
+      { class: 'muted', id: 'server-starting', attrs: { role: 'status' } },
+      s.message ?? 'Starting the pi-context language server…',
+    );
   }
   return h(
     'div',
@@ -313,7 +317,13 @@ function sectionsPart(view: SidebarView): HTMLElement {
   const warnings = view.promptWarnings.length
     ? h('ul', { class: 'banner warning problems', attrs: { role: 'alert' } }, ...view.promptWarnings.map((w) => h('li', null, w)))
     : null;
-  return part('sections', 'System prompt', subtitle, tools, change, warnings, list, trust);
+  const counted = view.sectionsEstimatorLabel
+    ? h('p', { class: 'muted', id: 'sections-estimator' }, `Sections counted with ${view.sectionsEstimatorLabel}.`)
+    : null;
+  const origin = view.promptOriginNote
+    ? h('p', { class: 'banner info', id: 'prompt-origin', attrs: { role: 'note' } }, view.promptOriginNote)
+    : null;
+  return part('sections', 'System prompt', subtitle, tools, change, warnings, origin, counted, list, trust);
 }
 
 function sectionItem(row: SectionRow): HTMLElement {
