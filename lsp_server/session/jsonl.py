@@ -32,6 +32,8 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 
 
 def _js_int(text: str) -> int | float:
+    if len(text) > 20:  # beyond 2**53 whatever the digits; and int() refuses more than 4300 of them
+        return float(text)
     value = int(text)
     return value if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER else float(text)
 
