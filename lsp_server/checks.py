@@ -26,6 +26,12 @@ from lsp_server.js.strings import node_dir_sort_key
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
+from lsp_server.rules.system_prompt_rules import (
+    SYSTEM_PROMPT_NAMES,
+    check_system_prompt_file,
+    check_system_prompt_text,
+    is_system_prompt_file,
+)
 from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.pi_context import PiContextSettings
 
@@ -148,6 +154,7 @@ class Targets:
     skills: list[tuple[str, SkillPlacement]]
     context_files: list[str]
     context_folders: list[str]  # folders holding more than one candidate or a candidate directory
+    system_prompt_files: list[str] = field(default_factory=list)  # SYSTEM.md / APPEND_SYSTEM.md where Pi reads them
 
 
 def _is_context_name(name: str) -> bool:
@@ -158,6 +165,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
+    system_files: list[str] = []
     folders: list[str] = []
     seen_files: set[str] = set()
     visited: set[str] = set()
@@ -195,6 +203,8 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 add_skill(path, root)
             elif _is_context_name(entry.name) and not is_dir:
                 context_files.append(path)
+            elif entry.name in SYSTEM_PROMPT_NAMES and not is_dir and is_system_prompt_file(path):
+                system_files.append(path)
             elif entry.name.endswith(".md") and not is_dir and skills_root is not None:
                 loose_here = _loose_candidate(directory, skills_root, names)
                 if loose_here:
@@ -210,9 +220,11 @@ def find_targets(paths: Sequence[str]) -> Targets:
             name = os.path.basename(path)
             if _is_context_name(name):
                 context_files.append(path)
+            elif name in SYSTEM_PROMPT_NAMES:
+                system_files.append(path)  # named on the command line: checked wherever it is
             else:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders)
+    return Targets(skills, context_files, folders, system_files)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -261,6 +273,8 @@ def check_workspace(
         findings.extend(index.findings(path))
     for path in targets.context_files:
         findings.extend(check_context_file(path, profile, thresholds=thresholds))
+    for path in targets.system_prompt_files:
+        findings.extend(check_system_prompt_file(path, profile))
     reported = {(f.path, f.code) for f in findings}
     for folder in targets.context_folders:
         findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
@@ -293,7 +307,7 @@ class WorkspaceChecker:
 
     def wants(self, path: str, settings: PiContextSettings) -> bool:
         name = os.path.basename(path)
-        if name == SKILL_FILE_NAME or _is_context_name(name):
+        if name == SKILL_FILE_NAME or _is_context_name(name) or is_system_prompt_file(path):
             return True
         return name.endswith(".md") and _skills_root(path) is not None
 
@@ -306,6 +320,8 @@ class WorkspaceChecker:
                 return []
             own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
             return sort_findings([*own, *check_context_text(path, text, profile, thresholds=limits)])
+        if is_system_prompt_file(path):
+            return [] if text is None else sort_findings(check_system_prompt_text(path, text, profile))
         if text is None:
             index.remove(path)
             return []
@@ -325,7 +341,7 @@ class WorkspaceChecker:
     def workspace_files(self, roots: Sequence[str], settings: PiContextSettings) -> Iterable[str]:
         self.roots = [os.path.abspath(r) for r in roots]
         targets = find_targets(roots)
-        return [path for path, _ in targets.skills] + targets.context_files
+        return [path for path, _ in targets.skills] + targets.context_files + targets.system_prompt_files
 
 
 def recheck_skill(

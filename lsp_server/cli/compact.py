@@ -19,7 +19,7 @@ from typing import Any
 
 from lsp_server import protocol
 from lsp_server.cli._ledger_text import economics_text
-from lsp_server.cli._project import settings_from_args
+from lsp_server.cli._project import session_limits, settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
     Summarizer,
@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(summarizer, str):
         return fail(summarizer, EXIT_USAGE)
     try:
-        job = plan_compaction_job(request, project_for(args, settings), summarizer.config)
+        job = plan_compaction_job(request, project_for(args, settings), summarizer.config, session_limits(settings))
     except JobRefused as exc:
         return fail(str(exc))
     assert job.compaction is not None

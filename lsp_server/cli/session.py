@@ -25,7 +25,7 @@ from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
 from lsp_server.cli._ledger_text import print_ledger
-from lsp_server.cli._project import add_project_arguments, project_inputs, settings_from_args
+from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
 from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
@@ -35,6 +35,7 @@ from lsp_server.project.costs import turn_ledger
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
+from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 
 
@@ -58,6 +59,7 @@ def register(subparsers: Any) -> None:
     add_project_arguments(
         parser,
         cwd_help="project directory (default: the session's cwd if it exists here, else the current directory)",
+        sessions=True,
     )
     parser.add_argument(
         "--context-window", type=int, default=None, help="use this context window (tokens) instead of the model's"
@@ -113,11 +115,11 @@ def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
 # --- one session -----------------------------------------------------------------------------
 
 
-def _load(path: str) -> SessionFile | str:
+def _load(path: str, limits: SessionReadLimits) -> SessionFile | str:
     """The session, or the error to print."""
     if not os.path.exists(path):
         return f"{path}: no such file"
-    session = load_session(path)
+    session = load_session(path, limits)
     if session.error is not None:
         return session.error if path in session.error else f"{path}: {session.error}"
     if session.header is None:
@@ -126,7 +128,7 @@ def _load(path: str) -> SessionFile | str:
 
 
 def _show(args: argparse.Namespace, path: str) -> int:
-    loaded = _load(path)
+    loaded = _load(path, session_limits(settings_from_args(args)))
     if isinstance(loaded, str):
         return _fail(loaded)
     session = loaded
@@ -340,7 +342,7 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
         choice = project.session_dir()
         sessions_dir, source = choice.path, choice.source
         cwd_filter = project.cwd if choice.filter_by_cwd else None
-    sessions = SessionListCache().list(sessions_dir, cwd_filter)
+    sessions = SessionListCache(session_limits(settings_from_args(args))).list(sessions_dir, cwd_filter)
     if args.json:
         summaries = [session_summary_wire(summary) for summary in sessions]
         result = protocol.SessionsResult(sessions_dir=sessions_dir, sessions=summaries)
@@ -356,7 +358,7 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
             [
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.mtime_ms / 1000)),
                 _size(summary.size),
-                _n(summary.entry_lines),
+                "-" if summary.entry_lines is None else _n(summary.entry_lines),
                 preview(summary.name or "-", 30),
                 summary.id,
                 os.path.basename(summary.path),

@@ -43,6 +43,7 @@ from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
 from lsp_server.session.entries import Entry, entry_json
 from lsp_server.session.projection import ModelRef, session_settings
 from lsp_server.session.tokens import estimate_tokens
@@ -227,9 +228,14 @@ def _options(instructions: str | None, thinking_level: Any, config: SummarizerCo
     )
 
 
-def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
+def plan_compaction_job(
+    args: protocol.CompactArgs,
+    project_for: ProjectFor,
+    config: SummarizerConfig,
+    limits: SessionReadLimits = DEFAULT_LIMITS,
+) -> Job:
     """Read and plan a compaction at the leaf (``leafId``, else Pi's); raises :class:`JobRefused` with Pi's reason."""
-    session = load_for_append(args.session)
+    session = load_for_append(args.session, limits)
     _check_expected_size(session, args.expected_size)
     project = project_for(session)
     plan = plan_compaction(session, project.compaction_settings_for, args.leaf_id)
@@ -248,9 +254,14 @@ def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, con
     )
 
 
-def plan_branch_job(args: protocol.BranchSummaryArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
+def plan_branch_job(
+    args: protocol.BranchSummaryArgs,
+    project_for: ProjectFor,
+    config: SummarizerConfig,
+    limits: SessionReadLimits = DEFAULT_LIMITS,
+) -> Job:
     """Read and plan a branch summary from ``fromId`` to ``toId``; raises :class:`JobRefused`."""
-    session = load_for_append(args.session)
+    session = load_for_append(args.session, limits)
     _check_expected_size(session, args.expected_size)
     plan = plan_branch_summary(session, args.from_id, args.to_id)
     if isinstance(plan, str):

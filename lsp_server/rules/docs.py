@@ -44,6 +44,9 @@ command line):
 | `limits.contextMaxBytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
 | `limits.contextMaxTokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
 
+`limits.sessionMaxBytes` (512 MiB) is not a rule's threshold: session files above it are not read at
+all (docs/limits.md lists every limit of the project).
+
 ## Summary
 
 | code | {profile_heads} | fix |
@@ -132,6 +135,13 @@ def _messages(rule: Rule) -> str:
     return "\n".join(lines)
 
 
+_AREAS = (
+    ("skill", "Skill rules"),
+    ("context", "Context-file rules"),
+    ("prompt", "Rules for text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills)"),
+)
+
+
 def render_rules_markdown() -> str:
     profiles = "\n".join(f"| `{p.id}` | {p.description} | {_keys(p)} | {_booleans(p)} |" for p in PROFILE_TABLE)
     summary = "\n".join(
@@ -146,7 +156,7 @@ def render_rules_markdown() -> str:
         profile_rules=" | ".join("---" for _ in PROFILES),
         summary=summary,
     )
-    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules")):
+    for area, title in _AREAS:
         out += f"## {title}\n\n"
         for rule in RULES.values():
             if rule.applies_to != area:

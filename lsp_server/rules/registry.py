@@ -32,7 +32,7 @@ class Rule:
     severities: Severities  # profile -> severity (None: off)
     messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
-    applies_to: str = "skill"  # "skill" or "context"
+    applies_to: str = "skill"  # "skill", "context" or "prompt" (every file whose text is sent)
 
     def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
@@ -269,6 +269,16 @@ _RULES: list[Rule] = [
         fix="rename-skill",
     ),
     Rule(
+        "skill/name-mixed-scripts",
+        "The name mixes scripts, with letters that look like those of its main script.",
+        "A name such as 'pdf-tооls' spelled with Cyrillic 'о' looks like 'pdf-tools' to the user and the model "
+        "but is another name (the homograph trick); Unicode's confusables data says which letters look alike. "
+        "Names that mix scripts without look-alikes ('日本-tools') are not reported.",
+        _every(W),
+        {"*": "name '{name}' mixes {scripts} letters: {look_alikes}"},
+        fix="replace-confusables",
+    ),
+    Rule(
         "skill/collision",
         "Another skill loaded earlier has the same name.",
         "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "
@@ -450,6 +460,32 @@ _RULES: list[Rule] = [
         {"pi": None, "agentskills": None, "claude-code": W, "vscode": None},
         {"*": "imported file '{target}' does not exist"},
         applies_to="context",
+    ),
+    # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
+    Rule(
+        "prompt/forged-tag",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
+        "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
+        "inline code spans are quoted and not reported.",
+        _every(W),
+        {"*": "'{tag}' {action} {imitates}: {note}"},
+        fix="escape-tag",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/invisible-characters",
+        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
+        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
+        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
+        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
+        "letters, are not reported.",
+        _every(W),
+        {"*": "{what}, which the model receives and the editor does not show"},
+        fix="remove-invisible",
+        applies_to="prompt",
     ),
 ]
 

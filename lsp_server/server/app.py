@@ -56,6 +56,7 @@ from lsp_server.server.progress import (
 from lsp_server.server.projects import OpenProjects
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
+from lsp_server.session.bounds import SessionReadLimits
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +131,12 @@ class PiLanguageServer(LanguageServer):
         self._scheduler: DebouncedScheduler | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
+
+    def apply_session_limits(self) -> None:
+        """Session reads follow ``piContext.limits.sessionMaxBytes`` (followed files, lists, summaries)."""
+        limits = SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
+        self.sessions.read_limits = limits
+        self.session_lists.read_limits = limits
 
     # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
 
@@ -296,7 +303,7 @@ class PiLanguageServer(LanguageServer):
                 log_failure(self, f"listener for {reason}", exc)
 
     def request_check(self, path: str, *, delay_s: float | None = None, propagate: bool = True) -> None:
-        """Validate ``path`` after the debounce (only the latest request per file runs).
+        """Validate ``path`` at once, or coalesced with later requests during a burst (see ``scheduler``).
 
         ``propagate``: also re-check the files whose findings depend on this one (skills sharing
         its old or new name, context files in its folder); those re-checks do not propagate.
@@ -314,8 +321,7 @@ class PiLanguageServer(LanguageServer):
         self._propagate.discard(path)
         source = self.documents.read(path)
         before = self.dependents(path) if propagate else set()
-        self.stats.validations[path] += 1
-        self.stats.last_version[path] = source.version
+        self.stats.count(path, source.version)
         findings = self.checker.check(path, source.text, self.settings)
         if source.text is None:
             self.checked.discard(path)

@@ -50,6 +50,7 @@ async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bo
     for problem in problems:
         ls.log(f"settings: {problem}", types.MessageType.Warning)
     old, ls.settings = ls.settings, new
+    ls.apply_session_limits()
     ls.scheduler.delay_s = new.debounce_ms / 1000
     changed = changed_keys(old, new)
     if initial:
@@ -86,6 +87,7 @@ def register(server: PiLanguageServer) -> None:
         ls.init_options = params.initialization_options
         settings, problems = parse_settings(ls.init_options)
         ls.settings = settings
+        ls.apply_session_limits()
         for problem in problems:
             ls.log(f"settings: {problem}", types.MessageType.Warning)
         ls.roots = ls.workspace_roots()

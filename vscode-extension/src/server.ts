@@ -80,6 +80,12 @@ export class ServerManager implements vscode.Disposable {
   interpreter: InterpreterChoice | undefined;
   version: string | undefined;
   lastCheck: InstallCheck | undefined;
+  /** The running client, or undefined when the server stopped: for the chat view, which sends its own requests. */
+  private readonly clientEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
+  readonly onDidChangeClient = this.clientEmitter.event;
+  /** Every `pi/sessionChanged` (the client library keeps one handler per notification: this is it). */
+  private readonly sessionEmitter = new vscode.EventEmitter<SessionChangedParams>();
+  readonly onSessionChanged = this.sessionEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -89,6 +95,11 @@ export class ServerManager implements vscode.Disposable {
 
   get running(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /** The client while the server runs. */
+  get runningClient(): LanguageClient | undefined {
+    return this.running ? this.client : undefined;
   }
 
   start(): Promise<void> {
@@ -107,6 +118,7 @@ export class ServerManager implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.store.attach(null);
+    this.clientEmitter.fire(undefined);
     for (const d of this.disposables.splice(0)) {
       d.dispose();
     }
@@ -176,6 +188,7 @@ export class ServerManager implements vscode.Disposable {
       client.onDidChangeState((e) => {
         if (e.newState === State.Stopped && this.client === client) {
           this.store.attach(null);
+          this.clientEmitter.fire(undefined);
           this.store.setServerState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
         }
       }),
@@ -184,6 +197,7 @@ export class ServerManager implements vscode.Disposable {
       }),
       client.onNotification(Methods.SESSION_CHANGED, (params: SessionChangedParams) => {
         void this.store.onSessionChanged(params);
+        this.sessionEmitter.fire(params);
       }),
     );
     this.client = client;
@@ -196,6 +210,7 @@ export class ServerManager implements vscode.Disposable {
     }
     this.store.attach(this.api(client));
     this.store.setServerState({ state: 'running' });
+    this.clientEmitter.fire(client);
     await this.store.refreshAll();
   }
 

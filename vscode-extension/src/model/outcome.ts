@@ -31,11 +31,16 @@ export function previewDocument(kind: SummaryKind, outcome: CommandOutcome, sess
   ].join('\n');
 }
 
-/** The confirmation question, with the summary's size so the user knows what the append costs. */
+/**
+ * The confirmation question, with the summary's size so the user knows what the append costs. The
+ * size is the server's count by Pi's rule (`summaryTokens.pi`): the extension computes no numbers of
+ * its own, so an answer without the count (an older server) leaves the size out instead of guessing.
+ */
 export function confirmText(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
-  const tokens = Math.ceil(outcome.summary.length / 4);
+  const tokens = outcome.summaryTokens?.pi;
   const what = kind === 'compaction' ? 'compaction summary' : 'branch summary';
-  return `Append this ${what} (about ${formatExact(tokens)} tokens, ${outcome.summarizer}) to ${sessionName}?`;
+  const size = typeof tokens === 'number' ? `about ${formatExact(tokens)} tokens, ` : '';
+  return `Append this ${what} (${size}${outcome.summarizer}) to ${sessionName}?`;
 }
 
 export function appliedText(kind: SummaryKind, outcome: CommandOutcome, sessionName: string): string {
