@@ -21,6 +21,7 @@ from lsp_server.findings import Range
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
 from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
 from lsp_server.rules.registry import Emitter
+from lsp_server.rules.volatile_content import check_volatile
 
 At = Callable[[int, int, int], Range]
 
@@ -78,3 +79,4 @@ def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: 
     """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
+    check_volatile(em, lines, first, at, place)
