@@ -30,6 +30,7 @@ from lsp_server.chat.registry import ChatError
 from lsp_server.context.names import AGENT_DIR_ENV
 from lsp_server.pi_rpc import PiExit, PiInstallation, PiRpcError, PiUnavailable
 from lsp_server.project.analysis import analyze
+from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import header_cwd, session_folder
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
@@ -301,14 +302,16 @@ def register(server: PiLanguageServer) -> None:
             snapshot = await ls.projects.snapshot(await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session))
 
             def run(loaded: SessionFile) -> Any:
-                return analyze(snapshot, loaded).budget
+                analysis = analyze(snapshot, loaded)
+                return analysis.budget, next_request_with_prompt(snapshot, analysis, params.text)
 
-            budget = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
+            budget, upcoming = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
         else:  # a new chat: Pi writes the file with the first message
             from lsp_server.budget.budget import prompt_budget
 
             snapshot = await ls.projects.snapshot(chat.spec.cwd)
             budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
+            upcoming = None
         found = preflight(budget, params.text, snapshot.counter.counter)
         return protocol.ChatPreflightResult(
             text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
@@ -318,6 +321,7 @@ def register(server: PiLanguageServer) -> None:
             window=found.window,
             crosses_threshold=found.crosses_threshold,
             message=found.message,
+            next_request=upcoming,
         ).wire()
 
     @request(protocol.CHAT_UI_RESPONSE, protocol.ChatUiResponseParams)
