@@ -55,9 +55,16 @@ test('one bar per turn, stacked cached, new input (input + cache writes), output
   assert.ok(second.x >= CHART_WIDTH / 2 && second.x + second.width <= CHART_WIDTH);
 });
 
+test('a threshold far above the data is named instead of squashing the bars', () => {
+  const chart = costChart(ledger([turn(0, { input: 1000, totalTokens: 1000 })], { threshold: 183_616 }));
+  assert.equal(chart.scaleMax, 1000 * 1.05);
+  assert.equal(chart.thresholdY, null);
+  assert.equal(chart.thresholdNote, 'Pi compacts above 184k tokens, 184× the largest turn here');
+});
+
 test('the threshold sets the scale when it is above the data, and the marks sit between turns', () => {
   const chart = costChart(
-    ledger([turn(0, { input: 10, totalTokens: 10 }), turn(1, { input: 10, totalTokens: 10 })], {
+    ledger([turn(0, { input: 400, totalTokens: 400 }), turn(1, { input: 400, totalTokens: 400 })], {
       threshold: 1000,
       markers: [{ kind: 'compaction', entryId: 'c1', afterTurn: 1, tokensBefore: 900 }],
     }),
@@ -65,6 +72,7 @@ test('the threshold sets the scale when it is above the data, and the marks sit 
   assert.equal(chart.scaleMax, 1050);
   assert.ok(chart.thresholdY !== null && Math.abs(chart.thresholdY - (CHART_HEIGHT - (1000 / 1050) * CHART_HEIGHT)) < 1e-9);
   assert.equal(chart.thresholdTitle, 'Pi compacts above 1k tokens');
+  assert.equal(chart.thresholdNote, null);
   assert.deepEqual(chart.marks, [{ kind: 'compaction', x: CHART_WIDTH / 2, title: 'Compaction (c1) after turn 1: 900 before' }]);
   assert.equal(chart.contextLine.split(' ').length, 2);
 });

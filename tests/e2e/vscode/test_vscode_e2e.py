@@ -112,6 +112,7 @@ def _expectations(server: dict[str, Any]) -> dict[str, bool | str]:
         "system-prompt-document": needs("pi/systemPrompt"),
         "section-change": needs("pi/systemPrompt"),
         "projected-request": needs("pi/projectedRequest"),
+        "cost-chart": needs("pi/turnLedger"),
         "sessions-tree": needs("pi/sessions", "pi/sessionTree"),
         "compact-cancel": needs("pi.compact"),
         "compact": needs("pi.compact"),
@@ -156,6 +157,15 @@ def _prompt_sections(ws: sample_workspace.SampleWorkspace) -> list[dict[str, Any
     )
     data = json.loads(out.stdout)
     return [{"name": s["name"], "tokens": s["tokens"], "piTokens": s["piTokens"]} for s in data["sections"]]
+
+
+def _cost_turns(ws: sample_workspace.SampleWorkspace) -> int:
+    """How many turns ``pi-context session --costs --json`` gives the sample session (the chart's bars)."""
+    command = [sys.executable, "-m", "lsp_server", "session", str(ws.session), "--costs", "--json"]
+    out = subprocess.run(
+        [*command, "--agent-dir", str(ws.agent_dir)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return len(json.loads(out.stdout)["turns"])
 
 
 def _run_driver(
@@ -287,6 +297,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     expect = _expectations(_server_features())
     ws = sample_workspace.build(tmp_path)
     sections = _prompt_sections(ws) if expect["sections"] is True else []
+    cost_turns = _cost_turns(ws) if expect["cost-chart"] is True else 0
     session_before = ws.session.read_bytes()
 
     # A repository that tries to steer the extension: its own trust, interpreter and summarizer URL
@@ -335,6 +346,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "compactFocus": "the release checklist",
                 "summaryMarker": SUMMARY_MARKER,
                 "branchTarget": "Step 16",
+                "costTurns": cost_turns,
             }
             driver = _run_driver(tools, config, out_dir, llm)
         finally:

@@ -40,6 +40,8 @@ export interface CostChartView {
   contextLine: string;
   thresholdY: number | null;
   thresholdTitle: string | null;
+  /** Set when the threshold is far above the data and left off the scale (the bars would be slivers). */
+  thresholdNote: string | null;
   marks: CostMark[];
   /** The top of the scale, in tokens. */
   scaleMax: number;
@@ -123,8 +125,10 @@ export function costChart(
   const turns = ledger.turns;
   const stacks = turns.map((t) => t.cacheRead + t.input + t.cacheWrite + t.output);
   const dataMax = Math.max(0, ...stacks, ...turns.map((t) => t.totalTokens));
-  const threshold = ledger.threshold ?? null;
-  const scaleMax = Math.max(dataMax, threshold ?? 0, 1) * 1.05;
+  const threshold = ledger.threshold !== null && ledger.threshold !== undefined && ledger.threshold > 0 ? ledger.threshold : null;
+  // The threshold sets the top when the data reaches at least a third of it; further up it is named, not drawn.
+  const onScale = threshold !== null && dataMax * 3 >= threshold;
+  const scaleMax = Math.max(dataMax, onScale && threshold !== null ? threshold : 0, 1) * 1.05;
   const y = (tokens: number): number => height - (tokens / scaleMax) * height;
   const slot = turns.length > 0 ? width / turns.length : width;
   const barWidth = Math.max(slot * 0.8, 0.5);
@@ -162,8 +166,12 @@ export function costChart(
     height,
     bars,
     contextLine,
-    thresholdY: threshold !== null && threshold > 0 ? y(threshold) : null,
-    thresholdTitle: threshold !== null && threshold > 0 ? `Pi compacts above ${formatTokens(threshold)} tokens` : null,
+    thresholdY: onScale && threshold !== null ? y(threshold) : null,
+    thresholdTitle: threshold !== null ? `Pi compacts above ${formatTokens(threshold)} tokens` : null,
+    thresholdNote:
+      threshold !== null && !onScale
+        ? `Pi compacts above ${formatTokens(threshold)} tokens, ${Math.round(threshold / Math.max(dataMax, 1))}× the largest turn here`
+        : null,
     marks,
     scaleMax,
     summary,

@@ -76,6 +76,7 @@ export function costPart(chart: CostChartView | null, status: PartStatus): HTMLE
     h('p', { class: 'cost-summary' }, chart.summary),
     root as unknown as HTMLElement,
     legend,
+    chart.thresholdNote ? h('p', { class: 'cost-threshold-note muted' }, chart.thresholdNote) : null,
     chart.next ? h('p', { class: 'cost-next' }, chart.next) : null,
   );
 }
