@@ -718,6 +718,9 @@ class ChatPreflightResult(WireModel):
     window: int
     crosses_threshold: bool
     message: str | None = None
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="What sending the prompt now costs, warm and cold (docs/cost.md)."
+    )
 
 
 class ChatUiResponseParams(WireModel):

@@ -539,6 +539,22 @@ _RULES: list[Rule] = [
         },
         applies_to="prompt",
     ),
+    # -- prompt cache ---------------------------------------------------------------------------
+    Rule(
+        "prompt/volatile-content",
+        "Content that changes between sessions or runs, in the part of the prompt every request repeats.",
+        "A provider's prompt cache only hits on a byte-identical prefix, and SYSTEM.md, APPEND_SYSTEM.md and the "
+        "context files are the start of every request. A date, a generated timestamp, a build number, a commit "
+        "hash or a temporary folder's path in them (usually written by a script that regenerates the file) makes "
+        "every new session miss the cache for everything after it. Put such facts where they are read when "
+        'needed instead (docs/cost.md, "Volatile content").',
+        _every(H),
+        {
+            "*": "{what} '{text}' may change between sessions: the {after} tokens after it here, and {later}, "
+            "miss the prompt cache in every new session"
+        },
+        applies_to="prompt",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}

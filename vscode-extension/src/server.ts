@@ -39,6 +39,8 @@ import {
   type SessionTreeResult,
   type SystemPromptParams,
   type SystemPromptResult,
+  type TurnLedgerParams,
+  type TurnLedgerResult,
 } from './protocol.generated';
 
 export const CLIENT_ID = 'piContext';
@@ -414,6 +416,7 @@ export class ServerManager implements vscode.Disposable {
       projectedRequest: (p: SessionRef) => client.sendRequest<ProjectedRequestResult>(Methods.PROJECTED_REQUEST, p),
       sessions: (p: SessionsParams) => client.sendRequest<SessionsResult>(Methods.SESSIONS, p),
       sessionTree: (p: SessionRef) => client.sendRequest<SessionTreeResult>(Methods.SESSION_TREE, p),
+      turnLedger: (p: TurnLedgerParams) => client.sendRequest<TurnLedgerResult>(Methods.TURN_LEDGER, p),
     };
   }
 
