@@ -57,6 +57,15 @@ _RULES: list[Rule] = [
         {"*": "{error}"},
     ),
     Rule(
+        "skill/walk-limit",
+        "A folder was not searched for skills: a symlink loop, or the walk's depth or folder limit.",
+        "A repository is untrusted input: a link to / or to its own parent, or a tree thousands of folders deep, "
+        "would make the search walk the whole disk or never end. Pi follows such links until the system stops "
+        "it; pi-context stops at once and says where (limits in docs/limits.md).",
+        _every(W),
+        {"*": "{message}"},
+    ),
+    Rule(
         "skill/invalid-utf8",
         "The file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
@@ -485,6 +494,20 @@ _RULES: list[Rule] = [
         _every(W),
         {"*": "{what}, which the model receives and the editor does not show"},
         fix="remove-invisible",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/secret",
+        "An API key, token, password or private key in text sent to the model.",
+        "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
+        "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
+        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
+        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        _every(W),
+        {
+            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
+            "an environment variable"
+        },
         applies_to="prompt",
     ),
 ]

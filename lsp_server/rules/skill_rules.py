@@ -26,7 +26,7 @@ from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
-from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible
+from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter
 from lsp_server.settings.limits import Thresholds
@@ -357,6 +357,8 @@ class _SkillChecker:
         first, body = fm.body_lines()
         check_forged_tags(self.em, body, first, at, "skill-body")
         check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
+        yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0
+        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end))
 
 
 def _within(lines: list[str], where: Range, shift: int) -> list[str]:

@@ -368,6 +368,8 @@ class PiLanguageServer(LanguageServer):
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
+        for note in self.checker.walk_notes:
+            self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
         for path in sorted(wanted):
             self.request_check(path, delay_s=0)

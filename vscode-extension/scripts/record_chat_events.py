@@ -130,6 +130,13 @@ async def main(only: set[str]) -> None:
     )
     await scenario(
         only,
+        "retry-fail",
+        [ScriptedResponse(status=503, body={"error": {"message": "overloaded"}}) for _ in range(3)],
+        ["Are you there?"],
+        settings={"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 1}},
+    )
+    await scenario(
+        only,
         "error",
         [ScriptedResponse(status=400, body={"error": {"message": "bad request: context too long"}})],
         ["Break"],

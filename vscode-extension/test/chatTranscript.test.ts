@@ -150,6 +150,31 @@ test("Pi's retry turns the error line into a retry line, then the retried reply 
   assert.equal(of(t, 'assistant')[0]?.blocks[0]?.text, 'Back again.');
 });
 
+test('retries that all fail are one line that ends as an error with the final reason', () => {
+  const { events } = recording('retry-fail');
+  const t = fold(events);
+  assert.deepEqual(
+    t.items.map((i) => i.kind),
+    ['user', 'event'],
+  );
+  const [line] = of(t, 'event');
+  assert.equal(line?.event, 'error');
+  assert.equal(line?.running, false);
+  assert.equal(line?.text, 'Gave up after 2 retries: 503: {"message":"overloaded"}');
+  assert.equal(t.streaming, false);
+});
+
+test('while Pi retries, the one retry line says which attempt is next', () => {
+  const { events } = recording('retry-fail');
+  const second = events.map((e) => e.type).lastIndexOf('auto_retry_start');
+  const t = fold(events.slice(0, second + 1));
+  const lines = of(t, 'event');
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0]?.event, 'retry');
+  assert.equal(lines[0]?.running, true);
+  assert.equal(lines[0]?.text, '503: {"message":"overloaded"}: retrying (attempt 2 of 2) in 2 ms');
+});
+
 test('an aborted reply keeps its partial text and ends streaming', () => {
   const { events } = recording('abort');
   const t = fold(events);

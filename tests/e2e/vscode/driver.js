@@ -5,77 +5,13 @@
 // (a server feature it needs is not in this build of the server: it is reported, not run).
 // Screenshots of every step land in outDir as NN-<step>.png.
 'use strict';
-const { chromium } = require('playwright-core');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const { createRun, formatExact } = require('./workbench');
 
 const config = JSON.parse(process.argv[2]);
-const outDir = config.outDir;
-fs.mkdirSync(outDir, { recursive: true });
-const WAIT = config.waitMs || 60000;
+const run = createRun(config);
 const t0 = Date.now();
-const steps = [];
-let shotIndex = 0;
+const { WAIT, step, shot, palette, quickOpen, openContainer, tidy, setSessionsExpanded, settled, textOf } = run;
 let page;
-
-function log(msg) {
-  process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
-}
-
-async function shot(name) {
-  shotIndex += 1;
-  const file = path.join(outDir, `${String(shotIndex).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  return path.basename(file);
-}
-
-async function step(name, fn) {
-  const need = config.expect[name];
-  if (need !== true) {
-    steps.push({ name, status: 'waiting', detail: need || 'not expected', seconds: 0 });
-    log(`${name}: waiting (${need})`);
-    return;
-  }
-  const start = Date.now();
-  log(`${name}: start`);
-  try {
-    const detail = await fn();
-    steps.push({ name, status: 'passed', detail: detail || '', seconds: (Date.now() - start) / 1000 });
-    log(`${name}: passed`);
-  } catch (e) {
-    let screenshot = '';
-    try {
-      screenshot = await shot(`${name}-FAILED`);
-    } catch {
-      /* the page may be gone */
-    }
-    steps.push({ name, status: 'failed', detail: String(e && e.stack ? e.stack : e), screenshot, seconds: (Date.now() - start) / 1000 });
-    log(`${name}: FAILED ${e}`);
-  }
-}
-
-// --- workbench helpers ---------------------------------------------------------------------------
-
-async function palette(title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: WAIT });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: WAIT });
-  await page.keyboard.press('Enter');
-}
-
-async function quickOpen(relPath) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: WAIT });
-  await input.fill(relPath);
-  const name = path.basename(relPath);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: WAIT });
-  await page.keyboard.press('Enter');
-  await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ timeout: WAIT });
-}
 
 /** The focus-instructions box of Compact Session (the quick-input widget is shared with the palette). */
 async function compactInput() {
@@ -111,79 +47,15 @@ async function settledPreview(headline) {
   return id[1];
 }
 
-/** The frame of our webview: webview views live in an overlay iframe holding an inner #active-frame. */
-async function sidebarFrame() {
-  const end = Date.now() + WAIT;
-  while (Date.now() < end) {
-    for (const f of page.frames()) {
-      if (await f.locator('main#app').count().catch(() => 0)) {
-        return f;
-      }
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the Pi Context webview did not render');
-}
-
-/** Shows the Pi Context side bar (clicking its activity-bar icon when it is already shown would hide it). */
-async function openContainer() {
-  const title = page.locator('.part.sidebar .composite.title', { hasText: 'Pi Context' }).first();
-  if (await title.isVisible().catch(() => false)) {
-    return;
-  }
-  await page.locator('.activitybar .action-item a[aria-label^="Pi Context"], .activitybar .action-item[aria-label^="Pi Context"]').first().click();
-  await title.waitFor({ timeout: WAIT });
-}
-
-/** Makes room for the Context view in screenshots: bottom panel hidden, Sessions view collapsed. */
-async function tidy() {
-  if (await page.locator('.part.panel').first().isVisible().catch(() => false)) {
-    await palette('View: Hide Panel').catch(() => page.keyboard.press('Escape'));
-  }
-  await setSessionsExpanded(false);
-}
-
-async function setSessionsExpanded(expanded) {
-  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Sessions' }).first();
-  if (!(await header.isVisible().catch(() => false))) return;
-  if ((await header.getAttribute('aria-expanded')) !== String(expanded)) {
-    await header.click();
-  }
-}
-
-/** The sidebar redraws whenever new data arrives: retry an action that met a replaced element. */
-async function settled(action, attempts = 10) {
-  for (let i = 1; ; i++) {
-    try {
-      return await action();
-    } catch (e) {
-      if (i >= attempts || !/not attached|detached/i.test(String(e))) throw e;
-      await page.waitForTimeout(200);
-    }
-  }
-}
-
-function formatExact(n) {
-  return String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-async function textOf(locator) {
-  return ((await locator.textContent({ timeout: WAIT })) || '').trim();
+/** The Context view's frame. */
+function sidebarFrame() {
+  return run.webviewFrame('main#app', 'the Pi Context webview');
 }
 
 // --- the run -------------------------------------------------------------------------------------
 
 (async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-context-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: config.chromium || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1500, height: 950 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  page = ctx.pages()[0] || (await ctx.newPage());
-  page.on('pageerror', (e) => log(`pageerror: ${e.message}`));
+  page = await run.launch();
   let frame;
 
   await step('workbench', async () => {
@@ -220,6 +92,20 @@ async function textOf(locator) {
     await shot('sidebar-server-running');
     const progress = seen.length ? `; while starting the view said: ${seen.join(' / ')}` : '';
     return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)${progress}`;
+  });
+
+  await step('chat-no-pi', async () => {
+    // piContext.pi.command names no program: the Chat view says so, and every other step still works.
+    await openContainer();
+    const chat = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view');
+    const root = chat.locator('[data-testid=chat-root]').first();
+    await run.until(async () => (await root.getAttribute('data-state')) === 'no-pi', 'chat-root data-state=no-pi');
+    const text = await textOf(chat.locator('[data-testid=chat-no-pi]').first());
+    if (!text.includes(config.piInstallCommand)) {
+      throw new Error(`the notice does not give the install command: ${text}`);
+    }
+    await shot('chat-no-pi');
+    return `"${text.replace(/\s+/g, ' ')}"`;
   });
 
   await step('diagnostic', async () => {
@@ -359,13 +245,7 @@ async function textOf(locator) {
   await step('compact-cancel', async () => {
     // Ask the test (which owns the fake LLM) to make its next answer hang, and wait until it has.
     // Runs before the real compaction: Pi refuses to compact a session right after a compaction.
-    const ready = path.join(outDir, 'slow-llm.ready');
-    process.stdout.write('SIGNAL slow-llm\n');
-    const end = Date.now() + WAIT;
-    while (!fs.existsSync(ready)) {
-      if (Date.now() > end) throw new Error('the test did not make the summarizer slow');
-      await page.waitForTimeout(100);
-    }
+    await run.signal('slow-llm');
     await palette('Pi Context: Compact Session');
     const input = await compactInput();
     await input.press('Enter'); // no focus instructions
@@ -431,18 +311,5 @@ async function textOf(locator) {
     return `moved to "${config.branchTarget}" with a previewed branch summary confirmed from its code lens (entry ${entry})`;
   });
 
-  await ctx.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-  const ok = steps.every((s) => s.status !== 'failed');
-  process.stdout.write(JSON.stringify({ ok, seconds: (Date.now() - t0) / 1000, steps }) + '\n');
-  process.exit(ok ? 0 : 1);
-})().catch(async (e) => {
-  log(`driver crashed: ${e && e.stack ? e.stack : e}`);
-  try {
-    if (page) await shot('crash');
-  } catch {
-    /* ignore */
-  }
-  process.stdout.write(JSON.stringify({ ok: false, crashed: String(e), steps }) + '\n');
-  process.exit(2);
-});
+  await run.finish();
+})().catch(run.crashed);

@@ -244,10 +244,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** A chat to show: one the server holds, else the session shown last, else a new one. */
   private ensureChat(): Promise<void> {
-    this.starting ??= this.doEnsureChat().finally(() => {
-      this.starting = undefined;
+    return this.starting ?? this.begin(() => this.doEnsureChat());
+  }
+
+  /** One start at a time: a prompt sent while Pi starts waits for that start instead of starting another. */
+  private begin(work: () => Promise<void>): Promise<void> {
+    const run = (this.starting ?? Promise.resolve()).catch(() => undefined).then(work);
+    const tracked = run.finally(() => {
+      if (this.starting === tracked) {
+        this.starting = undefined;
+      }
     });
-    return this.starting;
+    this.starting = tracked;
+    return tracked;
   }
 
   private async doEnsureChat(): Promise<void> {
@@ -533,6 +542,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async liveChat(): Promise<ChatInfo> {
+    if (this.starting) {
+      await this.starting.catch(() => undefined);
+    }
     if (!this.chat || this.exited) {
       if (this.exited) {
         throw new Error('Pi has exited: restart it to resume the session.');
@@ -749,9 +761,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Restart Pi after it exited, resuming its session. */
   async restart(): Promise<void> {
     const session = this.chat?.session ?? this.state.get<string>(SESSION_KEY) ?? null;
-    this.exited = null;
-    this.chat = null;
-    await this.start(session);
+    await this.begin(async () => {
+      this.exited = null;
+      this.chat = null;
+      await this.start(session);
+    });
   }
 
   private async replace(session: string | null): Promise<void> {
@@ -775,12 +789,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.log.warn(`pi/chat/stop: ${errorText(e)}`),
       );
     }
-    this.exited = null;
-    this.budget = null;
-    this.liveTokens = null;
-    this.transcript = new Transcript();
-    this.postAll();
-    await this.start(session);
+    await this.begin(async () => {
+      this.exited = null;
+      this.budget = null;
+      this.liveTokens = null;
+      this.transcript = new Transcript();
+      this.postAll();
+      await this.start(session);
+    });
   }
 
   /** Pi's extension dialogs as VS Code's own; the answer goes back with `pi/chat/uiResponse`. */

@@ -105,6 +105,8 @@ export class Transcript {
   private slots = new Map<number, TextBlock | ToolItem>();
   private tools = new Map<string, ToolItem>();
   private lastError: EventItem | null = null;
+  /** The retry line of the retries going on: one line per failed request and its retries. */
+  private retry: EventItem | null = null;
 
   /** A transcript rebuilt from `pi/chat/messages` (Pi's `get_messages`). */
   static fromMessages(messages: readonly unknown[]): Transcript {
@@ -135,6 +137,7 @@ export class Transcript {
         break;
       case 'agent_settled':
         this.streaming = false;
+        this.retry = null;
         if (this.current) {
           this.current.streaming = false;
           touch(this.current);
@@ -448,9 +451,15 @@ export class Transcript {
     reply.blocks = blocks;
     touch(reply);
     if (reply.stopReason === 'error') {
-      const item = this.event('error', reply.errorMessage ?? 'The model answered with an error.', null, false);
-      this.lastError = item;
-      touch(item);
+      const why = reply.errorMessage ?? 'The model answered with an error.';
+      if (this.retry) {
+        this.retry.text = `${why}: ${this.retry.text.replace(/^.*?: (retrying|retried)/, '$1')}`;
+        touch(this.retry);
+      } else {
+        const item = this.event('error', why, null, false);
+        this.lastError = item;
+        touch(item);
+      }
     }
     if (blocks.length === 0 && reply.stopReason === 'error') {
       // An error before any content: the error line says it all, an empty bubble would not.
@@ -511,37 +520,38 @@ export class Transcript {
     touch(tool);
   }
 
-  /** A retry after an error: the error line just shown becomes the retry line. */
+  /** A retry after an error: the error line just shown becomes the retry line, and later attempts update it. */
   private retryStart(event: Json): EventItem {
     const attempt = num(event.attempt);
     const max = num(event.maxAttempts);
     const delay = num(event.delayMs);
     const why = str(event.errorMessage) || this.lastError?.text || 'the request failed';
     const text = `${why}: retrying (attempt ${attempt}${max ? ` of ${max}` : ''}) in ${formatDelay(delay)}`;
-    const last = this.items[this.items.length - 1];
-    if (last && last === this.lastError) {
-      last.event = 'retry';
-      last.text = text;
-      last.running = true;
-      return last;
+    let item = this.retry;
+    if (!item) {
+      const last = this.items[this.items.length - 1];
+      item = last && last === this.lastError ? last : this.event('retry', text, null, true);
     }
-    const item = this.event('retry', text, null, true);
+    item.event = 'retry';
+    item.text = text;
+    item.running = true;
+    this.retry = item;
     this.lastError = null;
     return item;
   }
 
   private retryEnd(event: Json): EventItem {
-    const retry = [...this.items].reverse().find((i): i is EventItem => i.kind === 'event' && i.event === 'retry');
-    if (event.success === true && retry) {
-      retry.running = false;
-      retry.text = `${retry.text.replace(/: retrying .*$/, '')}: retried, attempt ${num(event.attempt)} succeeded`;
-      return retry;
+    const item = this.retry ?? this.event('retry', '', null, false);
+    this.retry = null;
+    item.running = false;
+    const attempt = num(event.attempt);
+    if (event.success === true) {
+      item.text = `${item.text.replace(/: retrying .*$/, '')}: retried, attempt ${attempt} succeeded`;
+    } else {
+      item.event = 'error';
+      item.text = `Gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}: ${str(event.finalError) || 'the request kept failing'}`;
     }
-    if (retry) {
-      retry.running = false;
-    }
-    const final = str(event.finalError) || 'the retries failed';
-    return this.event('error', `Gave up after ${num(event.attempt)} attempts: ${final}`, null, false);
+    return item;
   }
 
   private compactionStart(event: Json): EventItem {

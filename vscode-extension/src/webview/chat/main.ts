@@ -47,13 +47,11 @@ const gauge = h(
   h('span', { class: 'gauge-bar' }, gaugeFill),
   gaugeLabel,
 );
-const newButton = iconButton('add', '', () => send({ type: 'newChat' }), 'chat-new', 'New chat');
-const resumeButton = iconButton('history', '', () => send({ type: 'resume' }), 'chat-resume', 'Resume a session');
 const statusLine = h('div', { class: 'status muted', attrs: { role: 'status' } });
 const headerEl = h(
   'header',
   { class: 'chat-header' },
-  h('div', { class: 'row' }, sessionEl, h('span', { class: 'spacer' }), newButton, resumeButton),
+  h('div', { class: 'row' }, sessionEl),
   h('div', { class: 'row' }, modelButton, thinkingButton, h('span', { class: 'spacer' }), gauge),
   statusLine,
 );
@@ -79,7 +77,7 @@ const input = h('textarea', {
   },
 });
 const sendButton = iconButton('send', '', () => submit(), 'chat-send', 'Send (Enter)');
-const stopButton = iconButton('debug-stop', '', () => send({ type: 'abort' }), 'chat-stop', 'Stop the reply');
+const stopButton = iconButton('stop-circle', '', () => send({ type: 'abort' }), 'chat-stop', 'Stop the reply');
 const composer = h(
   'div',
   { class: 'composer' },
