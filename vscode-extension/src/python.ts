@@ -19,12 +19,20 @@ export type InstallCheck =
   | { ok: true; version: string }
   | { ok: false; reason: 'no-python' | 'not-installed' | 'broken'; detail: string };
 
-/** Runs `python -c "import lsp_server"`; never throws. */
-export function checkServerInstalled(python: string, cwd?: string, env?: NodeJS.ProcessEnv): Promise<InstallCheck> {
+/**
+ * Runs `python -c "import lsp_server"`; never throws. `isolated` adds `-I`: the working directory
+ * (a workspace, which may hold a folder named `lsp_server`) and `PYTHON*` variables are not used.
+ */
+export function checkServerInstalled(
+  python: string,
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+  isolated = false,
+): Promise<InstallCheck> {
   return new Promise((resolve) => {
     execFile(
       python,
-      ['-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
+      [...(isolated ? ['-I'] : []), '-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
       { timeout: 60_000, cwd, env, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) {
