@@ -12,7 +12,8 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
   ``textDocument/publishDiagnostics`` for it (only when the rules are installed: the server's
   checker is not ``none``). Each edit flips the file between broken and fixed so every edit
   publishes. Also the time from spawn until all K skills are checked, and the server's resident
-  memory then.
+  memory then. Then a burst: 500 didChanges sent without waiting, the number of checks the
+  server ran for them and the time until the last version's diagnostics arrived.
 
 Reports median and p95 in milliseconds. The machine is shared: compare runs made back to back.
 """
@@ -171,15 +172,54 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
                     break
             timings.append((time.perf_counter() - began) * 1000)
         debounce = state["settings"]["debounceMs"]
+        burst = await _burst(client, uri, target, edits + 2)
         await stop_client(client)
     return {
         "edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce},
+        "burst_of_500_edits": burst,
         "start_to_workspace_checked_ms": scan_ms,
         "server_rss_after_scan_mb": rss_mb,
     }
 
 
 SECTIONS_CHANGED = "pi/promptSectionsChanged"
+
+
+async def _burst(client: LanguageClient, uri: str, target: Path, first_version: int) -> dict[str, Any]:
+    """500 didChanges sent without waiting: how many checks ran, and the time to the last one's diagnostics."""
+
+    async def state() -> dict[str, Any]:
+        result: Any = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.state", arguments=[{"idle": True}])
+        )
+        return result
+
+    queue: asyncio.Queue[types.PublishDiagnosticsParams] = client.published  # type: ignore[attr-defined]
+    before = (await state())["stats"]["validations"][str(target)]
+    while not queue.empty():
+        queue.get_nowait()
+    last = first_version + 499
+    began = time.perf_counter()
+    for version in range(first_version, last + 1):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(skill_text("skill-0000", broken=version % 2 == 0))
+                ],
+            )
+        )
+    while True:
+        params = await asyncio.wait_for(queue.get(), 30)
+        if params.uri == uri and params.version == last:
+            break
+    elapsed_ms = round((time.perf_counter() - began) * 1000, 1)
+    after = await state()
+    return {
+        "checks": after["stats"]["validations"][str(target)] - before,
+        "last_version_checked": after["stats"]["lastVersion"][str(target)] == last,
+        "send_to_last_diagnostics_ms": elapsed_ms,
+    }
 
 
 async def _timed_saves(

@@ -28,6 +28,12 @@ from lsp_server.rules.context_rules import check_context_file, check_context_fol
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
+from lsp_server.rules.system_prompt_rules import (
+    SYSTEM_PROMPT_NAMES,
+    check_system_prompt_file,
+    check_system_prompt_text,
+    is_system_prompt_file,
+)
 from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.pi_context import PiContextSettings
 
@@ -150,6 +156,7 @@ class Targets:
     skills: list[tuple[str, SkillPlacement]]
     context_files: list[str]
     context_folders: list[str]  # folders holding more than one candidate or a candidate directory
+    system_prompt_files: list[str] = field(default_factory=list)  # SYSTEM.md / APPEND_SYSTEM.md where Pi reads them
     walk_notes: list[WalkNote] = field(default_factory=list)  # folders the bounded walk did not enter
     not_files: list[str] = field(default_factory=list)  # a SKILL.md that is a directory
 
@@ -162,6 +169,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
+    system_files: list[str] = []
     folders: list[str] = []
     seen_files: set[str] = set()
     visited: set[str] = set()
@@ -205,6 +213,8 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 not_files.append(path)
             elif _is_context_name(entry.name) and not is_dir:
                 context_files.append(path)
+            elif entry.name in SYSTEM_PROMPT_NAMES and not is_dir and is_system_prompt_file(path):
+                system_files.append(path)
             elif entry.name.endswith(".md") and not is_dir and skills_root is not None:
                 loose_here = _loose_candidate(directory, skills_root, names)
                 if loose_here:
@@ -220,9 +230,11 @@ def find_targets(paths: Sequence[str]) -> Targets:
             name = os.path.basename(path)
             if _is_context_name(name):
                 context_files.append(path)
+            elif name in SYSTEM_PROMPT_NAMES:
+                system_files.append(path)  # named on the command line: checked wherever it is
             else:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders, budget.notes, not_files)
+    return Targets(skills, context_files, folders, system_files, budget.notes, not_files)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -271,6 +283,8 @@ def check_workspace(
         findings.extend(index.findings(path))
     for path in targets.context_files:
         findings.extend(check_context_file(path, profile, thresholds=thresholds))
+    for path in targets.system_prompt_files:
+        findings.extend(check_system_prompt_file(path, profile))
     reported = {(f.path, f.code) for f in findings}
     for folder in targets.context_folders:
         findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
@@ -329,7 +343,7 @@ class WorkspaceChecker:
 
     def wants(self, path: str, settings: PiContextSettings) -> bool:
         name = os.path.basename(path)
-        if name == SKILL_FILE_NAME or _is_context_name(name):
+        if name == SKILL_FILE_NAME or _is_context_name(name) or is_system_prompt_file(path):
             return True
         return name.endswith(".md") and _skills_root(path) is not None
 
@@ -345,6 +359,8 @@ class WorkspaceChecker:
                 return FileAnalysis(path, ())
             own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
             return FileAnalysis(path, tuple([*own, *check_context_text(path, text, profile, thresholds=limits)]))
+        if is_system_prompt_file(path):
+            return FileAnalysis(path, () if text is None else tuple(check_system_prompt_text(path, text, profile)))
         if text is None:
             return FileAnalysis(path, (), gone=True)
         return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
@@ -374,7 +390,7 @@ class WorkspaceChecker:
         self.roots = [os.path.abspath(r) for r in roots]
         targets = find_targets(roots)
         self.walk_notes = targets.walk_notes
-        return [path for path, _ in targets.skills] + targets.context_files
+        return [path for path, _ in targets.skills] + targets.context_files + targets.system_prompt_files
 
 
 def recheck_skill(

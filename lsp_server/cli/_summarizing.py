@@ -101,6 +101,8 @@ def project_for(args: argparse.Namespace, settings: PiContextSettings) -> Projec
 def run_job_cancellable(job: Job, summarizer: Summarizer) -> JobResult:
     """Summarize (and, unless a dry run, append) with progress on stderr and Ctrl-C as cancellation."""
     printer = ProgressPrinter(sys.stderr, summarizer.label)
+    if job.session.repaired is not None:
+        sys.stderr.write(f"pi-context: {job.session.repaired}\n")
 
     async def work(token: CancelToken) -> JobResult:
         try:

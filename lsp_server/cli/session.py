@@ -24,12 +24,14 @@ from lsp_server import protocol
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
+from lsp_server.cli._ledger_text import print_ledger
 from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
 from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
+from lsp_server.project.costs import turn_ledger
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
@@ -50,6 +52,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--leaf", default=None, help="entry id to project from (default: Pi's leaf, the last entry)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--list", action="store_true", help="list the sessions of --cwd (default: this directory)")
+    parser.add_argument(
+        "--costs",
+        action="store_true",
+        help="show the turn ledger instead: every request's usage, cache hits and cost, with totals",
+    )
     add_project_arguments(
         parser,
         cwd_help="project directory (default: the session's cwd if it exists here, else the current directory)",
@@ -131,6 +138,13 @@ def _show(args: argparse.Namespace, path: str) -> int:
         return _fail(f"{path}: no entry with id {args.leaf!r}")
     workspace = _workspace(args, header_cwd(session.header))
     analysis = analyze(workspace.snapshot, session, args.leaf)
+    if args.costs:
+        result = turn_ledger(workspace.snapshot, session, args.leaf, analysis)
+        if args.json:
+            sys.stdout.write(json.dumps(result.wire(), ensure_ascii=False, indent=2) + "\n")
+        else:
+            print_ledger(sys.stdout, result)
+        return 0
     report = _report(session, analysis, workspace)
     if workspace.untrusted_note is not None:
         # The projected request and the budget count the prompt Pi builds for an untrusted project.

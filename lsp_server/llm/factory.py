@@ -21,6 +21,7 @@ never its value).
 from __future__ import annotations
 
 import os
+import re
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -120,7 +121,7 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
             problems.append(f"summarizer {name} must be positive")
     key_env = _key_env(config)
     if key_env is not None and not config.api_key and not (env if env is not None else os.environ).get(key_env):
-        problems.append(f"summarizer API key missing: environment variable {key_env} is not set")
+        problems.append(f"summarizer API key missing: {_variable(key_env)} is not set")
     return problems
 
 
@@ -136,6 +137,20 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
     key = _api_key(config, env if env is not None else os.environ)
     build = provider.adapter()
     return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
+
+
+_VARIABLE_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}|[A-Za-z_][A-Za-z0-9_]{0,15}")
+
+
+def _variable(name: str) -> str:
+    """``environment variable NAME``, unless the name does not look like one: a key pasted into
+    ``apiKeyEnv`` by mistake must not be printed back."""
+    if _VARIABLE_NAME.fullmatch(name):
+        return f"environment variable {name}"
+    return (
+        "the environment variable that summarizer.apiKeyEnv names (not shown: it does not look like a variable "
+        "name; is it the key itself?)"
+    )
 
 
 def _key_env(config: SummarizerConfig) -> str | None:

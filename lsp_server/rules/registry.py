@@ -35,7 +35,7 @@ class Rule:
     severities: Severities  # profile -> severity (None: off)
     messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
-    applies_to: str = "skill"  # "skill", "context" or "file" (any file: the limits of docs/limits.md)
+    applies_to: str = "skill"  # "skill", "context", "prompt" (text sent to the model) or "file" (docs/limits.md)
 
     def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
@@ -101,6 +101,7 @@ _RULES: list[Rule] = [
         "8 MiB pi-context checks the frontmatter (what Pi reads to load the skill) and says the body was skipped.",
         _every(INFO),
         {"*": "body not checked: the file is {size:,} bytes, over the {limit:,} whose lines and links are checked"},
+        applies_to="file",
     ),
     Rule(
         "file/too-many-findings",
@@ -315,6 +316,16 @@ _RULES: list[Rule] = [
         fix="rename-skill",
     ),
     Rule(
+        "skill/name-mixed-scripts",
+        "The name mixes scripts, with letters that look like those of its main script.",
+        "A name such as 'pdf-tооls' spelled with Cyrillic 'о' looks like 'pdf-tools' to the user and the model "
+        "but is another name (the homograph trick); Unicode's confusables data says which letters look alike. "
+        "Names that mix scripts without look-alikes ('日本-tools') are not reported.",
+        _every(W),
+        {"*": "name '{name}' mixes {scripts} letters: {look_alikes}"},
+        fix="replace-confusables",
+    ),
+    Rule(
         "skill/collision",
         "Another skill loaded earlier has the same name.",
         "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "
@@ -496,6 +507,62 @@ _RULES: list[Rule] = [
         {"pi": None, "agentskills": None, "claude-code": W, "vscode": None},
         {"*": "imported file '{target}' does not exist"},
         applies_to="context",
+    ),
+    # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
+    Rule(
+        "prompt/forged-tag",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
+        "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
+        "inline code spans are quoted and not reported.",
+        _every(W),
+        {"*": "'{tag}' {action} {imitates}: {note}"},
+        fix="escape-tag",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/invisible-characters",
+        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
+        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
+        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
+        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
+        "letters, are not reported.",
+        _every(W),
+        {"*": "{what}, which the model receives and the editor does not show"},
+        fix="remove-invisible",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/secret",
+        "An API key, token, password or private key in text sent to the model.",
+        "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
+        "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
+        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
+        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        _every(W),
+        {
+            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
+            "an environment variable"
+        },
+        applies_to="prompt",
+    ),
+    # -- prompt cache ---------------------------------------------------------------------------
+    Rule(
+        "prompt/volatile-content",
+        "Content that changes between sessions or runs, in the part of the prompt every request repeats.",
+        "A provider's prompt cache only hits on a byte-identical prefix, and SYSTEM.md, APPEND_SYSTEM.md and the "
+        "context files are the start of every request. A date, a generated timestamp, a build number, a commit "
+        "hash or a temporary folder's path in them (usually written by a script that regenerates the file) makes "
+        "every new session miss the cache for everything after it. Put such facts where they are read when "
+        'needed instead (docs/cost.md, "Volatile content").',
+        _every(H),
+        {
+            "*": "{what} '{text}' may change between sessions: the {after} tokens after it here, and {later}, "
+            "miss the prompt cache in every new session"
+        },
+        applies_to="prompt",
     ),
 ]
 

@@ -61,6 +61,8 @@ def register(server: PiLanguageServer) -> None:
                 "superseded": ls.scheduler.stats.superseded,
                 "completed": ls.scheduler.stats.completed,
                 "failed": ls.scheduler.stats.failed,
+                "immediate": ls.scheduler.stats.immediate,
+                "coalesced": ls.scheduler.stats.coalesced,
                 "pending": ls.scheduler.pending_keys(),
             },
             "operations": ls.cancels.active(),

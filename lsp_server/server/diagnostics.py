@@ -98,15 +98,24 @@ class CheckStats:
 
     validations: Counter[str] = field(default_factory=Counter)
     last_version: dict[str, int | None] = field(default_factory=dict)
+    repeats: Counter[str] = field(default_factory=Counter)  # validations of the buffer version validated just before
     published: int = 0
     watch_batches: int = 0
     watch_paths: int = 0
     over_budget: int = 0  # checks that outlasted their time budget (file/not-fully-checked)
 
+    def count(self, path: str, version: int | None) -> None:
+        """One validation of ``path`` at editor ``version`` (``None``: from disk)."""
+        if version is not None and self.last_version.get(path) == version:
+            self.repeats[path] += 1
+        self.validations[path] += 1
+        self.last_version[path] = version
+
     def to_json(self) -> dict[str, Any]:
         return {
             "validations": dict(sorted(self.validations.items())),
             "lastVersion": dict(sorted(self.last_version.items())),
+            "repeats": dict(sorted(self.repeats.items())),
             "overBudget": self.over_budget,
             "published": self.published,
             "watchBatches": self.watch_batches,

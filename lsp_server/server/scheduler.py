@@ -1,10 +1,22 @@
-"""Debounced per-file work: however fast edits arrive, each file is processed once per pause.
+"""Per-file work that runs at once when it can and coalesces only while edits outrun the checks.
 
 Typing sends a ``didChange`` per keystroke, a ``git checkout`` touches hundreds of files at once.
 ``DebouncedScheduler.submit(key, work)`` keeps only the latest work per key (one key per file):
-a submission replaces the one still waiting, and the timer restarts, so 500 rapid edits of one
-SKILL.md run one validation of the last version. Work for the same key never runs twice at the
-same time: a submission arriving while its predecessor runs waits for it, then runs (once).
+
+* **at once** when the key is quiet: nothing waiting or running for it, and its last run ended
+  longer ago than that run took. A check costs a few milliseconds, so one edit is re-checked at
+  once instead of after a fixed pause;
+* **coalesced** while edits arrive faster than checks finish: a submission arriving while the
+  key's work runs replaces whatever waits and runs (once) right after it; one arriving hard on the
+  heels of the last run (sooner than that run took) waits until submissions pause for
+  ``max(2 × the last run's duration, 5 ms)``, so a flood of 500 edits ends in one run of the last;
+* **bounded** by ``delay_s`` (``debounceMs``): during a burst no submission waits longer than
+  that, even if the burst goes on (the run then takes the newest work, and the burst goes on).
+
+``submit(..., delay_s=d)`` asks for a plain quiet-period debounce of ``d`` instead (0: at the next
+loop iteration); the server uses it for the work it fans out itself (the workspace check,
+dependent files), which has no editor waiting on it. Work for the same key never runs twice at
+the same time.
 
 A failing job is reported to ``on_error`` and forgotten; the scheduler, and the server, go on.
 All methods must be called from the event loop's thread.
@@ -15,12 +27,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
 
 Work = Callable[[], Awaitable[object] | object]
+
+MIN_QUIET_S = 0.005  # the shortest pause that ends a burst (reading one LSP message costs ~0.1 ms)
+_LAST_RUNS_KEPT = 4096  # past this many remembered keys, the stale ones are dropped
 
 
 @dataclass
@@ -29,6 +45,8 @@ class SchedulerStats:
     superseded: int = 0  # submissions dropped because a newer one for the same key came first
     completed: int = 0
     failed: int = 0
+    immediate: int = 0  # submissions started at once (the key was quiet)
+    coalesced: int = 0  # submissions that waited because a run for the key was running or had just ended
 
 
 @dataclass
@@ -36,37 +54,75 @@ class _Slot:
     work: Work | None = None
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None
-    due: bool = False  # the timer fired while the previous job was still running
+    due: bool = False  # start again as soon as the running job ends
+    burst_since: float | None = None  # when the oldest unserved coalesced submission arrived
 
 
 class DebouncedScheduler:
-    """Latest-wins, per-key debounced jobs on the running asyncio loop."""
+    """Latest-wins per-key jobs on the running asyncio loop: at once when quiet, coalesced in bursts."""
 
-    def __init__(self, delay_s: float = 0.15, on_error: Callable[[str, BaseException], None] | None = None) -> None:
-        self.delay_s = delay_s
+    def __init__(
+        self,
+        delay_s: float = 0.15,
+        on_error: Callable[[str, BaseException], None] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.delay_s = delay_s  # the longest a submission waits during a burst
         self.stats = SchedulerStats()
         self._on_error = on_error
+        self._clock = clock
         self._slots: dict[str, _Slot] = {}
+        self._last_runs: dict[str, tuple[float, float]] = {}  # key -> (when its last run ended, how long it took)
+        self._prune_at = _LAST_RUNS_KEPT
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = False
 
     def submit(self, key: str, work: Work, *, delay_s: float | None = None) -> None:
-        """Run ``work`` for ``key`` after a quiet period, unless newer work for ``key`` comes first."""
+        """Run ``work`` for ``key`` at once, or with the newest work once a burst of submissions pauses."""
         if self._closed:
             return
-        loop = asyncio.get_running_loop()
         slot = self._slots.setdefault(key, _Slot())
         if slot.work is not None:
             self.stats.superseded += 1
         self.stats.submitted += 1
         slot.work = work
+        self._idle.clear()
+        if delay_s is not None:
+            self._arm(key, slot, delay_s)
+            return
+        now = self._clock()
+        if slot.task is not None:  # running: take the newest work right after it
+            self.stats.coalesced += 1
+            slot.due = True
+            return
+        last_end, last_duration = self._last_runs.get(key, (float("-inf"), 0.0))
+        hot = slot.timer is not None or now - last_end < last_duration
+        if not hot:
+            self.stats.immediate += 1
+            slot.burst_since = None
+            self._start(key, slot)
+            return
+        self.stats.coalesced += 1
+        if slot.burst_since is None:
+            slot.burst_since = now
+        quiet = max(2 * last_duration, MIN_QUIET_S)
+        wait = min(quiet, slot.burst_since + max(self.delay_s, 0.0) - now)
+        if wait <= 0:  # the burst has waited as long as the debounce allows: run the newest work now
+            if slot.timer is not None:
+                slot.timer.cancel()
+                slot.timer = None
+            slot.burst_since = None
+            self._start(key, slot)
+            return
+        self._arm(key, slot, wait)
+
+    def _arm(self, key: str, slot: _Slot, delay_s: float) -> None:
         slot.due = False
         if slot.timer is not None:
             slot.timer.cancel()
-        delay = self.delay_s if delay_s is None else delay_s
-        slot.timer = loop.call_later(max(delay, 0.0), self._on_due, key)
-        self._idle.clear()
+        slot.timer = asyncio.get_running_loop().call_later(max(delay_s, 0.0), self._on_due, key)
 
     def cancel(self, key: str) -> None:
         """Drop waiting work for ``key`` (a running job finishes)."""
@@ -80,6 +136,7 @@ class DebouncedScheduler:
             slot.work = None
             self.stats.superseded += 1
         slot.due = False
+        slot.burst_since = None
         self._forget_if_done(key, slot)
 
     def pending_keys(self) -> list[str]:
@@ -105,24 +162,29 @@ class DebouncedScheduler:
         if slot is None:
             return
         slot.timer = None
+        slot.burst_since = None
         if slot.task is not None:
             slot.due = True
             return
         self._start(key, slot)
 
     def _start(self, key: str, slot: _Slot) -> None:
-        work, slot.work = slot.work, None
-        if work is None:
+        if slot.work is None:
             self._forget_if_done(key, slot)
             return
-        slot.task = asyncio.get_running_loop().create_task(self._run(key, slot, work), name=f"pi-context job {key}")
+        slot.due = False
+        slot.task = asyncio.get_running_loop().create_task(self._run(key, slot), name=f"pi-context job {key}")
 
-    async def _run(self, key: str, slot: _Slot, work: Work) -> None:
+    async def _run(self, key: str, slot: _Slot) -> None:
+        # the work is taken when the task starts, so submissions made before that replace it
+        work, slot.work = slot.work, None
+        began = self._clock()
         try:
-            result = work()
-            if inspect.isawaitable(result):
-                await result
-            self.stats.completed += 1
+            if work is not None:
+                result = work()
+                if inspect.isawaitable(result):
+                    await result
+                self.stats.completed += 1
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -135,12 +197,23 @@ class DebouncedScheduler:
                     logger.exception("error handler failed")
         finally:
             slot.task = None
+            ended = self._clock()
+            self._remember_run(key, ended, ended - began)
             if self._slots.get(key) is slot:
-                if slot.due:
-                    slot.due = False
+                if slot.due and slot.work is not None:
                     self._start(key, slot)
                 else:
+                    slot.due = False
                     self._forget_if_done(key, slot)
+
+    def _remember_run(self, key: str, ended: float, duration: float) -> None:
+        """Keep when each key last ran (to see bursts); runs older than a second no longer matter."""
+        self._last_runs.pop(key, None)
+        self._last_runs[key] = (ended, duration)
+        if len(self._last_runs) > self._prune_at:  # amortised: the threshold doubles with what stays
+            cutoff = ended - 1.0
+            self._last_runs = {k: v for k, v in self._last_runs.items() if v[0] >= cutoff}
+            self._prune_at = max(_LAST_RUNS_KEPT, 2 * len(self._last_runs))
 
     def _forget_if_done(self, key: str, slot: _Slot) -> None:
         if slot.work is None and slot.timer is None and slot.task is None and self._slots.get(key) is slot:

@@ -118,7 +118,9 @@ class PiContextSettings(_Model):
             "force it, like Pi's --approve / --no-approve."
         ),
     )
-    debounce_ms: int = Field(default=300, ge=0, le=60_000, description="Delay after an edit before re-checking.")
+    debounce_ms: int = Field(
+        default=300, ge=0, le=60_000, description="Longest wait before re-checking in a burst of edits (one: at once)."
+    )
     limits: Thresholds = Field(default_factory=Thresholds)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     pi: PiAgentSettings = Field(default_factory=PiAgentSettings)

@@ -79,17 +79,34 @@ async def test_the_open_buffer_is_checked_not_the_disk(launch: Launch, client_na
     assert path.read_text(encoding="utf-8") == FIXED
 
 
-async def test_500_rapid_edits_are_validated_once_at_the_last_version(launch: Launch, client_name: str) -> None:
+async def test_one_edit_is_checked_without_waiting_for_the_debounce(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name, init_options={"debounceMs": 60_000})  # a pause the test would not survive
+    path = session.workspace.write(SKILL, FIXED)
+    session.open(path, FIXED)
+    await session.state(idle=True)
+    session.replace(path, BROKEN)
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
+
+
+async def test_500_rapid_edits_end_in_one_check_of_the_last_version(launch: Launch, client_name: str) -> None:
     session = await launch(client_name, init_options={"debounceMs": 500})
     path = session.workspace.write(SKILL, FIXED)
     session.open(path, FIXED)
-    before = (await session.state(idle=True))["stats"]["validations"][str(path)]
+    first = await session.state(idle=True)
     for n in range(500):
-        last = session.replace(path, BROKEN if n % 2 == 0 else FIXED)
+        last = session.replace(path, FIXED if n % 2 == 0 else BROKEN)  # the last one (n = 499) is broken
+    await wait_for_codes(session, path, ["skill/description-missing", "skill/not-loaded"])
     state = await session.state(idle=True)
-    assert state["stats"]["validations"][str(path)] == before + 1
     assert state["stats"]["lastVersion"][str(path)] == last
+    repeats = state["stats"]["repeats"].get(str(path), 0) - first["stats"]["repeats"].get(str(path), 0)
+    assert repeats == 0  # the last version was checked once, and no version twice
     assert state["scheduler"]["pending"] == []
+    checks = state["stats"]["validations"][str(path)] - first["stats"]["validations"][str(path)]
+    scheduled = {key: state["scheduler"][key] - first["scheduler"][key] for key in ("submitted", "superseded")}
+    # every edit was either checked or folded into a later check: none lost, none checked twice
+    print(f"500 edits -> {checks} checks")
+    assert 1 <= checks <= 500
+    assert checks + scheduled["superseded"] == scheduled["submitted"]
 
 
 async def test_switching_the_rule_profile_rechecks_with_its_messages(launch: Launch, client_name: str) -> None:

@@ -1,23 +1,111 @@
-"""The per-file scheduler: latest wins, one run per pause, never two runs of a file at once."""
+"""The per-file scheduler: at once when quiet, latest wins in a burst, never two runs of a file at once."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from lsp_server.server.scheduler import DebouncedScheduler
 
 WAIT_S = 30.0
 
 
-async def test_500_rapid_submissions_run_once_with_the_latest_version() -> None:
-    scheduler = DebouncedScheduler(delay_s=0.2)
+class FakeClock:
+    """The scheduler's clock, moved by the test: a job 'takes' as long as the test says."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def settle(rounds: int = 20) -> None:
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+async def test_a_submission_for_a_quiet_key_runs_at_once_not_after_the_debounce() -> None:
+    scheduler = DebouncedScheduler(delay_s=600)  # a debounce that would time the test out
+    ran: list[str] = []
+    scheduler.submit("SKILL.md", lambda: ran.append("checked"))
+    await asyncio.wait_for(scheduler.idle(), WAIT_S)
+    assert ran == ["checked"]
+    assert (scheduler.stats.immediate, scheduler.stats.coalesced) == (1, 0)
+
+
+async def test_500_rapid_submissions_end_in_one_run_of_the_latest_version() -> None:
+    clock = FakeClock()
+    scheduler = DebouncedScheduler(delay_s=0.2, clock=clock)
     validated: list[int] = []
+
+    def check(version: int) -> None:
+        clock.now += 0.002  # each check takes 2 ms
+        validated.append(version)
+
     for version in range(1, 501):
-        scheduler.submit("SKILL.md", lambda v=version: validated.append(v))
+        scheduler.submit("SKILL.md", lambda v=version: check(v))
         await asyncio.sleep(0)  # let the loop run between edits, as a server does
     await asyncio.wait_for(scheduler.idle(), WAIT_S)
-    assert validated == [500]
-    assert (scheduler.stats.submitted, scheduler.stats.superseded, scheduler.stats.completed) == (500, 499, 1)
+    # the first edit is checked at once; the other 499 arrived faster than checks finish
+    assert validated == [1, 500]
+    assert scheduler.stats.immediate == 1 and scheduler.stats.coalesced == 499
+    assert (scheduler.stats.submitted, scheduler.stats.superseded, scheduler.stats.completed) == (500, 498, 2)
+
+
+async def test_an_edit_after_the_last_check_has_ended_for_longer_than_it_took_runs_at_once() -> None:
+    clock = FakeClock()
+    scheduler = DebouncedScheduler(delay_s=600, clock=clock)
+    validated: list[int] = []
+
+    def check(version: int) -> None:
+        clock.now += 0.002
+        validated.append(version)
+
+    for version in range(1, 4):  # typing: each keystroke comes 50 ms after the previous check ended
+        scheduler.submit("SKILL.md", lambda v=version: check(v))
+        await asyncio.wait_for(scheduler.idle(), WAIT_S)
+        clock.now += 0.05
+    assert validated == [1, 2, 3]
+    assert (scheduler.stats.immediate, scheduler.stats.coalesced) == (3, 0)
+
+
+async def test_a_burst_that_goes_on_still_runs_once_per_debounce() -> None:
+    clock = FakeClock()
+    scheduler = DebouncedScheduler(delay_s=0.1, clock=clock)  # debounceMs 100: the longest wait in a burst
+    validated: list[int] = []
+
+    def check(version: int) -> None:
+        clock.now += 0.002
+        validated.append(version)
+
+    for version in range(1, 1001):  # one edit per millisecond for a second, never a pause
+        scheduler.submit("SKILL.md", lambda v=version: check(v))
+        await asyncio.sleep(0)
+        clock.now += 0.001
+    await asyncio.wait_for(scheduler.idle(), WAIT_S)
+    assert validated[0] == 1 and validated[-1] == 1000
+    assert validated == sorted(validated)
+    # no edit waited more than 100 ms (+ one check) for a run that saw it
+    gaps = [later - earlier for earlier, later in itertools.pairwise(validated)]
+    assert max(gaps) <= 103
+    assert 9 <= len(validated) <= 12
+
+
+async def test_a_zero_debounce_never_holds_a_burst_back() -> None:
+    clock = FakeClock()
+    scheduler = DebouncedScheduler(delay_s=0, clock=clock)
+    validated: list[int] = []
+
+    def check(version: int) -> None:
+        clock.now += 0.002
+        validated.append(version)
+
+    for version in range(1, 6):
+        scheduler.submit("SKILL.md", lambda v=version: check(v))
+        await settle()
+    await asyncio.wait_for(scheduler.idle(), WAIT_S)
+    assert validated == [1, 2, 3, 4, 5]
 
 
 async def test_keys_are_debounced_independently() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -18,9 +19,11 @@ from pygls.workspace.position_codec import PositionCodec
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.editing.text import LineIndex
 from lsp_server.findings import Position, Range
-from lsp_server.rules.profiles import ProfileId
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.settings.limits import Thresholds
+
+if TYPE_CHECKING:
+    from lsp_server.rules.profiles import ProfileId
+    from lsp_server.settings.limits import Thresholds
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,14 @@ def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     """The skill file behind ``uri`` (a SKILL.md or a loose skill .md), or None for anything else."""
     path = ls.uri_to_path(uri)
     if path is None or is_context_file(path) or not ls.checker.wants(path, ls.settings):
+        return None
+    return read_source(ls, uri)
+
+
+def checked_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
+    """Any file the checker reports on (skill, context file, SYSTEM.md, APPEND_SYSTEM.md), or None."""
+    path = ls.uri_to_path(uri)
+    if path is None or not ls.checker.wants(path, ls.settings):
         return None
     return read_source(ls, uri)
 
