@@ -8,6 +8,7 @@ test('the chat accepts only the intents it knows, with bounded strings', () => {
   assert.deepEqual(parseChatMessage({ type: 'abort', extra: 1 }), { type: 'abort' });
   assert.deepEqual(parseChatMessage({ type: 'send', text: 'hi\nthere' }), { type: 'send', text: 'hi\nthere' });
   assert.deepEqual(parseChatMessage({ type: 'fork', itemId: 'u3' }), { type: 'fork', itemId: 'u3' });
+  assert.deepEqual(parseChatMessage({ type: 'dismiss', itemId: 'n4' }), { type: 'dismiss', itemId: 'n4' });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'src/a.ts' }), { type: 'openFile', path: 'src/a.ts', line: null });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: 12 }), { type: 'openFile', path: 'a.ts', line: 12 });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: -1 }), { type: 'openFile', path: 'a.ts', line: null });
@@ -18,6 +19,7 @@ test('the chat accepts only the intents it knows, with bounded strings', () => {
     { type: 'send', text: 3 },
     { type: 'send', text: 'x'.repeat(MAX_PROMPT + 1) },
     { type: 'fork', itemId: '' },
+    { type: 'dismiss' },
     { type: 'openFile', path: 'x'.repeat(5000) },
     { type: 'runCommand', command: 'workbench.action.terminal.new' },
     { type: 7 },
@@ -42,5 +44,5 @@ test("the chat's shell loads only the extension's files, its one script by nonce
     assert.match(url, /vscode-resource\.vscode-cdn\.net\/ext\//);
   }
   assert.doesNotMatch(html, /style="/);
-  assert.match(html, /data-testid="chat-root" data-state="idle"/);
+  assert.match(html, /data-testid="chat-root" data-state="starting"/);
 });

@@ -40,7 +40,8 @@ import type { ServerManager } from '../server';
 import { makeNonce } from '../sidebar/html';
 import { type Completion, completionsFor, parseInput, piCompletions } from './commands';
 import { chatHtml } from './html';
-import { type ChatHeader, type ChatHostMessage, type ChatPhase, parseChatMessage } from './messages';
+import { type ChatHeader, type ChatHostMessage, parseChatMessage } from './messages';
+import { availability, Gate } from './readiness';
 import { type ChatItem, Transcript } from './transcript';
 import { gaugeView, modelHasPrices } from './usage';
 
@@ -74,7 +75,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private compactPreview: ChatHeader['compactPreview'] = null;
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
-  private starting: Promise<void> | undefined;
+  /** Starts, resumes and forks, one at a time; a prompt waits for them (`liveChat`). */
+  private readonly gate = new Gate(() => this.postHeader());
   private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
@@ -183,17 +185,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const model = state.model as Json | undefined;
     const session = this.chat?.session ?? null;
     const name = this.transcript.sessionName ?? (typeof state.sessionName === 'string' ? state.sessionName : null);
-    let phase: ChatPhase = 'idle';
-    if (this.locate && !this.locate.found) {
-      phase = 'no-pi';
-    } else if (this.exited) {
-      phase = 'exited';
-    } else if (this.transcript.streaming || this.transcript.compacting) {
-      phase = 'streaming';
-    }
+    const { phase, hold } = availability({
+      server: this.client !== undefined,
+      located: this.locate !== null,
+      noPi: this.locate !== null && !this.locate.found,
+      chat: this.chat !== null,
+      exited: this.exited !== null,
+      work: this.gate.work,
+      streaming: this.transcript.streaming || this.transcript.compacting,
+      status: this.status,
+    });
     return {
       phase,
       status: this.status,
+      hold,
       noPi:
         this.locate && !this.locate.found
           ? {
@@ -255,19 +260,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** A chat to show: one the server holds, else the session shown last, else a new one. */
   private ensureChat(): Promise<void> {
-    return this.starting ?? this.begin(() => this.doEnsureChat());
+    return this.gate.busy ? this.gate.settled() : this.begin(() => this.doEnsureChat());
   }
 
   /** One start at a time: a prompt sent while Pi starts waits for that start instead of starting another. */
   private begin(work: () => Promise<void>): Promise<void> {
-    const run = (this.starting ?? Promise.resolve()).catch(() => undefined).then(work);
-    const tracked = run.finally(() => {
-      if (this.starting === tracked) {
-        this.starting = undefined;
-      }
-    });
-    this.starting = tracked;
-    return tracked;
+    const run = this.gate.run('start', work);
+    this.postHeader(); // data-state=starting from now on
+    return run;
+  }
+
+  /** The transcript replaced (a chat taken up, a fork, a new chat): the error notices stay. */
+  private replaceTranscript(next: Transcript): void {
+    next.keepErrors(this.transcript);
+    this.transcript = next;
   }
 
   private async doEnsureChat(): Promise<void> {
@@ -338,7 +344,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.compactPreview = null;
     this.warning = null;
     this.extensionStatus.clear();
-    this.transcript = new Transcript();
+    this.replaceTranscript(new Transcript());
     this.status = null;
     if (info.session) {
       await this.state.update(SESSION_KEY, info.session);
@@ -354,7 +360,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return; // another chat was started meanwhile
     }
     this.chat = state;
-    this.transcript = Transcript.fromMessages(messages.items);
+    this.replaceTranscript(Transcript.fromMessages(messages.items));
     this.transcript.streaming = state.streaming;
     this.transcript.compacting = state.compacting;
     this.piCommands = piCompletions(commands.items);
@@ -497,7 +503,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.ensureChat();
           break;
         case 'send':
-          await this.send(message.text);
+          try {
+            await this.send(message.text);
+          } catch (e) {
+            this.post({ type: 'restoreInput', text: message.text }); // a prompt not sent is not lost
+            throw e;
+          }
+          break;
+        case 'dismiss':
+          if (this.transcript.dismiss(message.itemId)) {
+            this.postAll();
+          }
           break;
         case 'input':
           this.schedulePreflight(message.text);
@@ -552,10 +568,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.changed([this.transcript.notice('error', text).id]);
   }
 
+  /** The chat to send to, after any start or fork going on (a prompt never lands in the middle of one). */
   private async liveChat(): Promise<ChatInfo> {
-    if (this.starting) {
-      await this.starting.catch(() => undefined);
-    }
+    await this.gate.settled();
     if (!this.chat || this.exited) {
       if (this.exited) {
         throw new Error('Pi has exited: restart it to resume the session.');
@@ -591,6 +606,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const chat = await this.liveChat();
     this.warning = null;
+    if (this.transcript.clearErrors()) {
+      this.postAll(); // sending again clears the errors of the attempts before
+    }
     const params: Json = { chatId: chat.chatId, text: input.text };
     if (this.transcript.streaming) {
       params.streamingBehavior = 'steer'; // Pi delivers it before its next model call
@@ -810,7 +828,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.exited = null;
       this.budget = null;
       this.liveTokens = null;
-      this.transcript = new Transcript();
+      this.replaceTranscript(new Transcript());
       this.postAll();
       await this.start(session);
     });
