@@ -1,11 +1,11 @@
 /**
- * When the Chat view may send (`src/chat/readiness.ts`): never while the server or Pi starts,
- * and a prompt that reaches the host then waits for the start to end.
+ * When the Chat view may send (`src/chat/readiness.ts`): never while the server or Pi starts, nor
+ * while a fork is applied, and a prompt that reaches the host then waits for the work to end.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatHeader } from '../src/chat/messages';
-import { availability, Gate, type Readiness, sendState } from '../src/chat/readiness';
+import { availability, FORK_HOLD, Gate, type Readiness, sendState } from '../src/chat/readiness';
 
 const READY: Readiness = {
   server: true,
@@ -39,6 +39,10 @@ test('the view says starting, with a reason, until the server, the locate answer
   assert.equal(availability({ ...READY, exited: true, work: 'start' }).phase, 'starting'); // a restart
 });
 
+test('while a fork is applied sending is held, with the reason', () => {
+  assert.deepEqual(availability({ ...READY, work: 'fork' }), { phase: 'idle', hold: FORK_HOLD });
+});
+
 function header(phase: ChatHeader['phase'], hold: string | null): ChatHeader {
   return {
     phase,
@@ -65,11 +69,42 @@ test('the send button is disabled (so the input keeps its text) before the first
   assert.equal(sendState(null).enabled, false);
   assert.ok(sendState(null).reason);
   assert.deepEqual(sendState(header('starting', 'Starting Pi…')), { enabled: false, reason: 'Starting Pi…' });
-  assert.deepEqual(sendState(header('idle', 'held')), { enabled: false, reason: 'held' });
+  assert.deepEqual(sendState(header('idle', FORK_HOLD)), { enabled: false, reason: FORK_HOLD });
   assert.equal(sendState(header('no-pi', null)).enabled, false);
   assert.equal(sendState(header('exited', null)).enabled, false);
   assert.deepEqual(sendState(header('idle', null)), { enabled: true, reason: null });
   assert.deepEqual(sendState(header('streaming', null)), { enabled: true, reason: null }); // steering
+});
+
+test('a prompt that arrives during a fork is sent after the fork, and after the rebuild', async () => {
+  const log: string[] = [];
+  let idle = 0;
+  const gate = new Gate(() => {
+    idle += 1;
+  });
+  let finishFork: () => void = () => undefined;
+  const forked = new Promise<void>((resolve) => {
+    finishFork = resolve;
+  });
+  const fork = gate.run('fork', async () => {
+    log.push('fork asked');
+    await forked;
+    log.push('conversation rebuilt from the new branch');
+  });
+  assert.equal(gate.work, 'fork');
+  assert.equal(gate.busy, true);
+  const prompt = (async () => {
+    await gate.settled();
+    log.push('prompt sent');
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(log, ['fork asked']); // the prompt waits
+  finishFork();
+  await Promise.all([fork, prompt]);
+  assert.deepEqual(log, ['fork asked', 'conversation rebuilt from the new branch', 'prompt sent']);
+  assert.equal(gate.work, null);
+  assert.equal(gate.busy, false);
+  assert.equal(idle, 1);
 });
 
 test('work queued behind a failing start still runs, and a prompt waits for all of it', async () => {

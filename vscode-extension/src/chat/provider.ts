@@ -703,15 +703,23 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (item?.kind !== 'user' || !item.entryId) {
       throw new Error('This message has no session entry to fork from yet.');
     }
-    const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId: item.entryId });
-    if (result.cancelled) {
-      return;
-    }
-    const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
-    await this.adopt(info, true);
-    this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
-    this.post({ type: 'setInput', text: result.text ?? item.text });
-    void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
+    const entryId = item.entryId;
+    const text = item.text;
+    // In the gate: a prompt sent while Pi forks waits and goes to the new branch, after the
+    // conversation is rebuilt from it (else the rebuild would drop a prompt Pi received).
+    const run = this.gate.run('fork', async () => {
+      const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId });
+      if (result.cancelled) {
+        return;
+      }
+      const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
+      await this.adopt(info, true);
+      this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
+      this.post({ type: 'setInput', text: result.text ?? text });
+      void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
+    });
+    this.postHeader(); // the send button says why it waits
+    await run;
   }
 
   /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */

@@ -32,9 +32,14 @@ export interface Availability {
   hold: string | null;
 }
 
+export const FORK_HOLD = 'Applying the fork: send when the new branch is ready.';
+
 export function availability(r: Readiness): Availability {
   if (r.noPi) {
     return { phase: 'no-pi', hold: null };
+  }
+  if (r.work === 'fork') {
+    return { phase: 'idle', hold: FORK_HOLD };
   }
   if (r.exited && r.work === null) {
     return { phase: 'exited', hold: null };
@@ -62,7 +67,7 @@ export function sendState(header: ChatHeader | null): { enabled: boolean; reason
   return { enabled: true, reason: null };
 }
 
-export type GateWork = 'start';
+export type GateWork = 'start' | 'fork';
 
 /**
  * One piece of work at a time on the chat (a start, a resume, a fork): each runs after the one
