@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from lsp_server.protocol_names import *  # noqa: F403  (the method names, re-exported: see protocol_names)
 from lsp_server.tokens.counter import TokenEstimator
 
 
@@ -27,19 +28,6 @@ class WireModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
-
-# --- methods -------------------------------------------------------------------------------
-
-SYSTEM_PROMPT = "pi/systemPrompt"
-PROMPT_SECTIONS_CHANGED = "pi/promptSectionsChanged"
-CONTEXT_BUDGET = "pi/contextBudget"
-PROJECTED_REQUEST = "pi/projectedRequest"
-SESSIONS = "pi/sessions"
-SESSION_TREE = "pi/sessionTree"
-CMD_COMPACT = "pi.compact"
-CMD_BRANCH_SUMMARY = "pi.branchSummary"
-CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
-SESSION_CHANGED = "pi/sessionChanged"
 
 EstimatorName = TokenEstimator
 
@@ -107,6 +95,25 @@ class SectionChange(WireModel):
     delta: TokenCounts
 
 
+class SaveCacheImpactInfo(WireModel):
+    """What the change does to the prompt cache (see docs/cost.md, "What a save costs")."""
+
+    patch_tokens: TokenCounts = Field(
+        description="A live session on a model with mid-conversation system messages gets `renderedUpdate` as one "
+        "system message at the end: the whole cached prefix survives and only this is new input."
+    )
+    first_difference: int | None = Field(
+        default=None, description="UTF-16 offset in the rendered prompt where old and new first differ (null: equal)."
+    )
+    kept_tokens: TokenCounts = Field(
+        description="The prompt before that point: what a new session, or a live session on a model that resends "
+        "the prompt, can still read from the cache."
+    )
+    resent_tokens: TokenCounts = Field(
+        description="The new prompt from that point on (plus, in such a live session, the whole conversation)."
+    )
+
+
 class PromptSectionsChangedParams(WireModel):
     """Sent after a context source changed and the assembled prompt differs from the last one sent."""
 
@@ -118,6 +125,7 @@ class PromptSectionsChangedParams(WireModel):
     total_after: TokenCounts
     rendered_update: str = Field(description="The patch as Pi renders a mid-conversation system message.")
     trigger_paths: list[str] = Field(default_factory=list, description="Files whose change caused this.")
+    cache: SaveCacheImpactInfo | None = Field(default=None, description="The change in prompt-cache terms.")
 
 
 # --- sessions ------------------------------------------------------------------------------
@@ -301,7 +309,7 @@ class CostParts(WireModel):
 class LedgerRequest(WireModel):
     """One paid request: an assistant reply (``kind: "turn"``) or another request on the branch."""
 
-    entry_id: str | None = Field(description="The entry that records the request.")
+    entry_id: str | None = Field(default=None, description="The entry that records the request.")
     kind: str = Field(
         description="turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), "
         "compaction or branchSummary (their summary calls)."
@@ -315,7 +323,9 @@ class LedgerRequest(WireModel):
     cache_read: Number
     cache_write: Number
     total_tokens: Number = Field(description="Pi's calculateContextTokens of the usage: the context size after it.")
-    cost: Number | None = Field(description="US dollars; null when unknown (no recorded cost and no prices).")
+    cost: Number | None = Field(
+        default=None, description="US dollars; null when unknown (no recorded cost and no prices)."
+    )
     cost_parts: CostParts | None = None
     cost_source: Literal["recorded", "computed", "unknown"] = Field(
         description="recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource)."
@@ -326,7 +336,9 @@ class LedgerRequest(WireModel):
     computed_cost: Number | None = Field(
         default=None, description="The usage priced at the model's current prices (a check on the recorded cost)."
     )
-    cache_hit_ratio: float | None = Field(description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0.")
+    cache_hit_ratio: float | None = Field(
+        default=None, description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0."
+    )
     since_previous_ms: int | None = Field(
         default=None, description="Time since the previous request of the conversation (turn or cache warm)."
     )
@@ -374,12 +386,72 @@ class CacheLifetime(WireModel):
 class ModelPricesInfo(WireModel):
     provider: str | None
     id: str | None
-    rates: PriceRates | None = Field(description="US dollars per million tokens; null when unknown.")
+    rates: PriceRates | None = Field(default=None, description="US dollars per million tokens; null when unknown.")
     tiers: list[PriceTier] = Field(default_factory=list)
     price_source: Literal["models.json", "pi", "unknown"]
     cache_lifetime: CacheLifetime
     cache_source: Literal["models.json", "pi", "unknown"]
     detail: str
+    notes: list[str] = Field(default_factory=list)
+    mid_conversation_system: bool = Field(
+        default=False,
+        description="The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a "
+        "changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent.",
+    )
+
+
+class PrefixBreak(WireModel):
+    kind: str = Field(description="The segment where the requests first differ: system, systemUpdate or a role.")
+    entry_id: str | None = None
+    offset: int | None = Field(default=None, description="UTF-16 units into that segment where they differ.")
+
+
+class RequestPrefix(WireModel):
+    """The common start of the previous request and the next one, in the provider's order."""
+
+    segments: int = Field(description="Equal leading segments (the system prompt, then one per message).")
+    previous_segments: int
+    next_segments: int
+    chars: int = Field(description="UTF-16 units of the byte-identical prefix.")
+    pi_tokens: int = Field(description="The prefix by Pi's chars/4.")
+    tokens: int = Field(description="The prefix by the configured estimator.")
+    whole_previous: bool = Field(description="The whole previous request is a prefix of the next one.")
+    system_kept: bool
+    broken_at: PrefixBreak | None = None
+
+
+class ExpectedPrompt(WireModel):
+    cache_read: int = Field(description="Tokens expected as cache reads (provider tokens).")
+    new_input: int = Field(description="The rest of the prompt: written to the cache where the model has a write rate.")
+    cost: Number | None = Field(
+        default=None, description="US dollars for the prompt (output not included); null: prices unknown."
+    )
+
+
+class NextRequestCostInfo(WireModel):
+    """The next request priced against the previous one; the client compares ``expiresAt`` with its clock."""
+
+    previous_entry_id: str | None = Field(
+        default=None, description="The reply whose request is compared (null: none yet)."
+    )
+    last_request_at: int | None = Field(default=None, description="The last request that touched the cache (Unix ms).")
+    retention: Literal["short", "long", "none"]
+    cache_lifetime_s: Number | None = Field(
+        default=None, description="The model's promptCache lifetime for the retention."
+    )
+    cache_source: Literal["models.json", "pi", "unknown"]
+    expires_at: int | None = Field(
+        default=None, description="When the cache probably expires (Unix ms); null: unknown."
+    )
+    same_model: bool
+    api: str | None = None
+    prefix: RequestPrefix | None = None
+    next_pi_tokens: int
+    next_tokens: int
+    scale: Number = Field(description="Provider tokens per estimated token, from the previous request's usage.")
+    warm: ExpectedPrompt = Field(description="If the cache still holds the prefix.")
+    cold: ExpectedPrompt = Field(description="If it expired: the whole prompt is new input.")
+    price_source: Literal["models.json", "pi", "unknown"]
     notes: list[str] = Field(default_factory=list)
 
 
@@ -413,6 +485,9 @@ class TurnLedgerResult(WireModel):
     prices: list[ModelPricesInfo] = Field(default_factory=list, description="Of every model the branch used.")
     context_window: int | None = Field(default=None, description="The current model's window (the chart's top).")
     threshold: int | None = Field(default=None, description="Pi compacts above this (window - reserve).")
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="The request Pi would send next, priced against the previous one."
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -443,6 +518,32 @@ class BranchSummaryArgs(WireModel):
     )
 
 
+class CompactionEconomicsInfo(WireModel):
+    """What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md)."""
+
+    requests: int = Field(description="Summary calls (two for a split turn); Pi sends them without caching.")
+    summary_input: int = Field(description="Tokens sent to the summarizer (Pi's chars/4), all new input.")
+    summary_output: int = Field(description="The summary's tokens.")
+    summary_cost: Number | None = Field(
+        default=None, description="US dollars for the summary calls; null: prices unknown."
+    )
+    removed_per_request: int = Field(
+        description="Tokens every later request no longer carries (negative: a branch summary adds its summary)."
+    )
+    context_before: int
+    context_after: int
+    rewrite_cost: Number | None = Field(
+        default=None,
+        description="The first later request writing the new prefix to the cache, minus reading the old one.",
+    )
+    saving_per_request: Number | None = Field(default=None, description="The removed tokens at the cache-read rate.")
+    break_even_requests: int | None = Field(
+        default=None, description="Later requests until the savings cover the summary and the rewrite; null: never."
+    )
+    price_source: Literal["models.json", "pi", "unknown"]
+    model: str
+
+
 class CommandOutcome(WireModel):
     written: bool
     preview_only: bool
@@ -461,6 +562,9 @@ class CommandOutcome(WireModel):
         default=False,
         description="The summary of the matching preview was written as shown, without asking the summarizer again.",
     )
+    economics: CompactionEconomicsInfo | None = Field(
+        default=None, description="What the summary calls cost and what the result saves per later request."
+    )
 
 
 class SessionChangedParams(WireModel):
@@ -475,28 +579,6 @@ class SessionChangedParams(WireModel):
 
 
 # --- chat (Pi's RPC mode, driven by the server) ----------------------------------------------------
-
-CHAT_LOCATE = "pi/chat/locate"
-CHAT_START = "pi/chat/start"
-CHAT_LIST = "pi/chat/list"
-CHAT_STATE = "pi/chat/state"
-CHAT_PROMPT = "pi/chat/prompt"
-CHAT_ABORT = "pi/chat/abort"
-CHAT_STOP = "pi/chat/stop"
-CHAT_COMPACT = "pi/chat/compact"
-CHAT_COMPACT_PREVIEW = "pi/chat/compactPreview"
-CHAT_FORK = "pi/chat/fork"
-CHAT_FORK_POINTS = "pi/chat/forkPoints"
-CHAT_SET_MODEL = "pi/chat/setModel"
-CHAT_SET_THINKING_LEVEL = "pi/chat/setThinkingLevel"
-CHAT_MESSAGES = "pi/chat/messages"
-CHAT_COMMANDS = "pi/chat/commands"
-CHAT_MODELS = "pi/chat/models"
-CHAT_PREFLIGHT = "pi/chat/preflight"
-CHAT_UI_RESPONSE = "pi/chat/uiResponse"
-CHAT_EVENT = "pi/chat/event"
-CHAT_EXITED = "pi/chat/exited"
-CHAT_NOTICE = "pi/chat/notice"
 
 ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
@@ -636,6 +718,9 @@ class ChatPreflightResult(WireModel):
     window: int
     crosses_threshold: bool
     message: str | None = None
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="What sending the prompt now costs, warm and cold (docs/cost.md)."
+    )
 
 
 class ChatUiResponseParams(WireModel):
@@ -670,6 +755,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "SystemPromptParams": SystemPromptParams,
     "SystemPromptResult": SystemPromptResult,
     "PromptSectionsChangedParams": PromptSectionsChangedParams,
+    "SaveCacheImpactInfo": SaveCacheImpactInfo,
     "SessionsParams": SessionsParams,
     "SessionsResult": SessionsResult,
     "SessionRef": SessionRef,
@@ -682,6 +768,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,
+    "CompactionEconomicsInfo": CompactionEconomicsInfo,
     "SessionChangedParams": SessionChangedParams,
     "ChatLocateResult": ChatLocateResult,
     "ChatStartParams": ChatStartParams,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TextIO
 
 from lsp_server import protocol
@@ -32,7 +33,9 @@ def _gap(ms: int | None) -> str:
         return f"{seconds:.1f}s"
     if seconds < 3600:
         return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
-    return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+    return f"{int(seconds // 86400)}d{int(seconds % 86400 // 3600):02d}h"
 
 
 def _row(label: str, request: protocol.LedgerRequest) -> list[str]:
@@ -60,7 +63,46 @@ def _totals_line(name: str, totals: protocol.LedgerTotals) -> str:
     )
 
 
-def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult) -> None:
+def _next_request(out: TextIO, upcoming: protocol.NextRequestCostInfo, now_ms: int) -> None:
+    prefix = upcoming.prefix
+    out.write("\nNext request\n")
+    if prefix is None:
+        out.write(
+            f"  no earlier request on this branch; whole prompt new: {_n(upcoming.cold.new_input)} tokens, "
+            f"{_usd(upcoming.cold.cost)}\n"
+        )
+    else:
+        broken = prefix.broken_at
+        where = (
+            "the whole previous request is a prefix"
+            if prefix.whole_previous
+            else f"differs at {broken.kind} {broken.entry_id or ''} +{broken.offset}".replace("  ", " ")
+            if broken is not None
+            else ""
+        )
+        out.write(
+            f"  byte-identical prefix: {prefix.segments} of {prefix.next_segments} segments, "
+            f"{_n(prefix.chars)} chars, {_n(prefix.tokens)} tokens ({where}); "
+            f"the next request is ~{_n(upcoming.cold.new_input)} provider tokens\n"
+        )
+    if upcoming.expires_at is None:
+        state = "cache lifetime unknown"
+    elif now_ms >= upcoming.expires_at:
+        state = f"cache probably expired {_gap(now_ms - upcoming.expires_at)} ago"
+    else:
+        state = f"cache alive for about {_gap(upcoming.expires_at - now_ms)} more"
+    lifetime = f"{upcoming.cache_lifetime_s:g}s [{upcoming.cache_source}]" if upcoming.cache_lifetime_s else "unknown"
+    out.write(f"  {state} (lifetime {lifetime}, {upcoming.retention} retention)\n")
+    warm, cold = upcoming.warm, upcoming.cold
+    out.write(
+        f"  if cached: read {_n(warm.cache_read)}, new {_n(warm.new_input)}, {_usd(warm.cost)}; "
+        f"if expired: new {_n(cold.new_input)}, {_usd(cold.cost)} (prompt only, output not included)\n"
+    )
+    for note in upcoming.notes:
+        out.write(f"  note: {note}\n")
+
+
+def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult, now_ms: int | None = None) -> None:
     out.write(f"Costs  {ledger.session} (branch to {ledger.leaf_id or '-'})\n")
     rows = [["#", "entry", "model", "since", "input", "cache read", "cache write", "output", "hits", "cost"]]
     markers: dict[int, list[protocol.LedgerMarker]] = {}
@@ -100,3 +142,26 @@ def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult) -> None:
         out.write(f"  prices: {prices.detail}; {cache}\n")
     for note in ledger.notes:
         out.write(f"  note: {note}\n")
+    if ledger.next_request is not None:
+        _next_request(out, ledger.next_request, int(time.time() * 1000) if now_ms is None else now_ms)
+
+
+def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
+    """A compaction's or branch summary's cost in three lines (see docs/cost.md)."""
+    calls = f"{economics.requests} summary call{'s' if economics.requests != 1 else ''}"
+    lines = [
+        f"{calls}: {_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out, "
+        f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
+    ]
+    if economics.removed_per_request > 0:
+        lines.append(
+            f"every later request carries {_n(economics.removed_per_request)} fewer tokens "
+            f"({_n(economics.context_before)} -> {_n(economics.context_after)}), "
+            f"saving {_usd(economics.saving_per_request)} each with a warm cache; "
+            f"the first one rewrites the cache ({_usd(economics.rewrite_cost)})"
+        )
+        even = economics.break_even_requests
+        lines.append(f"pays for itself after {even} later requests" if even is not None else "break-even: unknown")
+    else:
+        lines.append(f"every later request carries {_n(-economics.removed_per_request)} more tokens (the summary)")
+    return "\n".join(lines)

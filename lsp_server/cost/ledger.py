@@ -17,7 +17,7 @@ cost is ``None`` ("unknown"), never a guess. Totals keep count of the unknown on
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lsp_server.cost.prices import CostParts, ModelPrices, PriceSource, UsageCounts, calculate_cost
@@ -77,9 +77,10 @@ class Pricing:
     computed: CostParts | None  # the model's current prices applied to the usage (a check on the recorded cost)
 
 
-def price_usage(usage: Any, prices: ModelPrices) -> Pricing:
+def price_usage(usage: Any, prices: ModelPrices, counts: UsageCounts | None = None) -> Pricing:
     """The recorded cost if any, else the usage priced with ``prices``, else unknown."""
-    counts = usage_counts(usage)
+    if counts is None:
+        counts = usage_counts(usage)
     computed = calculate_cost(prices.rates, prices.tiers, counts) if prices.rates is not None else None
     recorded = recorded_cost(usage)
     if recorded is not None:
@@ -89,9 +90,13 @@ def price_usage(usage: Any, prices: ModelPrices) -> Pricing:
     return Pricing(None, "unknown", None, None)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Request:
-    """One paid request: an assistant reply (a turn) or another request (cache warm, summary call)."""
+    """One paid request: an assistant reply (a turn) or another request (cache warm, summary call).
+
+    Not frozen: :func:`build_ledger` sets the two positional fields once, in place (a copy per turn
+    cost a second on a 100 MB session); nothing changes a request after the ledger is built.
+    """
 
     entry_id: str | None
     kind: str  # "turn", or the usage entry's kind ("cache_warm", ...), "compaction", "branchSummary"
@@ -254,7 +259,7 @@ def request_of(entry: Entry, prices_for: PricesFor) -> Request | None:
             int(timestamp) if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool) else None,
             counts,
             _context_tokens(usage, counts),
-            price_usage(usage, prices_for(provider, model)),
+            price_usage(usage, prices_for(provider, model), counts),
             stop_reason=_str(js_get(message, "stopReason")),
         )
     if kind == "usage":
@@ -269,7 +274,7 @@ def request_of(entry: Entry, prices_for: PricesFor) -> Request | None:
             js_date_ms(js_get(entry, "timestamp")),
             counts,
             _context_tokens(usage, counts),
-            price_usage(usage, prices_for(provider, model)),
+            price_usage(usage, prices_for(provider, model), counts),
         )
     if kind in ("compaction", "branch_summary"):
         usage = js_get(entry, "usage")
@@ -284,7 +289,7 @@ def request_of(entry: Entry, prices_for: PricesFor) -> Request | None:
             js_date_ms(js_get(entry, "timestamp")),
             counts,
             _context_tokens(usage, counts),
-            price_usage(usage, prices_for(None, None)),  # the summary model is not recorded: only Pi's cost
+            price_usage(usage, prices_for(None, None), counts),  # the summary model is not recorded: only Pi's cost
         )
     return None
 
@@ -309,9 +314,11 @@ def build_ledger(
     seen_models: dict[tuple[str | None, str | None], ModelPrices] = {}
     previous_ms: int | None = None
     last_model: str | None = None
+    seen: dict[int, Request | None] = {}  # id(entry) -> its request, so the session totals reuse the branch's
     for entry in branch:
         kind = js_get(entry, "type")
         request = request_of(entry, prices_for)
+        seen[id(entry)] = request
         if request is not None:
             conversational = request.kind in ("turn", "cache_warm")
             since = (
@@ -319,8 +326,9 @@ def build_ledger(
                 if conversational and request.timestamp_ms is not None and previous_ms is not None
                 else None
             )
+            request.since_previous_ms = since
             if request.kind == "turn":
-                request = replace(request, since_previous_ms=since, turn_index=len(turns))
+                request.turn_index = len(turns)
                 turns.append(request)
                 totals.add(request)
                 name = f"{request.provider}/{request.model}" if request.provider else (request.model or "unknown")
@@ -332,7 +340,6 @@ def build_ledger(
                 if key not in seen_models:
                     seen_models[key] = prices_for(*key)
             else:
-                request = replace(request, since_previous_ms=since)
                 others.append(request)
             branch_totals.add(request)
             if conversational and request.timestamp_ms is not None:
@@ -352,7 +359,8 @@ def build_ledger(
         if children_count is not None and children_count(js_get(entry, "id")) > 1:
             markers.append(Marker("branchPoint", _str(js_get(entry, "id")), len(turns)))
     for entry in all_entries if all_entries is not None else branch:
-        request = request_of(entry, prices_for)
+        entry_key = id(entry)
+        request = seen[entry_key] if entry_key in seen else request_of(entry, prices_for)
         if request is not None:
             session_totals.add(request)
     leaf = _str(js_get(branch[-1], "id")) if branch else None

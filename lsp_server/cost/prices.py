@@ -125,6 +125,9 @@ class ModelPrices:
     cache_long_s: float | None
     cache_source: PriceSource
     notes: tuple[str, ...] = ()
+    # compat.supportsMidConvoSystemMessages: a changed system prompt is sent as a system message at the
+    # end (the cached prefix survives) instead of a new prompt at the start (pi-ai's default: false).
+    mid_conversation_system: bool = False
 
     @property
     def name(self) -> str:
@@ -166,6 +169,7 @@ class ModelPrices:
             "cacheSource": self.cache_source,
             "detail": self.detail,
             "notes": list(self.notes),
+            "midConversationSystem": self.mid_conversation_system,
         }
 
 
@@ -312,17 +316,32 @@ class PriceCatalog:
         )
         if custom is not None:
             base = _from_definition(provider, model_id, custom, "models.json", default_cost=Rates())
+            base = replace(base, mid_conversation_system=_mid_conversation(config.get("compat"), custom.get("compat")))
         else:
             entry = self._catalog_model(provider, model_id)
             if entry is not None:
                 base = _from_definition(provider, model_id, entry, "pi", default_cost=None)
+                base = replace(base, mid_conversation_system=_mid_conversation(entry.get("compat")))
         overrides = config.get("modelOverrides")
         override = overrides.get(model_id) if isinstance(overrides, Mapping) else None
         if base is None:
             return unknown  # an override alone names no model Pi knows
         if isinstance(override, Mapping):
             base = _apply_override(base, override)
+            flag = _mid_conversation(override.get("compat"))
+            if isinstance(override.get("compat"), Mapping) and "supportsMidConvoSystemMessages" in override["compat"]:
+                base = replace(base, mid_conversation_system=flag)
         return base
+
+
+def _mid_conversation(*compats: Any) -> bool:
+    """``compat.supportsMidConvoSystemMessages``, later objects winning (Pi's ``mergeCompat``), default false."""
+    flag = False
+    for compat in compats:
+        value = compat.get("supportsMidConvoSystemMessages") if isinstance(compat, Mapping) else None
+        if isinstance(value, bool):
+            flag = value
+    return flag
 
 
 def _from_definition(

@@ -3,7 +3,7 @@
 Pi sends every context file, SYSTEM.md, APPEND_SYSTEM.md and every skill's name and description
 with every request, and a skill's body whenever it is invoked. These rules look at that text
 for what the model should not receive: forged prompt tags (:mod:`lsp_server.rules.forged_tags`) and
-invisible characters (:mod:`lsp_server.rules.invisible_chars`).
+invisible characters (:mod:`lsp_server.rules.invisible_chars`) and secrets (:mod:`lsp_server.rules.secrets`).
 Each function takes the file's lines and the ``at(line, start, end)`` that turns a code-point
 span into a file range (it adds a BOM's column on the first line), so positions are exact.
 
@@ -21,6 +21,8 @@ from lsp_server.findings import Range
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
 from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
 from lsp_server.rules.registry import Emitter
+from lsp_server.rules.secrets import find_secrets
+from lsp_server.rules.volatile_content import check_volatile
 
 At = Callable[[int, int, int], Range]
 
@@ -74,7 +76,17 @@ def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 
 
+def check_secrets(em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0)) -> None:
+    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown)."""
+    if not em.enabled("prompt/secret"):
+        return
+    for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
+        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), {"kind": hit.kind}, {"kind": hit.kind})
+
+
 def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
     """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
+    check_secrets(em, lines, first, at)
+    check_volatile(em, lines, first, at, place)

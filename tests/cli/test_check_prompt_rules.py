@@ -75,3 +75,27 @@ def test_mixed_script_skill_name_in_text_and_json(tmp_path: Path) -> None:
     found = json.loads(run("--json", cwd=tmp_path).stdout)
     (mixed,) = [f for f in found if f["code"] == "skill/name-mixed-scripts"]
     assert mixed["data"] == {"fix": "replace-confusables", "name": "paypal"}
+
+
+SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"  # a fake token in Slack's format
+
+
+def test_secrets_are_named_by_kind_and_never_printed(tmp_path: Path) -> None:
+    write(tmp_path, "AGENTS.md", f"# Ops\n\nPost with {SLACK} to #ops.\n")
+    write(tmp_path, ".pi/APPEND_SYSTEM.md", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")
+    text = run(cwd=tmp_path)
+    assert text.stdout.splitlines() == [
+        ".pi/APPEND_SYSTEM.md:1:1: warning prompt/secret possible Private Key: this text is sent to the model "
+        "provider with every request; move the secret to an environment variable",
+        "AGENTS.md:3:11: warning prompt/secret possible Slack Token: this text is sent to the model provider with "
+        "every request; move the secret to an environment variable",
+    ]
+    as_json = run("--json", cwd=tmp_path)
+    found = json.loads(as_json.stdout)
+    assert [(f["code"], f["data"]) for f in found] == [
+        ("prompt/secret", {"kind": "Private Key"}),
+        ("prompt/secret", {"kind": "Slack Token"}),
+    ]
+    for output in (text.stdout, text.stderr, as_json.stdout, as_json.stderr):
+        for fragment in (SLACK[i : i + 8] for i in range(0, len(SLACK) - 8)):
+            assert fragment not in output, fragment

@@ -141,3 +141,35 @@ async def test_system_prompt_files_on_disk_are_published_without_opening(launch:
     assert after.resolve() == clean.resolve()
     diag = await diagnostic(session, workspace.uri(clean), "prompt/forged-tag")
     assert diag.range.start == types.Position(line=0, character=2)
+
+
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"  # a fake token in GitHub's format
+
+
+async def test_a_secret_is_published_by_kind_with_no_fix_and_never_echoed(launch: Launch, client_name: str) -> None:
+    session = await launch(client_name, init_options=options())
+    text = f"---\nname: deploy\ndescription: Deploy.\napi_key: {GITHUB}\n---\nUse {GITHUB} to push.\n"
+    path = session.workspace.write(".pi/skills/deploy/SKILL.md", text)
+    uri = session.workspace.uri(path)
+    session.open(path, text)
+    await session.wait_for(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: codes(session, uri).count("prompt/secret") == 2
+    )
+    found = [d for d in session.client.diagnostics[uri] if d.code == "prompt/secret"]
+    assert [(d.range.start.line, d.range.start.character, d.range.end.character) for d in found] == [
+        (3, 9, 49),
+        (5, 4, 44),
+    ]
+    shown: list[str] = []
+    for diag in found:
+        assert diag.message.startswith("possible GitHub Token: ")
+        shown.append(f"{diag.message} {diag.data}")
+        actions = await actions_for(session, uri, diag)
+        assert not [a for a in actions if any(d.code == "prompt/secret" for d in a.diagnostics or [])]
+        shown.extend(a.title for a in actions)
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diag.range.start)
+        )
+        shown.append(str(hover))
+    for text_shown in shown:
+        assert GITHUB[:8] not in text_shown and GITHUB[-8:] not in text_shown, text_shown

@@ -239,3 +239,99 @@ def test_names_without_look_alikes_are_not_reported() -> None:
         text = f"---\nname: {name}\ndescription: d\n---\n"
         findings = check_skill_text(f"/w/.agents/skills/{name}/SKILL.md", text, "agentskills").findings
         assert of(findings, "skill/name-mixed-scripts") == [], name
+
+
+# -- prompt/secret ----------------------------------------------------------------------------
+
+# Fake credentials in the formats detect-secrets' plugins know (none of them is live).
+AWS = "AKIAIOSFODNN7EXAMPLE"
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+PASSWORD = "Zq8vL2mN4pR7sT1x"
+HEX = "a8f5f167f44f4964e6c998dee827110c"
+
+
+def assert_never_echoed(findings: list[Finding] | tuple[Finding, ...], *secrets: str) -> None:
+    for finding in findings:
+        shown = f"{finding.message} {finding.data}"
+        for secret in secrets:
+            assert secret not in shown and secret[:8] not in shown, (secret, shown)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_secrets_in_a_context_file_are_reported_by_kind_at_their_place(profile: str) -> None:
+    text = (
+        f"# Notes\n\nUse {AWS} for tests.\nToken: {GITHUB}\n\n```bash\nexport DB_PASSWORD={PASSWORD}\n```\n"
+        f'config: {{"api_key": "{HEX}"}}\n'
+    )
+    found = of(check_context_text("/w/AGENTS.md", text, profile), "prompt/secret")  # type: ignore[arg-type]
+    assert [(f.range.start.line, f.range.start.column, f.range.end.column, f.data["kind"]) for f in found] == [
+        (2, 4, 24, "AWS Access Key"),
+        (3, 7, 47, "GitHub Token"),
+        (6, 19, 35, "Secret Keyword"),  # a bash block is read as key=value assignments
+        (8, 21, 53, "Secret Keyword"),
+    ]
+    assert found[0].message == (
+        "possible AWS Access Key: this text is sent to the model provider with every request; move the secret to "
+        "an environment variable"
+    )
+    assert_never_echoed(found, AWS, GITHUB, PASSWORD, HEX)
+
+
+def test_no_secret_for_references_placeholders_hashes_and_allowlisted_lines() -> None:
+    text = (
+        "Set `OPENAI_API_KEY` in your environment; the password is ${PASSWORD}.\n"
+        "```bash\nexport API_KEY=$API_KEY\n```\n"
+        "Commit 3f786850e387550fdab836ed7e6dc881de23001b, id 123e4567-e89b-12d3-a456-426614174000.\n"
+        f'password = "{PASSWORD}"  # pragma: allowlist secret\n'
+        "See https://example.com/docs?page=12345678901 for more.\n"
+    )
+    assert of(check_context_text("/w/AGENTS.md", text), "prompt/secret") == []
+
+
+def test_secrets_in_a_skill_frontmatter_and_body_and_no_fix() -> None:
+    path = "/w/.pi/skills/deploy/SKILL.md"
+    text = f"---\nname: deploy\ndescription: Post with {SLACK}\napi_key: {HEX}\n---\n-----BEGIN RSA PRIVATE KEY-----\n"
+    found = of(check_skill_text(path, text).findings, "prompt/secret")
+    assert [(f.range.start.line, f.data["kind"]) for f in found] == [
+        (2, "Slack Token"),
+        (3, "Secret Keyword"),  # the frontmatter is read as YAML: key: value needs no quotes
+        (5, "Private Key"),
+    ]
+    assert_never_echoed(found, SLACK, HEX)
+    assert [f for f in compute_fixes(path, text) if any(x.code == "prompt/secret" for x in f.findings)] == []
+
+
+def test_secrets_in_system_prompt_files() -> None:
+    (finding,) = check_system_prompt_text("/w/.pi/SYSTEM.md", f"Deploy with {GITHUB}.\n")
+    assert finding.code == "prompt/secret" and finding.range.start == Position(0, 12)
+
+
+def test_secret_scan_is_bounded_per_line_and_per_file() -> None:
+    from lsp_server.rules import secrets
+
+    beyond_line = "x" * secrets.MAX_LINE_CHARS + f" {AWS}\n"
+    assert of(check_context_text("/w/AGENTS.md", beyond_line), "prompt/secret") == []
+    many = "".join(f"key {n}: AKIAIOSFODNN7EXAMPL{n % 10}\n" for n in range(200))
+    found = of(check_context_text("/w/AGENTS.md", many), "prompt/secret")
+    assert len(found) == secrets.MAX_FINDINGS
+    filler = ("y" * 1000 + "\n") * (secrets.MAX_SCAN_CHARS // 1000)
+    assert of(check_context_text("/w/AGENTS.md", filler + f"{AWS}\n"), "prompt/secret") == []
+
+
+def test_the_gate_lets_every_detected_line_through() -> None:
+    """Lines the gate skips are lines the plugins find nothing in: the gate only saves time."""
+    from lsp_server.rules.secrets import could_hold_secret
+
+    for line in (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----"):
+        assert could_hold_secret(line), line
+    assert not could_hold_secret("Skill number 17, used when the task mentions topic 17.")
+
+
+def test_anthropic_keys_are_found_in_assignments_only() -> None:
+    """detect-secrets has no plugin for sk-ant-... keys (docs/rules.md says so): assignments catch them."""
+    key = "sk-ant-api03-Xq7vR2mZ9pL4kT8wN1cB6yH3jF5dS0aG"
+    text = f'```bash\nexport ANTHROPIC_API_KEY={key}\n```\nkey {key} in prose\napi_key = "{key}"\n'
+    found = of(check_context_text("/w/AGENTS.md", text), "prompt/secret")
+    assert [(f.range.start.line, f.range.start.column, f.range.end.column) for f in found] == [(1, 25, 70), (4, 11, 56)]
+    assert_never_echoed(found, key)

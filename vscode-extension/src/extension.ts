@@ -47,7 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const docs = new VirtualDocuments(store);
-  const server = new ServerManager(log, store, folder);
+  const server = new ServerManager(log, store, folder, context);
   manager = server;
   const sidebar = new SidebarProvider(context.extensionUri, store, log);
   const sessions = new SessionsProvider(store);
@@ -97,7 +97,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(pythonChange);
   }
 
-  await server.start();
+  // Not awaited: VS Code shows the views only once activate() returns, and the first start can take
+  // seconds; the views show the start's progress instead of staying blank.
+  void server.start();
 }
 
 /** The Chat view's commands (also buttons in its title bar). */

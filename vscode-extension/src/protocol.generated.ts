@@ -213,6 +213,8 @@ export interface ChatPreflightResult {
   window: number;
   crossesThreshold: boolean;
   message?: string | null;
+  /** What sending the prompt now costs, warm and cold (docs/cost.md). */
+  nextRequest?: NextRequestCostInfo | null;
 }
 
 export interface ChatPromptParams {
@@ -276,6 +278,8 @@ export interface CommandOutcome {
   sessionSize?: number | null;
   /** The summary of the matching preview was written as shown, without asking the summarizer again. */
   fromPreview?: boolean;
+  /** What the summary calls cost and what the result saves per later request. */
+  economics?: CompactionEconomicsInfo | null;
 }
 
 export interface CompactArgs {
@@ -289,6 +293,30 @@ export interface CompactArgs {
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */
   expectedSize?: number | null;
+}
+
+/** What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md). */
+export interface CompactionEconomicsInfo {
+  /** Summary calls (two for a split turn); Pi sends them without caching. */
+  requests: number;
+  /** Tokens sent to the summarizer (Pi's chars/4), all new input. */
+  summaryInput: number;
+  /** The summary's tokens. */
+  summaryOutput: number;
+  /** US dollars for the summary calls; null: prices unknown. */
+  summaryCost?: number | number | null;
+  /** Tokens every later request no longer carries (negative: a branch summary adds its summary). */
+  removedPerRequest: number;
+  contextBefore: number;
+  contextAfter: number;
+  /** The first later request writing the new prefix to the cache, minus reading the old one. */
+  rewriteCost?: number | number | null;
+  /** The removed tokens at the cache-read rate. */
+  savingPerRequest?: number | number | null;
+  /** Later requests until the savings cover the summary and the rewrite; null: never. */
+  breakEvenRequests?: number | null;
+  priceSource: "models.json" | "pi" | "unknown";
+  model: string;
 }
 
 export interface ContextBudgetParams {
@@ -345,6 +373,15 @@ export interface EstimatorInfo {
   label: string;
   /** Why the configured counter could not be used as asked. */
   note?: string | null;
+}
+
+export interface ExpectedPrompt {
+  /** Tokens expected as cache reads (provider tokens). */
+  cacheRead: number;
+  /** The rest of the prompt: written to the cache where the model has a write rate. */
+  newInput: number;
+  /** US dollars for the prompt (output not included); null: prices unknown. */
+  cost?: number | number | null;
 }
 
 export interface ForkPoint {
@@ -448,6 +485,43 @@ export interface ModelPricesInfo {
   cacheSource: "models.json" | "pi" | "unknown";
   detail: string;
   notes?: string[];
+  /** The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent. */
+  midConversationSystem?: boolean;
+}
+
+/** The next request priced against the previous one; the client compares ``expiresAt`` with its clock. */
+export interface NextRequestCostInfo {
+  /** The reply whose request is compared (null: none yet). */
+  previousEntryId?: string | null;
+  /** The last request that touched the cache (Unix ms). */
+  lastRequestAt?: number | null;
+  retention: "short" | "long" | "none";
+  /** The model's promptCache lifetime for the retention. */
+  cacheLifetimeS?: number | number | null;
+  cacheSource: "models.json" | "pi" | "unknown";
+  /** When the cache probably expires (Unix ms); null: unknown. */
+  expiresAt?: number | null;
+  sameModel: boolean;
+  api?: string | null;
+  prefix?: RequestPrefix | null;
+  nextPiTokens: number;
+  nextTokens: number;
+  /** Provider tokens per estimated token, from the previous request's usage. */
+  scale: number | number;
+  /** If the cache still holds the prefix. */
+  warm: ExpectedPrompt;
+  /** If it expired: the whole prompt is new input. */
+  cold: ExpectedPrompt;
+  priceSource: "models.json" | "pi" | "unknown";
+  notes?: string[];
+}
+
+export interface PrefixBreak {
+  /** The segment where the requests first differ: system, systemUpdate or a role. */
+  kind: string;
+  entryId?: string | null;
+  /** UTF-16 units into that segment where they differ. */
+  offset?: number | null;
 }
 
 export interface PriceRates {
@@ -517,6 +591,8 @@ export interface PromptSectionsChangedParams {
   renderedUpdate: string;
   /** Files whose change caused this. */
   triggerPaths?: string[];
+  /** The change in prompt-cache terms. */
+  cache?: SaveCacheImpactInfo | null;
 }
 
 /** How the categories covered by the provider's usage were matched to it. */
@@ -527,6 +603,36 @@ export interface Reconciliation {
   estimatedTokens: number;
   /** unattributed: the excess is category other.unattributed; scaled: the estimates were scaled down in proportion to add up to the usage. */
   method: "exact" | "unattributed" | "scaled";
+}
+
+/** The common start of the previous request and the next one, in the provider's order. */
+export interface RequestPrefix {
+  /** Equal leading segments (the system prompt, then one per message). */
+  segments: number;
+  previousSegments: number;
+  nextSegments: number;
+  /** UTF-16 units of the byte-identical prefix. */
+  chars: number;
+  /** The prefix by Pi's chars/4. */
+  piTokens: number;
+  /** The prefix by the configured estimator. */
+  tokens: number;
+  /** The whole previous request is a prefix of the next one. */
+  wholePrevious: boolean;
+  systemKept: boolean;
+  brokenAt?: PrefixBreak | null;
+}
+
+/** What the change does to the prompt cache (see docs/cost.md, "What a save costs"). */
+export interface SaveCacheImpactInfo {
+  /** A live session on a model with mid-conversation system messages gets `renderedUpdate` as one system message at the end: the whole cached prefix survives and only this is new input. */
+  patchTokens: TokenCounts;
+  /** UTF-16 offset in the rendered prompt where old and new first differ (null: equal). */
+  firstDifference?: number | null;
+  /** The prompt before that point: what a new session, or a live session on a model that resends the prompt, can still read from the cache. */
+  keptTokens: TokenCounts;
+  /** The new prompt from that point on (plus, in such a live session, the whole conversation). */
+  resentTokens: TokenCounts;
 }
 
 export interface SectionChange {
@@ -671,5 +777,7 @@ export interface TurnLedgerResult {
   contextWindow?: number | null;
   /** Pi compacts above this (window - reserve). */
   threshold?: number | null;
+  /** The request Pi would send next, priced against the previous one. */
+  nextRequest?: NextRequestCostInfo | null;
   notes?: string[];
 }

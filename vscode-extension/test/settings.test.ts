@@ -5,7 +5,6 @@ import {
   envName,
   expandPath,
   needsRestart,
-  pipInstallArgs,
   serverSettings,
 } from '../src/model/settings';
 
@@ -107,7 +106,3 @@ test('the interpreter is the setting, else the Python extension, else python3', 
   assert.deepEqual(chooseInterpreter(null, null), { command: 'python3', source: 'path' });
 });
 
-test('pip installs the configured source, pi-context by default', () => {
-  assert.deepEqual(pipInstallArgs(null), ['-m', 'pip', 'install', '--upgrade', 'pi-context']);
-  assert.deepEqual(pipInstallArgs('/src/pi-context'), ['-m', 'pip', 'install', '--upgrade', '/src/pi-context']);
-});

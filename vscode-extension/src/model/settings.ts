@@ -142,7 +142,7 @@ export function expandPath(path: string, home: string, workspaceFolder: string |
   return out;
 }
 
-export type InterpreterSource = 'setting' | 'python-extension' | 'path';
+export type InterpreterSource = 'setting' | 'python-extension' | 'path' | 'bundled';
 
 export interface InterpreterChoice {
   command: string;
@@ -166,13 +166,9 @@ export function describeInterpreter(choice: InterpreterChoice): string {
       return `${choice.command} (piContext.python)`;
     case 'python-extension':
       return `${choice.command} (the Python extension's interpreter)`;
+    case 'bundled':
+      return `${choice.command} (the bundled server's environment)`;
     default:
       return `${choice.command} (from PATH)`;
   }
-}
-
-/** The pip arguments for installing pi-context from `piContext.server.installSource`. */
-export function pipInstallArgs(source: string | null): string[] {
-  const target = source && source.trim() !== '' ? source.trim() : 'pi-context';
-  return ['-m', 'pip', 'install', '--upgrade', target];
 }
