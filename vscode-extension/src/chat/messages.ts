@@ -38,6 +38,21 @@ export interface ChatHeader {
   extensionStatus: string[];
 }
 
+/**
+ * The Pi-missing notice as one sentence naming the install command once, split around it (the
+ * view draws the command as code). The server's sentence (`pi/chat/locate`'s `message`) names the
+ * command when installing Pi is the fix ("…; install Pi with: npm install -g …"); only a sentence
+ * that does not (Pi found but broken) gets it added, in the same sentence.
+ */
+export function noPiSentence(message: string, installCommand: string): { before: string; command: string; after: string } {
+  const at = installCommand ? message.indexOf(installCommand) : -1;
+  if (at >= 0) {
+    return { before: message.slice(0, at), command: installCommand, after: message.slice(at + installCommand.length) };
+  }
+  const sentence = message.trim().replace(/[.;:]+$/, '');
+  return { before: `${sentence}; install Pi with: `, command: installCommand, after: '' };
+}
+
 export type ChatHostMessage =
   | { type: 'header'; header: ChatHeader }
   | { type: 'reset'; items: ChatItem[] }

@@ -5,7 +5,7 @@
  * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
  * end-to-end test finds.
  */
-import type { ChatHeader, ChatHostMessage, ChatWebviewMessage } from '../../chat/messages';
+import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSentence } from '../../chat/messages';
 import { type Completion, completionsFor } from '../../chat/commands';
 import { sendState } from '../../chat/readiness';
 import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
@@ -232,15 +232,14 @@ function drawHeader(): void {
 
   noPi.hidden = hd.noPi === null;
   if (hd.noPi) {
-    // The server's sentence usually names the install command already; say it once.
-    const { message, installCommand } = hd.noPi;
-    const at = message.indexOf(installCommand);
+    // One sentence, the install command in it once (the server's sentence usually names it already).
+    const sentence = noPiSentence(hd.noPi.message, hd.noPi.installCommand);
     noPi.replaceChildren(
       h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }),
       ' ',
-      ...(at >= 0
-        ? [message.slice(0, at), h('code', null, installCommand), message.slice(at + installCommand.length)]
-        : [`${message} Install it with `, h('code', null, installCommand), '.']),
+      sentence.before,
+      h('code', null, sentence.command),
+      sentence.after,
       ' ',
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
     );
