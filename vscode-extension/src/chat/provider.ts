@@ -718,6 +718,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const text = item.text;
     // In the gate: a prompt sent while Pi forks waits and goes to the new branch, after the
     // conversation is rebuilt from it (else the rebuild would drop a prompt Pi received).
+    let edit: string | null = null;
     const run = this.gate.run('fork', async () => {
       const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId });
       if (result.cancelled) {
@@ -726,11 +727,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
       await this.adopt(info, true);
       this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
-      this.post({ type: 'setInput', text: result.text ?? text });
+      edit = result.text ?? text;
       void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
     });
     this.postHeader(); // the send button says why it waits
     await run;
+    if (edit !== null) {
+      this.post({ type: 'setInput', text: edit }); // after the gate's header: the message is back when it can be sent
+    }
   }
 
   /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
