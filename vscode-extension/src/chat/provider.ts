@@ -13,6 +13,7 @@
  * Pi's extension dialogs become quick picks, input boxes and notifications answered with
  * `pi/chat/uiResponse`.
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -51,6 +52,15 @@ const POST_DELAY_MS = 16; // deltas arrive faster than a frame: post the changed
 const PREFLIGHT_DELAY_MS = 250;
 
 type Json = Record<string, unknown>;
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -383,8 +393,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async refreshBudget(): Promise<void> {
     const session = this.chat?.session;
-    if (!session) {
-      return;
+    if (!session || !(await exists(session))) {
+      return; // a new session has no file until Pi writes its first message: no gauge yet
     }
     try {
       const params: Json = { session };
@@ -396,7 +406,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.liveTokens = null; // the file has caught up with the stream
       }
     } catch (e) {
-      // A new session has no file until Pi writes its first message: no gauge yet.
       this.log.debug(`pi/contextBudget for the chat: ${errorText(e)}`);
     }
     this.postHeader();
@@ -634,11 +643,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.preflightTimer = undefined;
       void this.request<ChatPreflightResult>(Methods.CHAT_PREFLIGHT, { chatId: chat.chatId, text })
         .then((r) => {
-          this.warning = r.crossesThreshold
-            ? (r.message ??
-              `This prompt brings the session to ${formatExact(r.afterPrompt)} tokens, past the compaction threshold ` +
-                `(${formatExact(r.threshold)} of ${formatTokens(r.window)}): Pi will compact before answering.`)
-            : null;
+          // The server's sentence (past the threshold, or past the window even without compaction).
+          this.warning =
+            r.message ??
+            (r.crossesThreshold
+              ? `This prompt brings the context to about ${formatExact(r.afterPrompt)} tokens, past the compaction ` +
+                `threshold (${formatExact(r.threshold)} of ${formatTokens(r.window)}).`
+              : null);
           this.postHeader();
         })
         .catch((e: unknown) => this.log.debug(`pi/chat/preflight: ${errorText(e)}`));
