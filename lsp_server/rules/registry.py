@@ -93,6 +93,7 @@ _RULES: list[Rule] = [
         "8 MiB pi-context checks the frontmatter (what Pi reads to load the skill) and says the body was skipped.",
         _every(INFO),
         {"*": "body not checked: the file is {size:,} bytes, over the {limit:,} whose lines and links are checked"},
+        applies_to="file",
     ),
     Rule(
         "file/too-many-findings",
