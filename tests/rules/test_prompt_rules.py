@@ -323,9 +323,28 @@ def test_the_gate_lets_every_detected_line_through() -> None:
     """Lines the gate skips are lines the plugins find nothing in: the gate only saves time."""
     from lsp_server.rules.secrets import could_hold_secret
 
-    for line in (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----"):
+    detected = (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----")
+    short = ("AKCp8jQcdsE2w", 'x = "3f78a6850e3c9"')  # Artifactory's shortest form, a 13-digit quoted hex
+    for line in (*detected, *short):
         assert could_hold_secret(line), line
-    assert not could_hold_secret("Skill number 17, used when the task mentions topic 17.")
+    for line in short:
+        assert of(check_context_text("/w/AGENTS.md", line + "\n"), "prompt/secret"), line  # the plugins do fire
+    for line in (
+        "Skill number 17, used when the task mentions topic 17.",
+        "name: skill-00017",
+        "See https://example.com/docs or mail me@example.com about the keyboard token.",
+    ):
+        assert not could_hold_secret(line), line
+
+
+def test_the_gate_knows_every_keyword_of_the_keyword_plugin() -> None:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    from lsp_server.rules.secrets import could_hold_secret
+
+    for pattern in DENYLIST:
+        for spelled in {pattern.replace("_?", "_"), pattern.replace("_?", "")}:
+            assert could_hold_secret(f"{spelled.upper()} = 'x'"), pattern
 
 
 def test_anthropic_keys_are_found_in_assignments_only() -> None:
