@@ -86,6 +86,7 @@ YAML = "frontmatter.yaml"
 # keys (AWS 20, GitLab 20+, GitHub 40, Stripe, Slack, JWT, ...) and base64 entropy (4.5 bits needs 23+);
 # shorter ones matter only for Artifactory's AP/AKC tokens (11+) and quoted hex strings (entropy 3.0).
 _TOKEN = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
+_HINT_WORDS = ("key", "pass", "pwd", "secret", "contrase", "authtoken", "://")  # every _HINT has one
 _SHORT_TOKEN = re.compile(r"(?:AP[0-9A-F]|AKC)[a-zA-Z0-9]{8,}|['\"][A-Za-z0-9+/=_.-]{8,}['\"]")
 # The keyword plugin's DENYLIST (its values may be short: 'password = "hunter2"'), the private-key
 # headers and a URL with credentials (basic auth); tests/rules/test_prompt_rules.py checks the list.
@@ -110,7 +111,10 @@ class SecretHit:
 def could_hold_secret(line: str) -> bool:
     """The gate before the plugins: a keyword of theirs, a private-key header, a URL with credentials,
     a token of 16+ characters with a digit, an Artifactory-like token or a quoted token of 8+ characters."""
-    if _HINT.search(line) or _SHORT_TOKEN.search(line):
+    lowered = line.lower()
+    if any(word in lowered for word in _HINT_WORDS) and _HINT.search(line):
+        return True
+    if _SHORT_TOKEN.search(line):
         return True
     return any(any(c.isdigit() for c in match.group()) for match in _TOKEN.finditer(line))
 

@@ -324,6 +324,7 @@ def test_the_gate_lets_every_detected_line_through() -> None:
     from lsp_server.rules.secrets import could_hold_secret
 
     detected = (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----")
+    detected += ("curl https://deploy:hunter2@example.com/x", "PuTTY-User-Key-File-2: ssh-rsa")
     short = ("AKCp8jQcdsE2w", 'x = "3f78a6850e3c9"')  # Artifactory's shortest form, a 13-digit quoted hex
     for line in (*detected, *short):
         assert could_hold_secret(line), line
