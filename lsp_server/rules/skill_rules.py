@@ -29,6 +29,7 @@ from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile,
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import RULES, Emitter
+from lsp_server.rules.secrets import could_hold_secret
 from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
@@ -62,7 +63,8 @@ def suggest_name(text: str) -> str:
 
 def _describe_value(value: Any) -> str:
     if isinstance(value, str):
-        return f'the string "{value}"'
+        # Never repeat what may be a key pasted into the wrong field (the message goes to every front end).
+        return "a string that may be a secret (not shown)" if could_hold_secret(value) else f'the string "{value}"'
     if value is None:
         return "null"
     if isinstance(value, bool):

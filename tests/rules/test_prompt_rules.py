@@ -355,3 +355,18 @@ def test_anthropic_keys_are_found_in_assignments_only() -> None:
     found = of(check_context_text("/w/AGENTS.md", text), "prompt/secret")
     assert [(f.range.start.line, f.range.start.column, f.range.end.column) for f in found] == [(1, 25, 70), (4, 11, 56)]
     assert_never_echoed(found, key)
+
+
+def test_a_key_pasted_as_a_boolean_value_is_not_repeated_in_the_message_or_the_hover() -> None:
+    from lsp_server.editing.hovers import hover_at
+
+    path = "/w/.pi/skills/deploy/SKILL.md"
+    text = f"---\nname: deploy\ndescription: d\ndisable-model-invocation: {GITHUB}\n---\n"
+    (finding,) = of(check_skill_text(path, text).findings, "skill/boolean-value")
+    assert "a string that may be a secret (not shown)" in finding.message
+    hover = hover_at(path, text, Position(3, 30))
+    assert hover is not None and "may be a secret" in hover.markdown
+    assert_never_echoed([finding], GITHUB)
+    assert GITHUB[:8] not in hover.markdown
+    (plain,) = of(check_skill_text(path, text.replace(GITHUB, "yes")).findings, "skill/boolean-value")
+    assert 'the string "yes"' in plain.message
