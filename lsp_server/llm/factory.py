@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -80,6 +81,25 @@ class SummarizerConfig:
         return Timeouts(self.connect_timeout_s, self.read_idle_timeout_s, self.total_timeout_s)
 
 
+def base_url_problem(url: str) -> str | None:
+    """What is wrong with a summarizer base URL, or None: checked before any client or socket sees it."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        return f"is not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        shown = f"{parts.scheme!r}" if parts.scheme else "none"
+        return f"must start with http:// or https:// (scheme: {shown})"
+    if not parts.hostname:
+        return "has no host"
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        port = parts.netloc.rpartition(":")[2]
+        return f"has an invalid port {port!r} (a number from 0 to 65535)"
+    return None
+
+
 def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
     """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
     problems: list[str] = []
@@ -89,6 +109,11 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
         return [f"summarizer kind must be {spoken_list([OFFLINE, *WIRE_FORMATS])}, not {config.kind!r}"]
     if not config.model:
         problems.append(f"summarizer model is required for kind {config.kind!r}")
+    if config.base_url is not None:
+        problem = base_url_problem(config.base_url)
+        if problem is not None:
+            source = PROVIDER_BY_ID[config.kind].base_url_env
+            problems.append(f"summarizer URL {config.base_url!r} {problem} (set by summarizer.url or ${source})")
     if config.max_retries < 0:
         problems.append("summarizer maxRetries must be 0 or more")
     for name in ("connect_timeout_s", "read_idle_timeout_s", "total_timeout_s", "max_tokens"):
