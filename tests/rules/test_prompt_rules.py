@@ -370,3 +370,13 @@ def test_a_key_pasted_as_a_boolean_value_is_not_repeated_in_the_message_or_the_h
     assert GITHUB[:8] not in hover.markdown
     (plain,) = of(check_skill_text(path, text.replace(GITHUB, "yes")).findings, "skill/boolean-value")
     assert 'the string "yes"' in plain.message
+
+
+def test_prompt_rules_skip_what_is_too_large_to_check() -> None:
+    from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES
+
+    huge = "</system>\n" + "x" * BODY_CHECK_MAX_BYTES
+    assert [f.code for f in check_system_prompt_text("/w/.pi/SYSTEM.md", huge)] == ["file/body-not-checked"]
+    skill = "---\nname: big\ndescription: Use </available_skills>\n---\n</skill>\n" + "y" * BODY_CHECK_MAX_BYTES
+    codes = [f.code for f in check_skill_text("/w/.pi/skills/big/SKILL.md", skill, size=len(skill)).findings]
+    assert "prompt/forged-tag" in codes and codes.count("prompt/forged-tag") == 1  # the description only
