@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import importlib
 import logging
 import os
@@ -384,6 +385,20 @@ class PiLanguageServer(LanguageServer):
             self._propagate.add(key)
         self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
 
+    def request_checks(self, paths: list[str]) -> None:
+        """Validate many files (workspace check, watcher batch), one started per loop iteration.
+
+        Requests keep being answered in between (``DebouncedScheduler.submit_many``).
+        """
+        items = []
+        for path in paths:
+            key = path_key(path)
+            if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
+                continue
+            self._propagate.add(key)
+            items.append((key, functools.partial(self.check_now, key)))
+        self.scheduler.submit_many(items)
+
     def check_now(self, path: str) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed."""
         propagate = path in self._propagate
@@ -438,8 +453,7 @@ class PiLanguageServer(LanguageServer):
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
-        for path in sorted(wanted):
-            self.request_check(path, delay_s=0)
+        self.request_checks(sorted(wanted))
         return len(wanted)
 
     def start_watcher(self) -> None:
@@ -480,8 +494,7 @@ class PiLanguageServer(LanguageServer):
         for deleted in batch.deleted:  # a deleted folder takes its files with it
             prefix = deleted.rstrip(os.sep) + os.sep
             gone.update(p for p in self.checked | set(self.book.paths()) if p.startswith(prefix))
-        for path in sorted(gone | batch.added | batch.modified):  # the watcher debounced already
-            self.request_check(path, delay_s=0)
+        self.request_checks(sorted(gone | batch.added | batch.modified))  # the watcher debounced already
         self.notify_listeners("disk", batch.paths())
         if self.debug:
             self.protocol.notify("pi/debug/watchEvents", batch.to_json())
