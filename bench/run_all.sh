@@ -11,6 +11,7 @@ run() { echo; echo "### $*"; python "$@"; }
 if [ "$FULL" = 1 ]; then
   run bench/bench_skills.py 100 1000 5000
   run bench/bench_yaml.py
+  run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10,100
@@ -19,9 +20,12 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_llm.py 1024
   run bench/bench_editing.py --runs 30
   run bench/bench_lsp.py --runs 10 --skills 1000 --saves 20
+  run bench/bench_chat_view.py --deltas 1000
+  run bench/bench_chat.py --events 10000 --mb 100 --runs 3 --render
 else
   run bench/bench_skills.py 100 1000
   run bench/bench_yaml.py
+  run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10
@@ -30,4 +34,6 @@ else
   run bench/bench_llm.py 256
   run bench/bench_editing.py --runs 10
   run bench/bench_lsp.py --runs 5 --skills 1000 --saves 10
+  run bench/bench_chat_view.py --deltas 300
+  run bench/bench_chat.py --events 10000 --mb 10 --runs 2
 fi

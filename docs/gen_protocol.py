@@ -96,6 +96,19 @@ METHODS: tuple[Method, ...] = (
         "the workspace's) and every message after Pi's conversion, each with token counts.",
     ),
     Method(
+        protocol.TURN_LEDGER,
+        "request",
+        "client → server",
+        "TurnLedgerParams",
+        "TurnLedgerResult",
+        "What every request of a session's branch cost: one row per assistant reply (`turns`: the usage Pi "
+        "recorded, its cost as recorded or computed from the model's prices, the cache hit ratio, the time since "
+        "the previous request), the cache warms and summary calls (`otherRequests`), totals for the branch, per "
+        "model and for the whole file, the compactions, branch points and model changes to mark, and the prices "
+        "with their source. Unknown values are `null`, never guessed. The numbers are those of "
+        "`pi-context session FILE --costs --json`; see [cost.md](cost.md).",
+    ),
+    Method(
         protocol.SESSIONS,
         "request",
         "client → server",
@@ -582,6 +595,7 @@ async def record_examples() -> dict[str, Any]:
         recorded[protocol.PROMPT_SECTIONS_CHANGED] = {"params": plain(changed)}
         await ask(protocol.CONTEXT_BUDGET, {"session": str(session)})
         await ask(protocol.PROJECTED_REQUEST, {"session": str(session)})
+        await ask(protocol.TURN_LEDGER, {"session": str(session)})
         await ask(protocol.SESSIONS, {})
         await ask(protocol.SESSION_TREE, {"session": str(session)})
         await command(

@@ -21,11 +21,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.findings import Finding
+from lsp_server.context.walk import WalkBudget, WalkNote
+from lsp_server.findings import Finding, Range
 from lsp_server.js.strings import node_dir_sort_key
 from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
+from lsp_server.rules.registry import Emitter
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
+from lsp_server.rules.system_prompt_rules import (
+    SYSTEM_PROMPT_NAMES,
+    check_system_prompt_file,
+    check_system_prompt_text,
+    is_system_prompt_file,
+)
 from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.pi_context import PiContextSettings
 
@@ -148,6 +156,8 @@ class Targets:
     skills: list[tuple[str, SkillPlacement]]
     context_files: list[str]
     context_folders: list[str]  # folders holding more than one candidate or a candidate directory
+    system_prompt_files: list[str] = field(default_factory=list)  # SYSTEM.md / APPEND_SYSTEM.md where Pi reads them
+    walk_notes: list[WalkNote] = field(default_factory=list)  # folders the bounded walk did not enter
 
 
 def _is_context_name(name: str) -> bool:
@@ -158,9 +168,11 @@ def find_targets(paths: Sequence[str]) -> Targets:
     """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
+    system_files: list[str] = []
     folders: list[str] = []
     seen_files: set[str] = set()
     visited: set[str] = set()
+    budget = WalkBudget()
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
         real = os.path.realpath(path)
@@ -170,10 +182,12 @@ def find_targets(paths: Sequence[str]) -> Targets:
         placement = placement_for(path, root)
         skills.append((path, SkillPlacement(placement.group, placement.order, loose)))
 
-    def walk(directory: str, root: str) -> None:
+    def walk(directory: str, root: str, depth: int = 0) -> None:
         try:
             real = os.path.realpath(directory)
         except (OSError, ValueError):
+            return
+        if not budget.enter(directory, None if depth == 0 else os.path.dirname(directory), depth):
             return
         if real in visited:
             return
@@ -195,12 +209,14 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 add_skill(path, root)
             elif _is_context_name(entry.name) and not is_dir:
                 context_files.append(path)
+            elif entry.name in SYSTEM_PROMPT_NAMES and not is_dir and is_system_prompt_file(path):
+                system_files.append(path)
             elif entry.name.endswith(".md") and not is_dir and skills_root is not None:
                 loose_here = _loose_candidate(directory, skills_root, names)
                 if loose_here:
                     add_skill(path, root, loose=True)
             if is_dir and entry.name not in SKIP_DIRS:
-                walk(path, root)
+                walk(path, root, depth + 1)
 
     for raw in paths:
         path = os.path.abspath(raw)
@@ -210,9 +226,11 @@ def find_targets(paths: Sequence[str]) -> Targets:
             name = os.path.basename(path)
             if _is_context_name(name):
                 context_files.append(path)
+            elif name in SYSTEM_PROMPT_NAMES:
+                system_files.append(path)  # named on the command line: checked wherever it is
             else:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders)
+    return Targets(skills, context_files, folders, system_files, budget.notes)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -261,14 +279,37 @@ def check_workspace(
         findings.extend(index.findings(path))
     for path in targets.context_files:
         findings.extend(check_context_file(path, profile, thresholds=thresholds))
+    for path in targets.system_prompt_files:
+        findings.extend(check_system_prompt_file(path, profile))
     reported = {(f.path, f.code) for f in findings}
     for folder in targets.context_folders:
         findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
+    findings.extend(walk_findings(targets.walk_notes, profile))
     return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
+
+
+def walk_findings(notes: Iterable[WalkNote], profile: ProfileId) -> list[Finding]:
+    """A ``skill/walk-limit`` finding on each folder the bounded walk did not enter."""
+    found: list[Finding] = []
+    for note in notes:
+        em = Emitter(note.path, profile)
+        em.emit("skill/walk-limit", Range.file_start(), {"message": note.message})
+        found.extend(em.findings)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
 # The language server's per-file checker: profile and limits come from the typed settings
+
+
+@dataclass(frozen=True)
+class FileAnalysis:
+    """One file's check before it meets the skill index: a context file's findings, or a skill's check."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    skill: SkillCheck | None = None
+    gone: bool = False  # a skill file that no longer exists: drop it from the index
 
 
 class WorkspaceChecker:
@@ -279,6 +320,7 @@ class WorkspaceChecker:
     def __init__(self) -> None:
         self.indexes: dict[ProfileId, SkillIndex] = {}
         self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
+        self.walk_notes: list[WalkNote] = []  # what the last workspace walk did not enter (the server logs it)
 
     def _root_for(self, path: str) -> str | None:
         absolute = os.path.abspath(path)
@@ -293,24 +335,38 @@ class WorkspaceChecker:
 
     def wants(self, path: str, settings: PiContextSettings) -> bool:
         name = os.path.basename(path)
-        if name == SKILL_FILE_NAME or _is_context_name(name):
+        if name == SKILL_FILE_NAME or _is_context_name(name) or is_system_prompt_file(path):
             return True
         return name.endswith(".md") and _skills_root(path) is not None
 
     def check(self, path: str, text: str | None, settings: PiContextSettings) -> Sequence[Finding]:
+        return self.apply(self.analyze(path, text, settings), settings)
+
+    @staticmethod
+    def analyze(path: str, text: str | None, settings: PiContextSettings) -> FileAnalysis:
+        """The expensive, self-contained part of a check: safe in a worker thread (no shared state)."""
         profile, limits = settings.rule_profile, settings.limits
-        index = self._index(profile)
-        name = os.path.basename(path)
-        if _is_context_name(name):
+        if _is_context_name(os.path.basename(path)):
             if text is None:
-                return []
+                return FileAnalysis(path, ())
             own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
-            return sort_findings([*own, *check_context_text(path, text, profile, thresholds=limits)])
+            return FileAnalysis(path, tuple([*own, *check_context_text(path, text, profile, thresholds=limits)]))
+        if is_system_prompt_file(path):
+            return FileAnalysis(path, () if text is None else tuple(check_system_prompt_text(path, text, profile)))
         if text is None:
+            return FileAnalysis(path, (), gone=True)
+        return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
+
+    def apply(self, analysis: FileAnalysis, settings: PiContextSettings) -> Sequence[Finding]:
+        """Record an analysis in the skill index (collisions) and return the file's findings: on one thread."""
+        index = self._index(settings.rule_profile)
+        path = analysis.path
+        if analysis.gone:
             index.remove(path)
             return []
-        result = check_skill_text(path, text, profile, thresholds=limits)
-        index.update(result, placement_for(path, self._root_for(path)))
+        if analysis.skill is None:
+            return sort_findings(analysis.findings)
+        index.update(analysis.skill, placement_for(path, self._root_for(path)))
         return sort_findings(index.findings(path))
 
     def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:
@@ -325,7 +381,8 @@ class WorkspaceChecker:
     def workspace_files(self, roots: Sequence[str], settings: PiContextSettings) -> Iterable[str]:
         self.roots = [os.path.abspath(r) for r in roots]
         targets = find_targets(roots)
-        return [path for path, _ in targets.skills] + targets.context_files
+        self.walk_notes = targets.walk_notes
+        return [path for path, _ in targets.skills] + targets.context_files + targets.system_prompt_files
 
 
 def recheck_skill(

@@ -15,6 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from lsp_server.js.strings import node_dir_sort_key
 
@@ -104,6 +105,43 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> 
         return ReadResult(p, None, f"file is too large to read (over {max_bytes} bytes)", size=len(data))
     text, invalid = decode_like_node(data)
     return ReadResult(p, text, size=len(data), invalid_utf8=invalid)
+
+
+def not_regular_message(path: str, mode: int) -> str:
+    """Why a path that is not a regular file is not read: it names what the path is."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "a special file")
+    return f"{path}: is {kind}, not a regular file; only regular files are read"
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, os.stat_result] | str:
+    """Open ``path`` for reading only if it is a regular file, else say why not (never blocks).
+
+    ``open()`` on a FIFO waits for a writer and ``/dev/zero`` never ends, so the file is opened
+    with ``O_NONBLOCK`` (which returns at once for a FIFO) and checked with ``fstat`` on the very
+    descriptor that will be read: no window between the check and the read.
+    """
+    p = os.fspath(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return node_error_message(exc, "open", p)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            return not_regular_message(p, st.st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st
+    except OSError as exc:
+        os.close(fd)
+        return node_error_message(exc, "read", p)
 
 
 def is_regular_file(path: str | os.PathLike[str]) -> bool:

@@ -95,6 +95,25 @@ class SectionChange(WireModel):
     delta: TokenCounts
 
 
+class SaveCacheImpactInfo(WireModel):
+    """What the change does to the prompt cache (see docs/cost.md, "What a save costs")."""
+
+    patch_tokens: TokenCounts = Field(
+        description="A live session on a model with mid-conversation system messages gets `renderedUpdate` as one "
+        "system message at the end: the whole cached prefix survives and only this is new input."
+    )
+    first_difference: int | None = Field(
+        default=None, description="UTF-16 offset in the rendered prompt where old and new first differ (null: equal)."
+    )
+    kept_tokens: TokenCounts = Field(
+        description="The prompt before that point: what a new session, or a live session on a model that resends "
+        "the prompt, can still read from the cache."
+    )
+    resent_tokens: TokenCounts = Field(
+        description="The new prompt from that point on (plus, in such a live session, the whole conversation)."
+    )
+
+
 class PromptSectionsChangedParams(WireModel):
     """Sent after a context source changed and the assembled prompt differs from the last one sent."""
 
@@ -106,6 +125,7 @@ class PromptSectionsChangedParams(WireModel):
     total_after: TokenCounts
     rendered_update: str = Field(description="The patch as Pi renders a mid-conversation system message.")
     trigger_paths: list[str] = Field(default_factory=list, description="Files whose change caused this.")
+    cache: SaveCacheImpactInfo | None = Field(default=None, description="The change in prompt-cache terms.")
 
 
 # --- sessions ------------------------------------------------------------------------------
@@ -269,6 +289,207 @@ class ProjectedRequestResult(WireModel):
     )
 
 
+# --- cost ----------------------------------------------------------------------------------
+
+
+Number = int | float  # token counts stay integers on the wire; a hand-edited file may hold fractions
+
+
+class CostParts(WireModel):
+    """US dollars per bucket, as Pi records them in ``usage.cost``."""
+
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    total: Number
+
+
+class LedgerRequest(WireModel):
+    """One paid request: an assistant reply (``kind: "turn"``) or another request on the branch."""
+
+    entry_id: str | None = Field(default=None, description="The entry that records the request.")
+    kind: str = Field(
+        description="turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), "
+        "compaction or branchSummary (their summary calls)."
+    )
+    index: int | None = Field(default=None, description="0-based position among the turns (turns only).")
+    provider: str | None = None
+    model: str | None = None
+    timestamp: int | None = Field(default=None, description="When the request started (Unix ms).")
+    input: Number = Field(description="New (uncached) input tokens, as the provider reported them.")
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    total_tokens: Number = Field(description="Pi's calculateContextTokens of the usage: the context size after it.")
+    cost: Number | None = Field(
+        default=None, description="US dollars; null when unknown (no recorded cost and no prices)."
+    )
+    cost_parts: CostParts | None = None
+    cost_source: Literal["recorded", "computed", "unknown"] = Field(
+        description="recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource)."
+    )
+    price_source: Literal["models.json", "pi", "unknown"] | None = Field(
+        default=None, description="For a computed cost: whose prices (models.json, Pi's model catalog)."
+    )
+    computed_cost: Number | None = Field(
+        default=None, description="The usage priced at the model's current prices (a check on the recorded cost)."
+    )
+    cache_hit_ratio: float | None = Field(
+        default=None, description="cacheRead / (input + cacheRead + cacheWrite); null for 0/0."
+    )
+    since_previous_ms: int | None = Field(
+        default=None, description="Time since the previous request of the conversation (turn or cache warm)."
+    )
+    stop_reason: str | None = None
+
+
+class LedgerTotals(WireModel):
+    requests: int
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    cost: Number = Field(description="The sum of the known costs.")
+    unknown_cost: int = Field(description="How many requests have no known cost (not in `cost`).")
+    cache_hit_ratio: float | None = None
+
+
+class LedgerModelTotals(LedgerTotals):
+    model: str = Field(description="provider/model id.")
+
+
+class LedgerMarker(WireModel):
+    kind: Literal["compaction", "branchSummary", "branchPoint", "modelChange"]
+    entry_id: str | None
+    after_turn: int = Field(description="How many turns of the branch come before it.")
+    tokens_before: Number | None = Field(default=None, description="A compaction's tokensBefore.")
+
+
+class PriceRates(WireModel):
+    input: Number
+    output: Number
+    cache_read: Number
+    cache_write: Number
+
+
+class PriceTier(PriceRates):
+    input_tokens_above: Number
+
+
+class CacheLifetime(WireModel):
+    short: Number | None = Field(default=None, description="Seconds a short-retention cache entry lives.")
+    long: Number | None = Field(default=None, description="Seconds a long-retention entry lives.")
+
+
+class ModelPricesInfo(WireModel):
+    provider: str | None
+    id: str | None
+    rates: PriceRates | None = Field(default=None, description="US dollars per million tokens; null when unknown.")
+    tiers: list[PriceTier] = Field(default_factory=list)
+    price_source: Literal["models.json", "pi", "unknown"]
+    cache_lifetime: CacheLifetime
+    cache_source: Literal["models.json", "pi", "unknown"]
+    detail: str
+    notes: list[str] = Field(default_factory=list)
+    mid_conversation_system: bool = Field(
+        default=False,
+        description="The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a "
+        "changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent.",
+    )
+
+
+class PrefixBreak(WireModel):
+    kind: str = Field(description="The segment where the requests first differ: system, systemUpdate or a role.")
+    entry_id: str | None = None
+    offset: int | None = Field(default=None, description="UTF-16 units into that segment where they differ.")
+
+
+class RequestPrefix(WireModel):
+    """The common start of the previous request and the next one, in the provider's order."""
+
+    segments: int = Field(description="Equal leading segments (the system prompt, then one per message).")
+    previous_segments: int
+    next_segments: int
+    chars: int = Field(description="UTF-16 units of the byte-identical prefix.")
+    pi_tokens: int = Field(description="The prefix by Pi's chars/4.")
+    tokens: int = Field(description="The prefix by the configured estimator.")
+    whole_previous: bool = Field(description="The whole previous request is a prefix of the next one.")
+    system_kept: bool
+    broken_at: PrefixBreak | None = None
+
+
+class ExpectedPrompt(WireModel):
+    cache_read: int = Field(description="Tokens expected as cache reads (provider tokens).")
+    new_input: int = Field(description="The rest of the prompt: written to the cache where the model has a write rate.")
+    cost: Number | None = Field(
+        default=None, description="US dollars for the prompt (output not included); null: prices unknown."
+    )
+
+
+class NextRequestCostInfo(WireModel):
+    """The next request priced against the previous one; the client compares ``expiresAt`` with its clock."""
+
+    previous_entry_id: str | None = Field(
+        default=None, description="The reply whose request is compared (null: none yet)."
+    )
+    last_request_at: int | None = Field(default=None, description="The last request that touched the cache (Unix ms).")
+    retention: Literal["short", "long", "none"]
+    cache_lifetime_s: Number | None = Field(
+        default=None, description="The model's promptCache lifetime for the retention."
+    )
+    cache_source: Literal["models.json", "pi", "unknown"]
+    expires_at: int | None = Field(
+        default=None, description="When the cache probably expires (Unix ms); null: unknown."
+    )
+    same_model: bool
+    api: str | None = None
+    prefix: RequestPrefix | None = None
+    next_pi_tokens: int
+    next_tokens: int
+    scale: Number = Field(description="Provider tokens per estimated token, from the previous request's usage.")
+    warm: ExpectedPrompt = Field(description="If the cache still holds the prefix.")
+    cold: ExpectedPrompt = Field(description="If it expired: the whole prompt is new input.")
+    price_source: Literal["models.json", "pi", "unknown"]
+    notes: list[str] = Field(default_factory=list)
+
+
+class TurnLedgerParams(WireModel):
+    session: str = Field(description="Session file (a path or a file URI).")
+    leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
+    workspace_folder: str | None = Field(
+        default=None,
+        description="Workspace folder URI whose models.json and settings apply when the session's own cwd does not "
+        "exist here; default: the first folder.",
+    )
+
+
+class TurnLedgerResult(WireModel):
+    """Unknown values are explicit ``null`` here (a cost nobody knows is not a missing key)."""
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, mode="json")
+
+    session: str
+    leaf_id: str | None = None
+    turns: list[LedgerRequest] = Field(description="Every assistant reply on the branch, root first.")
+    other_requests: list[LedgerRequest] = Field(
+        default_factory=list, description="Cache warms and summary calls on the branch."
+    )
+    totals: LedgerTotals = Field(description="The branch's turns.")
+    branch_totals: LedgerTotals = Field(description="The branch's turns and other requests.")
+    session_totals: LedgerTotals = Field(description="Every request in the file, all branches.")
+    by_model: list[LedgerModelTotals] = Field(default_factory=list)
+    markers: list[LedgerMarker] = Field(default_factory=list)
+    prices: list[ModelPricesInfo] = Field(default_factory=list, description="Of every model the branch used.")
+    context_window: int | None = Field(default=None, description="The current model's window (the chart's top).")
+    threshold: int | None = Field(default=None, description="Pi compacts above this (window - reserve).")
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="The request Pi would send next, priced against the previous one."
+    )
+    notes: list[str] = Field(default_factory=list)
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -296,6 +517,32 @@ class BranchSummaryArgs(WireModel):
     )
 
 
+class CompactionEconomicsInfo(WireModel):
+    """What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md)."""
+
+    requests: int = Field(description="Summary calls (two for a split turn); Pi sends them without caching.")
+    summary_input: int = Field(description="Tokens sent to the summarizer (Pi's chars/4), all new input.")
+    summary_output: int = Field(description="The summary's tokens.")
+    summary_cost: Number | None = Field(
+        default=None, description="US dollars for the summary calls; null: prices unknown."
+    )
+    removed_per_request: int = Field(
+        description="Tokens every later request no longer carries (negative: a branch summary adds its summary)."
+    )
+    context_before: int
+    context_after: int
+    rewrite_cost: Number | None = Field(
+        default=None,
+        description="The first later request writing the new prefix to the cache, minus reading the old one.",
+    )
+    saving_per_request: Number | None = Field(default=None, description="The removed tokens at the cache-read rate.")
+    break_even_requests: int | None = Field(
+        default=None, description="Later requests until the savings cover the summary and the rewrite; null: never."
+    )
+    price_source: Literal["models.json", "pi", "unknown"]
+    model: str
+
+
 class CommandOutcome(WireModel):
     written: bool
     preview_only: bool
@@ -313,6 +560,9 @@ class CommandOutcome(WireModel):
     from_preview: bool = Field(
         default=False,
         description="The summary of the matching preview was written as shown, without asking the summarizer again.",
+    )
+    economics: CompactionEconomicsInfo | None = Field(
+        default=None, description="What the summary calls cost and what the result saves per later request."
     )
 
 
@@ -467,6 +717,9 @@ class ChatPreflightResult(WireModel):
     window: int
     crosses_threshold: bool
     message: str | None = None
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="What sending the prompt now costs, warm and cold (docs/cost.md)."
+    )
 
 
 class ChatUiResponseParams(WireModel):
@@ -501,6 +754,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "SystemPromptParams": SystemPromptParams,
     "SystemPromptResult": SystemPromptResult,
     "PromptSectionsChangedParams": PromptSectionsChangedParams,
+    "SaveCacheImpactInfo": SaveCacheImpactInfo,
     "SessionsParams": SessionsParams,
     "SessionsResult": SessionsResult,
     "SessionRef": SessionRef,
@@ -508,9 +762,12 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ContextBudgetParams": ContextBudgetParams,
     "ContextBudgetResult": ContextBudgetResult,
     "ProjectedRequestResult": ProjectedRequestResult,
+    "TurnLedgerParams": TurnLedgerParams,
+    "TurnLedgerResult": TurnLedgerResult,
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,
+    "CompactionEconomicsInfo": CompactionEconomicsInfo,
     "SessionChangedParams": SessionChangedParams,
     "ChatLocateResult": ChatLocateResult,
     "ChatStartParams": ChatStartParams,

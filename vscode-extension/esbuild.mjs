@@ -1,6 +1,9 @@
-// Bundles the extension host code (Node, CommonJS, `vscode` external) and the sidebar's webview
-// script (browser, IIFE) with esbuild. `--production` minifies; `--watch` rebuilds on change.
+// Bundles the extension host code (Node, CommonJS, `vscode` external) and the webview scripts of
+// the Context and Chat views (browser, IIFE; markdown-it is bundled into the chat's) with esbuild,
+// and copies the codicon font next to them (no remote resource in a webview).
+// `--production` minifies; `--watch` rebuilds on change.
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -31,7 +34,20 @@ const builds = [
     format: 'iife',
     target: 'es2022',
   },
+  {
+    ...common,
+    entryPoints: ['src/webview/chat/main.ts'],
+    outfile: 'dist/chat.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
 ];
+
+fs.mkdirSync('dist/codicons', { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf']) {
+  fs.copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
+}
 
 if (watch) {
   for (const options of builds) {

@@ -15,12 +15,23 @@ import sys
 from typing import get_args
 
 from lsp_server.project.project import ProjectInputs
+from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.settings.pi_context import PiContextSettings, TokenSettings, load_pi_context_settings_file
 from lsp_server.tokens.counter import ModelFamily, TokenEstimator
 
 
-def add_project_arguments(parser: argparse.ArgumentParser, *, cwd_help: str, counting: bool = True) -> None:
+def add_project_arguments(
+    parser: argparse.ArgumentParser, *, cwd_help: str, counting: bool = True, sessions: bool = False
+) -> None:
     parser.add_argument("--cwd", default=None, help=cwd_help)
+    if sessions:
+        parser.add_argument(
+            "--session-max-bytes",
+            type=_byte_count,
+            default=None,
+            metavar="BYTES",
+            help="refuse session files above this size (default: settings limits.sessionMaxBytes, else 512 MiB)",
+        )
     parser.add_argument(
         "--agent-dir", default=None, help="Pi's agent dir (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)"
     )
@@ -52,6 +63,21 @@ def add_project_arguments(parser: argparse.ArgumentParser, *, cwd_help: str, cou
         )
 
 
+def _byte_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of bytes: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more bytes: {text!r}")
+    return value
+
+
+def session_limits(settings: PiContextSettings) -> SessionReadLimits:
+    """How much of a session file is read, from the settings (the flag is already folded in)."""
+    return SessionReadLimits(max_bytes=settings.limits.session_max_bytes)
+
+
 def settings_from_args(args: argparse.Namespace) -> PiContextSettings:
     """``--settings`` (each bad value reported on stderr and replaced by its default) with the flags on top."""
     settings = PiContextSettings()
@@ -67,6 +93,11 @@ def settings_from_args(args: argparse.Namespace) -> PiContextSettings:
             "model_family": family if family is not None else tokens.model_family,
         }
         settings = settings.model_copy(update={"tokens": TokenSettings.model_validate(update)})
+    max_bytes = getattr(args, "session_max_bytes", None)
+    if max_bytes is not None:
+        settings = settings.model_copy(
+            update={"limits": settings.limits.model_copy(update={"session_max_bytes": max_bytes})}
+        )
     return settings
 
 

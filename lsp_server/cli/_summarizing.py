@@ -55,6 +55,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: 
         parser,
         cwd_help="the session's project (default: its cwd if it exists here, else the current directory)",
         counting=False,
+        sessions=True,
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -100,6 +101,8 @@ def project_for(args: argparse.Namespace, settings: PiContextSettings) -> Projec
 def run_job_cancellable(job: Job, summarizer: Summarizer) -> JobResult:
     """Summarize (and, unless a dry run, append) with progress on stderr and Ctrl-C as cancellation."""
     printer = ProgressPrinter(sys.stderr, summarizer.label)
+    if job.session.repaired is not None:
+        sys.stderr.write(f"pi-context: {job.session.repaired}\n")
 
     async def work(token: CancelToken) -> JobResult:
         try:

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.cli._project import settings_from_args
+from lsp_server.cli._project import session_limits, settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
     Summarizer,
@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
         preview_only=args.dry_run,
     )
     try:
-        job = plan_branch_job(request, project_for(args, settings), summarizer.config)
+        job = plan_branch_job(request, project_for(args, settings), summarizer.config, session_limits(settings))
     except JobRefused as exc:
         return fail(str(exc))
     assert job.branch is not None

@@ -18,7 +18,8 @@ import sys
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.cli._project import settings_from_args
+from lsp_server.cli._ledger_text import economics_text
+from lsp_server.cli._project import session_limits, settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
     Summarizer,
@@ -57,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
     if isinstance(summarizer, str):
         return fail(summarizer, EXIT_USAGE)
     try:
-        job = plan_compaction_job(request, project_for(args, settings), summarizer.config)
+        job = plan_compaction_job(request, project_for(args, settings), summarizer.config, session_limits(settings))
     except JobRefused as exc:
         return fail(str(exc))
     assert job.compaction is not None
@@ -69,8 +70,8 @@ def _run(args: argparse.Namespace) -> int:
     assert isinstance(outcome, CompactionOutcome)
     return report_outcome(
         outcome,
-        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer)) if args.json else None,
-        lambda: _print_outcome(outcome, args.dry_run),
+        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer, result.outcome)) if args.json else None,
+        lambda: _print_outcome(outcome, args.dry_run, result.outcome),
         plan.session.path,
     )
 
@@ -100,7 +101,7 @@ def _print_plan(plan: CompactionPlan, summarizer: Summarizer) -> None:
     sys.stdout.flush()
 
 
-def _print_outcome(outcome: CompactionOutcome, dry_run: bool) -> None:
+def _print_outcome(outcome: CompactionOutcome, dry_run: bool, command: protocol.CommandOutcome | None = None) -> None:
     entry = outcome.entry
     if entry is None or outcome.plan is None:
         return
@@ -112,9 +113,17 @@ def _print_outcome(outcome: CompactionOutcome, dry_run: bool) -> None:
         if outcome.written is not None and outcome.written.repaired_newline:
             head += "\n(The file's missing final newline was added first, as Pi does.)"
     sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
+    if command is not None and command.economics is not None:
+        sys.stdout.write(f"\n--- cost ---\n{economics_text(command.economics)}\n")
 
 
-def _outcome_json(plan: CompactionPlan, outcome: CompactionOutcome, dry_run: bool, summarizer: Summarizer) -> Any:
+def _outcome_json(
+    plan: CompactionPlan,
+    outcome: CompactionOutcome,
+    dry_run: bool,
+    summarizer: Summarizer,
+    command: protocol.CommandOutcome | None = None,
+) -> Any:
     prep = plan.preparation
     return {
         "file": plan.session.path,
@@ -134,4 +143,5 @@ def _outcome_json(plan: CompactionPlan, outcome: CompactionOutcome, dry_run: boo
         "written": outcome.written is not None,
         "failure": outcome.failure,
         "cancelled": outcome.cancelled,
+        "economics": command.economics.wire() if command is not None and command.economics is not None else None,
     }

@@ -24,15 +24,18 @@ from lsp_server import protocol
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
-from lsp_server.cli._project import add_project_arguments, project_inputs, settings_from_args
+from lsp_server.cli._ledger_text import print_ledger
+from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
 from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
+from lsp_server.project.costs import turn_ledger
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
+from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 
 
@@ -48,9 +51,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--leaf", default=None, help="entry id to project from (default: Pi's leaf, the last entry)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--list", action="store_true", help="list the sessions of --cwd (default: this directory)")
+    parser.add_argument(
+        "--costs",
+        action="store_true",
+        help="show the turn ledger instead: every request's usage, cache hits and cost, with totals",
+    )
     add_project_arguments(
         parser,
         cwd_help="project directory (default: the session's cwd if it exists here, else the current directory)",
+        sessions=True,
     )
     parser.add_argument(
         "--context-window", type=int, default=None, help="use this context window (tokens) instead of the model's"
@@ -106,11 +115,11 @@ def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
 # --- one session -----------------------------------------------------------------------------
 
 
-def _load(path: str) -> SessionFile | str:
+def _load(path: str, limits: SessionReadLimits) -> SessionFile | str:
     """The session, or the error to print."""
     if not os.path.exists(path):
         return f"{path}: no such file"
-    session = load_session(path)
+    session = load_session(path, limits)
     if session.error is not None:
         return session.error if path in session.error else f"{path}: {session.error}"
     if session.header is None:
@@ -119,7 +128,7 @@ def _load(path: str) -> SessionFile | str:
 
 
 def _show(args: argparse.Namespace, path: str) -> int:
-    loaded = _load(path)
+    loaded = _load(path, session_limits(settings_from_args(args)))
     if isinstance(loaded, str):
         return _fail(loaded)
     session = loaded
@@ -127,6 +136,13 @@ def _show(args: argparse.Namespace, path: str) -> int:
         return _fail(f"{path}: no entry with id {args.leaf!r}")
     workspace = _workspace(args, header_cwd(session.header))
     analysis = analyze(workspace.snapshot, session, args.leaf)
+    if args.costs:
+        result = turn_ledger(workspace.snapshot, session, args.leaf, analysis)
+        if args.json:
+            sys.stdout.write(json.dumps(result.wire(), ensure_ascii=False, indent=2) + "\n")
+        else:
+            print_ledger(sys.stdout, result)
+        return 0
     report = _report(session, analysis, workspace)
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
@@ -326,7 +342,7 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
         choice = project.session_dir()
         sessions_dir, source = choice.path, choice.source
         cwd_filter = project.cwd if choice.filter_by_cwd else None
-    sessions = SessionListCache().list(sessions_dir, cwd_filter)
+    sessions = SessionListCache(session_limits(settings_from_args(args))).list(sessions_dir, cwd_filter)
     if args.json:
         summaries = [session_summary_wire(summary) for summary in sessions]
         result = protocol.SessionsResult(sessions_dir=sessions_dir, sessions=summaries)
@@ -342,7 +358,7 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
             [
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.mtime_ms / 1000)),
                 _size(summary.size),
-                _n(summary.entry_lines),
+                "-" if summary.entry_lines is None else _n(summary.entry_lines),
                 preview(summary.name or "-", 30),
                 summary.id,
                 os.path.basename(summary.path),

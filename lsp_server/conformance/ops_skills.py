@@ -15,6 +15,7 @@ from typing import Any
 from lsp_server.conformance.harness import EvalContext, op
 from lsp_server.context.frontmatter import parse_frontmatter
 from lsp_server.context.skills import load_skills, load_skills_from_dir
+from lsp_server.context.walk import WalkBudget
 
 _POSITION_RE = re.compile(r" at line (\d+), column (\d+)")
 
@@ -84,7 +85,9 @@ def load_skills_op(req: dict[str, Any], _ctx: EvalContext) -> Any:
     if isinstance(dirs, list):
         per_dir = []
         for directory in dirs:
-            result = load_skills_from_dir(str(directory), str(req.get("source") or "path"))
+            # Pi's walk follows symlink loops until ELOOP; the depth and folder limits still hold.
+            budget = WalkBudget(follow_loops=True)
+            result = load_skills_from_dir(str(directory), str(req.get("source") or "path"), budget)
             per_dir.append(
                 {
                     "dir": directory,

@@ -23,6 +23,7 @@ from lsp_server.context.model import PiDiagnostic, Skill, SkillScope, SourceInfo
 from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 from lsp_server.context.paths import home_dir, is_path_within, node_resolve, normalize_path, resolve_path
 from lsp_server.context.skills import LoadSkillsResult, load_skills, node_join, posix_relative, resource_key
+from lsp_server.context.walk import WalkBudget
 from lsp_server.fsread import exists, list_dir_sorted
 
 MSG_CLI_SKILL_PATH_MISSING = "Skill path does not exist"
@@ -70,12 +71,22 @@ def _kind(entry: os.DirEntry[str], full_path: str) -> tuple[bool, bool] | None:
 
 
 def collect_skill_entries(
-    directory: str, mode: str, matcher: IgnoreMatcher | None = None, root: str | None = None
+    directory: str,
+    mode: str,
+    matcher: IgnoreMatcher | None = None,
+    root: str | None = None,
+    budget: WalkBudget | None = None,
+    depth: int = 0,
 ) -> list[str]:
     """Skill files below ``directory``: ``mode`` "pi" keeps loose ``.md`` files only at the root,
-    "agents" only below it; a directory holding ``SKILL.md`` contributes just that file."""
+    "agents" only below it; a directory holding ``SKILL.md`` contributes just that file.
+
+    ``budget`` bounds the walk (loops, depth, folder count; see ``context/walk.py``)."""
     entries: list[str] = []
     if not exists(directory):
+        return entries
+    budget = budget if budget is not None else WalkBudget()
+    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
         return entries
     root = root if root is not None else directory
     matcher = matcher if matcher is not None else IgnoreMatcher()
@@ -115,11 +126,11 @@ def collect_skill_entries(
             continue
         if not is_dir or matcher.ignores(f"{rel}/"):
             continue
-        entries.extend(collect_skill_entries(full_path, mode, matcher, root))
+        entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
     return entries
 
 
-def _collect_files_from_paths(paths: list[str]) -> list[str]:
+def _collect_files_from_paths(paths: list[str], budget: WalkBudget) -> list[str]:
     files: list[str] = []
     for path in paths:
         if not exists(path):
@@ -131,7 +142,7 @@ def _collect_files_from_paths(paths: list[str]) -> list[str]:
         if stat.S_ISREG(st.st_mode):
             files.append(path)
         elif stat.S_ISDIR(st.st_mode):
-            files.extend(collect_skill_entries(path, "pi"))
+            files.extend(collect_skill_entries(path, "pi", budget=budget))
     return files
 
 
@@ -260,6 +271,7 @@ def discover_skills(
     cwd = resolve_path(cwd, home=home)
     agent_dir = resolve_path(agent_dir, home=home)
     project_base = node_join(cwd, PROJECT_CONFIG_DIR)
+    budget = WalkBudget()  # one for the whole discovery: the loader below gets its own
     accumulator: dict[str, tuple[ResourceMetadata, bool]] = {}
 
     def add(path: str, meta: ResourceMetadata, enabled: bool) -> None:
@@ -271,7 +283,7 @@ def discover_skills(
             return
         plain = [e for e in entries if not _is_pattern(e)]
         patterns = [e for e in entries if _is_pattern(e)]
-        files = _collect_files_from_paths([resolve_path(p, base_dir, trim=True, home=home) for p in plain])
+        files = _collect_files_from_paths([resolve_path(p, base_dir, trim=True, home=home) for p in plain], budget)
         enabled = _apply_patterns(files, patterns, base_dir, home)
         for path in files:
             add(path, meta, path in enabled)
@@ -289,18 +301,27 @@ def discover_skills(
 
     if project_trusted:
         meta = ResourceMetadata("auto", "project", base_dir=project_base)
-        add_auto(collect_skill_entries(node_join(project_base, "skills"), "pi"), meta, project_entries, project_base)
+        add_auto(
+            collect_skill_entries(node_join(project_base, "skills"), "pi", budget=budget),
+            meta,
+            project_entries,
+            project_base,
+        )
         for agents_dir in ancestor_agents_skill_dirs(cwd):
             if node_resolve(agents_dir) == node_resolve(user_agents_dir):
                 continue
             agents_base = os.path.dirname(agents_dir)
             meta = ResourceMetadata("auto", "project", base_dir=agents_base)
-            add_auto(collect_skill_entries(agents_dir, "agents"), meta, project_entries, agents_base)
+            add_auto(collect_skill_entries(agents_dir, "agents", budget=budget), meta, project_entries, agents_base)
     user_meta = ResourceMetadata("auto", "user", base_dir=agent_dir)
-    add_auto(collect_skill_entries(node_join(agent_dir, "skills"), "pi"), user_meta, global_entries, agent_dir)
+    add_auto(
+        collect_skill_entries(node_join(agent_dir, "skills"), "pi", budget=budget), user_meta, global_entries, agent_dir
+    )
     home_agents_base = os.path.dirname(user_agents_dir)
     home_meta = ResourceMetadata("auto", "user", base_dir=home_agents_base)
-    add_auto(collect_skill_entries(user_agents_dir, "agents"), home_meta, global_entries, home_agents_base)
+    add_auto(
+        collect_skill_entries(user_agents_dir, "agents", budget=budget), home_meta, global_entries, home_agents_base
+    )
 
     # toResolvedPaths: stable sort by precedence, then de-duplicate by real path.
     ordered = sorted(accumulator.items(), key=lambda item: _rank(item[1][0]))
@@ -332,7 +353,8 @@ def discover_skills(
     empty = no_skills and not skill_paths
     loaded = LoadSkillsResult() if empty else load_skills(cwd, skill_paths, agent_dir=agent_dir)
     skills = [_with_source_info(skill, metadata_by_path) for skill in loaded.skills]
-    diagnostics = list(loaded.diagnostics)
+    diagnostics = [PiDiagnostic("warning", note.message, note.path) for note in budget.notes]
+    diagnostics.extend(loaded.diagnostics)
     for value in cli_skill_paths:
         resolved = resolve_path(value, cwd, trim=True, home=home)
         if not exists(resolved) and not any(d.path == resolved for d in diagnostics):

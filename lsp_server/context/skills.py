@@ -30,6 +30,7 @@ from lsp_server.context.paths import (
     node_resolve,
     resolve_path,
 )
+from lsp_server.context.walk import WalkBudget
 from lsp_server.fsread import ReadResult, exists, list_dir_sorted, read_text
 from lsp_server.js.strings import js_len, js_trim
 
@@ -224,12 +225,13 @@ def _entry_kind(entry: os.DirEntry[str], full_path: str) -> tuple[bool, bool] | 
     return is_dir, is_file
 
 
-def load_skills_from_dir(directory: str, source: str) -> LoadSkillsResult:
-    """``loadSkillsFromDir({dir, source})``: the walk of pi-behavior.md §5.3."""
+def load_skills_from_dir(directory: str, source: str, budget: WalkBudget | None = None) -> LoadSkillsResult:
+    """``loadSkillsFromDir({dir, source})``: the walk of pi-behavior.md §5.3, bounded by ``budget``."""
     skills: list[Skill] = []
     diagnostics: list[PiDiagnostic] = []
-    _walk(directory, source, True, None, None, skills, diagnostics, None)
-    return LoadSkillsResult(skills, diagnostics)
+    budget = budget if budget is not None else WalkBudget()
+    _walk(directory, source, True, None, None, skills, diagnostics, None, budget)
+    return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics)
 
 
 def load_skills_from_dir_detailed(directory: str, source: str) -> tuple[LoadSkillsResult, list[SkillFileResult]]:
@@ -237,8 +239,14 @@ def load_skills_from_dir_detailed(directory: str, source: str) -> tuple[LoadSkil
     skills: list[Skill] = []
     diagnostics: list[PiDiagnostic] = []
     files: list[SkillFileResult] = []
-    _walk(directory, source, True, None, None, skills, diagnostics, files)
-    return LoadSkillsResult(skills, diagnostics), files
+    budget = WalkBudget()
+    _walk(directory, source, True, None, None, skills, diagnostics, files, budget)
+    return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics), files
+
+
+def _walk_notes(budget: WalkBudget) -> list[PiDiagnostic]:
+    """The folders a bounded walk refused, as warnings (Pi would have walked on)."""
+    return [PiDiagnostic("warning", note.message, note.path) for note in budget.notes]
 
 
 def _walk(
@@ -250,8 +258,12 @@ def _walk(
     skills: list[Skill],
     diagnostics: list[PiDiagnostic],
     files: list[SkillFileResult] | None,
+    budget: WalkBudget,
+    depth: int = 0,
 ) -> None:
     if not exists(directory):
+        return
+    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
         return
     root = root if root is not None else directory
     matcher = matcher if matcher is not None else IgnoreMatcher()
@@ -293,7 +305,7 @@ def _walk(
         if matcher.ignores(f"{rel}/" if is_dir else rel):
             continue
         if is_dir:
-            _walk(full_path, source, False, matcher, root, skills, diagnostics, files)
+            _walk(full_path, source, False, matcher, root, skills, diagnostics, files, budget, depth + 1)
             continue
         if not is_file or not include_root_files or not entry.name.endswith(".md"):
             continue

@@ -23,7 +23,17 @@ Fixes by rule (``Finding.data["fix"]`` names them in the registry):
   the limit (1024 / 500; UTF-16 units, which also keeps the spec's character count in bounds);
 - ``skill/unknown-key``: remove the key with its nested lines (and all unknown keys at once);
 - ``skill/boolean-value``: write ``true`` or ``false``; ``skill/compatibility-not-string``: quote;
-- ``skill/windows-path``: forward slashes.
+- ``skill/windows-path``: forward slashes;
+- ``prompt/forged-tag`` (skills, context files, SYSTEM.md, APPEND_SYSTEM.md): write the tag's ``<`` as
+  ``&lt;`` (Pi sends the entity text as is, so the model reads no tag), or wrap the tag in a code span
+  (quoted text, not structure; the only fix offered in a skill description, where Pi escapes ``<``
+  itself), and escape every tag of the file at once;
+- ``skill/name-mixed-scripts``: replace each look-alike letter by its one look-alike in the name's
+  main script (``pdf-tооls`` -> ``pdf-tools``);
+- ``prompt/invisible-characters``: remove the run of invisible characters (or all of them in the file).
+
+The rules that run again are the ones of the file's kind (:func:`check_text`): a skill's, a context
+file's, or a SYSTEM.md's.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
-from lsp_server.context.names import SKILL_FILE_NAME
+from lsp_server.context.names import CONTEXT_FILE_CANDIDATES, SKILL_FILE_NAME
 from lsp_server.context.yaml import ScalarNode, parse_yaml
 from lsp_server.editing.text import (
     LineIndex,
@@ -57,8 +67,11 @@ from lsp_server.editing.yamltext import (
 )
 from lsp_server.findings import Finding, Position
 from lsp_server.js.strings import js_len, js_slice_head
+from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
+from lsp_server.rules.prompt_rules import xml_escaped
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, check_skill_text, suggest_name
+from lsp_server.rules.system_prompt_rules import check_system_prompt_text, is_system_prompt_file
 from lsp_server.settings.limits import Thresholds
 
 DESCRIPTION_PLACEHOLDER = "Describe what this skill does and when to use it."
@@ -76,7 +89,16 @@ NAME_CODES = frozenset(
     }
 )
 # A name fix must not trade one name problem for another (renaming to an invalid folder name).
-NAME_GUARD = NAME_CODES | {"skill/name-missing"}
+NAME_GUARD = NAME_CODES | {"skill/name-missing", "skill/name-mixed-scripts"}
+
+
+def check_text(path: str, text: str, profile: ProfileId, thresholds: Thresholds | None) -> tuple[Finding, ...]:
+    """The findings of ``text`` by the rules of the file's kind (context file, SYSTEM.md, else a skill)."""
+    if os.path.basename(path) in CONTEXT_FILE_CANDIDATES:
+        return tuple(check_context_text(path, text, profile, thresholds=thresholds))
+    if is_system_prompt_file(path):
+        return tuple(check_system_prompt_text(path, text, profile))
+    return check_skill_text(path, text, profile, thresholds=thresholds).findings
 
 
 @dataclass(frozen=True)
@@ -118,7 +140,7 @@ class _Document:
         self.folder_path = os.path.dirname(path)
         self.folder = os.path.basename(self.folder_path)
         self.declared = os.path.basename(path) == SKILL_FILE_NAME
-        self.findings = check_skill_text(path, text, profile, thresholds=thresholds).findings
+        self.findings = check_text(path, text, profile, thresholds)
         self._after: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
     # -- locating -------------------------------------------------------------------------------
@@ -180,7 +202,7 @@ class _Document:
             path = self.path
             if fix.rename is not None:
                 path = os.path.join(fix.rename.new_path, os.path.basename(self.path))
-            cached = check_skill_text(path, text, self.profile, thresholds=self.thresholds).findings
+            cached = check_text(path, text, self.profile, self.thresholds)
             self._after[fix.identity] = cached
         return cached
 
@@ -422,6 +444,59 @@ def _forward_slashes(doc: _Document, finding: Finding) -> list[Fix]:
     return [Fix(f"Use forward slashes: '{replacement}'", (finding,), (TextEdit(finding.range, replacement),))]
 
 
+def _escape_tag(doc: _Document, finding: Finding) -> list[Fix]:
+    data = finding.data
+    if doc.index.slice(finding.range) != data.get("tag"):
+        return []  # the text moved since the finding was computed
+    fixes = []
+    for kind in data.get("fixes", ()):
+        if kind == "escape":
+            text = str(data["escaped"])
+            fixes.append(Fix(f"Escape the tag: Pi sends '{text}'", (finding,), (TextEdit(finding.range, text),)))
+        elif kind == "code-span":
+            text = str(data["codeSpan"])
+            sent = xml_escaped(text) if data.get("place") == "description" else text
+            fixes.append(
+                Fix(f"Quote the tag in a code span: Pi sends '{sent}'", (finding,), (TextEdit(finding.range, text),))
+            )
+    escapable = [f for f in doc.findings if f.code == finding.code and "escape" in f.data.get("fixes", ())]
+    if len(escapable) > 1 and "escape" in data.get("fixes", ()):
+        edits = [
+            TextEdit(f.range, str(f.data["escaped"])) for f in escapable if doc.index.slice(f.range) == f.data["tag"]
+        ]
+        if len(edits) == len(escapable):
+            title = f"Escape all {len(edits)} prompt tags in this file"
+            fixes.append(Fix(title, tuple(escapable), sorted_edits(edits), fix_all=True))
+    return fixes
+
+
+def _replace_confusables(doc: _Document, finding: Finding) -> list[Fix]:
+    name = finding.data.get("name")
+    if not isinstance(name, str):
+        return []  # a look-alike with several candidates: no unambiguous replacement
+    fix = _set_name(doc, finding, f"Replace the look-alike letters: '{name}'", name, preferred=True)
+    return [fix] if fix is not None else []
+
+
+def _invisible_at(doc: _Document, finding: Finding) -> bool:
+    written = doc.index.slice(finding.range)
+    return [f"U+{ord(c):04X}" for c in written] == finding.data.get("codepoints")
+
+
+def _remove_invisible(doc: _Document, finding: Finding) -> list[Fix]:
+    if not _invisible_at(doc, finding):
+        return []  # the text moved since the finding was computed
+    count = int(finding.data.get("count", 0))
+    title = f"Remove the {count} invisible characters" if count != 1 else "Remove the invisible character"
+    fixes = [Fix(title, (finding,), (TextEdit(finding.range, ""),))]
+    every = [f for f in doc.findings if f.code == finding.code]
+    if len(every) > 1 and all(_invisible_at(doc, f) for f in every):
+        total = sum(int(f.data.get("count", 0)) for f in every)
+        edits = sorted_edits([TextEdit(f.range, "") for f in every])
+        fixes.append(Fix(f"Remove all {total} invisible characters in this file", tuple(every), edits, fix_all=True))
+    return fixes
+
+
 BUILDERS: dict[str, Builder] = {
     **dict.fromkeys(NAME_CODES, _name_fixes),
     "skill/name-missing": _add_name,
@@ -435,6 +510,9 @@ BUILDERS: dict[str, Builder] = {
     "skill/compatibility-not-string": _quote_compatibility,
     "skill/boolean-value": _set_boolean,
     "skill/windows-path": _forward_slashes,
+    "prompt/forged-tag": _escape_tag,
+    "prompt/invisible-characters": _remove_invisible,
+    "skill/name-mixed-scripts": _replace_confusables,
 }
 
 FIXABLE_CODES = frozenset(BUILDERS)
@@ -486,4 +564,4 @@ def findings_of(
     path: str, text: str, profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
 ) -> list[Finding]:
     """The findings quick fixes are computed against (the rules on this exact text)."""
-    return list(check_skill_text(path, text, profile, thresholds=thresholds).findings)
+    return list(check_text(path, text, profile, thresholds))

@@ -60,7 +60,33 @@ def js_truthy(value: Any) -> bool:
 
 
 def js_to_string(value: Any) -> str:
-    """``String(value)`` / a template literal: ``1.0`` -> ``"1"``, ``null`` -> ``"null"``, arrays joined."""
+    """``String(value)`` / a template literal: ``1.0`` -> ``"1"``, ``null`` -> ``"null"``, arrays joined.
+
+    Nested arrays are joined all the way down (``String([[1, [2]], 3])`` is ``"1,2,3"``) with an
+    explicit stack, not recursion: a session line may nest arrays as deep as the JSON reader
+    allows, far deeper than Python's call stack.
+    """
+    if not isinstance(value, list):
+        return _primitive_to_string(value)
+    stack: list[tuple[list[Any], int, list[str]]] = [(value, 0, [])]
+    while True:
+        items, index, parts = stack[-1]
+        if index == len(items):
+            stack.pop()
+            joined = ",".join(parts)
+            if not stack:
+                return joined
+            stack[-1][2].append(joined)
+            continue
+        stack[-1] = (items, index + 1, parts)
+        item = items[index]
+        if isinstance(item, list):
+            stack.append((item, 0, []))
+        else:
+            parts.append("" if is_nullish(item) else _primitive_to_string(item))
+
+
+def _primitive_to_string(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is UNDEFINED:
@@ -79,8 +105,6 @@ def js_to_string(value: Any) -> str:
         if math.isinf(value):
             return "Infinity" if value > 0 else "-Infinity"
         return js_number_to_string(value)
-    if isinstance(value, list):
-        return ",".join(js_join_part(item) for item in value)
     return "[object Object]"
 
 

@@ -32,6 +32,7 @@ from lsp_server.budget.models import ModelWindow, ModelWindows, WindowOverrides,
 from lsp_server.context.paths import resolve_agent_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.trust import TrustDecision, project_trust
+from lsp_server.cost.prices import PriceCatalog
 from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
 from lsp_server.session.tokens import CompactionSettings
 from lsp_server.settings.pi_context import PiContextSettings
@@ -133,6 +134,11 @@ class Project:
     @property
     def branch_summary_reserve_tokens(self) -> float:
         return self.pi_settings.effective.branch_summary.reserve_tokens
+
+    @cached_property
+    def prices(self) -> PriceCatalog:
+        """Prices and cache lifetimes per model: models.json, then Pi's catalog (see :mod:`lsp_server.cost.prices`)."""
+        return PriceCatalog.for_agent_dir(self.agent_dir)
 
     @cached_property
     def budget_config(self) -> BudgetConfig:

@@ -44,6 +44,7 @@ from lsp_server.context.resources import (
 from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs
 from lsp_server.context.skills import load_skill_from_file
 from lsp_server.context.trust import TrustDecision
+from lsp_server.cost.save_cost import SaveCacheImpact, save_cache_impact
 from lsp_server.project.project import Project
 from lsp_server.prompt.assembly import AssembledPrompt, AssembledSection, assemble_prompt, inputs_from_resources
 from lsp_server.prompt.sections import diff_sections
@@ -317,6 +318,7 @@ class SectionsChange:
     total_after: TokenPair
     rendered_update: str
     trigger_paths: tuple[str, ...] = field(default=())
+    cache: SaveCacheImpact | None = None  # what the change does to the prompt cache (lsp_server.cost.save_cost)
 
 
 def diff_snapshots(
@@ -346,6 +348,7 @@ def diff_snapshots(
         total_after=after.total,
         rendered_update=rendered,
         trigger_paths=tuple(sorted(dict.fromkeys(trigger_paths))),
+        cache=save_cache_impact(before.prompt.text, after.prompt.text, rendered, after.counter.counter.count),
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from lsp_server import protocol
 from lsp_server.js.values import UNDEFINED, js_get, js_to_string
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
 from lsp_server.session.locate import SessionSummary, list_sessions, peek_session
 from lsp_server.session.messages import content_text
 from lsp_server.session.tail import RefreshResult, SessionFile
@@ -34,8 +35,9 @@ PREVIEW_CHARS = 80
 class SessionStore:
     """One followed :class:`SessionFile` per path (the least recently used beyond ``limit`` dropped)."""
 
-    def __init__(self, limit: int = 8) -> None:
+    def __init__(self, limit: int = 8, read_limits: SessionReadLimits = DEFAULT_LIMITS) -> None:
         self.limit = limit
+        self.read_limits = read_limits  # the server replaces it when piContext.limits changes
         self._lock = threading.Lock()
         self._files: OrderedDict[str, tuple[SessionFile, threading.Lock]] = OrderedDict()
         self.last_refresh: dict[str, RefreshResult] = {}
@@ -44,7 +46,7 @@ class SessionStore:
         with self._lock:
             slot = self._files.get(path)
             if slot is None:
-                slot = (SessionFile(path), threading.Lock())
+                slot = (SessionFile(path, self.read_limits), threading.Lock())
                 self._files[path] = slot
             self._files.move_to_end(path)
             while len(self._files) > self.limit:
@@ -56,6 +58,7 @@ class SessionStore:
         """The session at ``path``, brought up to date, locked for the ``with`` block."""
         session, lock = self._slot(path)
         with lock:
+            session.limits = self.read_limits
             result = session.refresh()
             self.last_refresh[path] = result
             yield session, result
@@ -79,7 +82,8 @@ class _Peek:
 class SessionListCache:
     """``list_sessions`` with each file's peek kept until the file changes."""
 
-    def __init__(self) -> None:
+    def __init__(self, read_limits: SessionReadLimits = DEFAULT_LIMITS) -> None:
+        self.read_limits = read_limits
         self._lock = threading.Lock()
         self._peeks: dict[str, _Peek] = {}
         self._listed: set[str] = set()
@@ -104,7 +108,7 @@ class SessionListCache:
             known = self._peeks.get(path)
         if known is not None and known.size == st.st_size and known.mtime_ns == st.st_mtime_ns:
             return known.summary
-        summary = peek_session(path)
+        summary = peek_session(path, self.read_limits)
         with self._lock:
             self._peeks[path] = _Peek(st.st_size, st.st_mtime_ns, summary)
         return summary

@@ -37,12 +37,16 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.compaction.summarize import ProgressCallback, SummaryOptions
+from lsp_server.cost.compaction_cost import CompactionEconomics, compaction_economics
+from lsp_server.cost.prices import ModelPrices
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
 from lsp_server.session.entries import Entry, entry_json
 from lsp_server.session.projection import ModelRef, session_settings
+from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import SessionForAppend, load_for_append
 from lsp_server.tokens.counter import TokenCounter
@@ -182,6 +186,7 @@ class Job:
     reserve_tokens: float = 0
     replace_instructions: bool = False
     counter: TokenCounter | None = None  # the project's estimator for the session's model (the summary's size)
+    prices: ModelPrices | None = None  # the session model's prices: what Pi would pay for the summary calls
 
     def describe(self) -> str:
         """One line for the progress UI: what will be summarized."""
@@ -223,9 +228,14 @@ def _options(instructions: str | None, thinking_level: Any, config: SummarizerCo
     )
 
 
-def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
+def plan_compaction_job(
+    args: protocol.CompactArgs,
+    project_for: ProjectFor,
+    config: SummarizerConfig,
+    limits: SessionReadLimits = DEFAULT_LIMITS,
+) -> Job:
     """Read and plan a compaction at the leaf (``leafId``, else Pi's); raises :class:`JobRefused` with Pi's reason."""
-    session = load_for_append(args.session)
+    session = load_for_append(args.session, limits)
     _check_expected_size(session, args.expected_size)
     project = project_for(session)
     plan = plan_compaction(session, project.compaction_settings_for, args.leaf_id)
@@ -240,12 +250,18 @@ def plan_compaction_job(args: protocol.CompactArgs, project_for: ProjectFor, con
         key,
         compaction=plan,
         counter=_counter(project, plan.model),
+        prices=_prices(project, plan.model),
     )
 
 
-def plan_branch_job(args: protocol.BranchSummaryArgs, project_for: ProjectFor, config: SummarizerConfig) -> Job:
+def plan_branch_job(
+    args: protocol.BranchSummaryArgs,
+    project_for: ProjectFor,
+    config: SummarizerConfig,
+    limits: SessionReadLimits = DEFAULT_LIMITS,
+) -> Job:
     """Read and plan a branch summary from ``fromId`` to ``toId``; raises :class:`JobRefused`."""
-    session = load_for_append(args.session)
+    session = load_for_append(args.session, limits)
     _check_expected_size(session, args.expected_size)
     plan = plan_branch_summary(session, args.from_id, args.to_id)
     if isinstance(plan, str):
@@ -272,7 +288,30 @@ def plan_branch_job(args: protocol.BranchSummaryArgs, project_for: ProjectFor, c
         reserve_tokens=project.branch_summary_reserve_tokens,
         replace_instructions=args.replace_instructions,
         counter=_counter(project, model),
+        prices=_prices(project, model),
     )
+
+
+def _prices(project: Project, model: ModelRef | None) -> ModelPrices:
+    provider = model.provider if model is not None and isinstance(model.provider, str) else None
+    model_id = model.model_id if model is not None and isinstance(model.model_id, str) else None
+    return project.prices.prices_for(provider, model_id)
+
+
+def _economics(job: Job, calls: Sequence[tuple[str, AssistantReply]], summary: str) -> CompactionEconomics | None:
+    """The summary calls' cost and, for a compaction, what it saves (see :mod:`lsp_server.cost.compaction_cost`)."""
+    if job.prices is None or not calls:
+        return None
+    inputs = []
+    for key, _reply in calls:
+        system, messages = json.loads(key)[:2]
+        inputs.append(pi_text_tokens(str(system)) + sum(estimate_tokens(message) for message in messages))
+    summarized = context_before = 0
+    if job.compaction is not None:
+        prep = job.compaction.preparation
+        summarized = sum(estimate_tokens(m) for m in [*prep.messages_to_summarize, *prep.turn_prefix_messages])
+        context_before = int(prep.tokens_before)
+    return compaction_economics(inputs, pi_text_tokens(summary), summarized, context_before, job.prices)
 
 
 def _counter(project: Project, model: ModelRef | None) -> TokenCounter:
@@ -359,5 +398,10 @@ async def run_job(
         session_size=size,
         from_preview=replay is not None and replay.asked == 0 and replay.replayed > 0,
     )
+    economics = _economics(job, recording.calls or list(recorded or ()), summary)
+    if economics is not None:
+        result = result.model_copy(
+            update={"economics": protocol.CompactionEconomicsInfo.model_validate(economics.to_json())}
+        )
     entry_id = entry.get("id") if entry is not None and written is not None else None
     return JobResult(result, outcome, entry_id=entry_id if isinstance(entry_id, str) else None, size=size)

@@ -16,6 +16,7 @@ from typing import Final, Literal
 from lsp_server import protocol
 from lsp_server.budget.breakdown import estimator_info
 from lsp_server.budget.wire import estimator_wire
+from lsp_server.cost.save_cost import SaveCacheImpact
 from lsp_server.project.prompt_state import PromptSnapshot, SectionsChange
 from lsp_server.prompt.assembly import AssembledSection
 from lsp_server.tokens.pair import TokenPair
@@ -87,4 +88,14 @@ def sections_changed_params(folder_uri: str, cwd: str, change: SectionsChange) -
         total_after=token_counts(change.total_after),
         rendered_update=change.rendered_update,
         trigger_paths=list(change.trigger_paths),
+        cache=_cache_impact(change.cache) if change.cache is not None else None,
+    )
+
+
+def _cache_impact(impact: SaveCacheImpact) -> protocol.SaveCacheImpactInfo:
+    return protocol.SaveCacheImpactInfo(
+        patch_tokens=token_counts(impact.patch),
+        first_difference=impact.first_difference,
+        kept_tokens=token_counts(impact.kept),
+        resent_tokens=token_counts(impact.resent),
     )

@@ -17,8 +17,9 @@ from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
 from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
+from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.references import find_imports
-from lsp_server.rules.registry import Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
 from lsp_server.rules.skill_rules import check_references
 from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
@@ -88,14 +89,18 @@ def check_context_text(
     tokens = pi_text_tokens(content)
     if tokens > thresholds.context_max_tokens:
         em.emit("context/token-heavy", Range.file_start(), {"tokens": tokens, "limit": thresholds.context_max_tokens})
-    lines = normalize_newlines(text).split("\n")
+    lines = normalize_newlines(content).split("\n")  # without the BOM: ``at`` adds its column
     shift = 1 if text.startswith("\ufeff") else 0
 
     def at(line: int, start: int, end: int) -> Range:
         extra = shift if line == 0 else 0
         return Range(Position(line, start + extra), Position(line, end + extra))
 
+    if byte_size > BODY_CHECK_MAX_BYTES:
+        em.emit("file/body-not-checked", Range.file_start(), {"size": byte_size, "limit": BODY_CHECK_MAX_BYTES})
+        return em.findings
     check_references(em, path, lines, 0, at, "context")
+    check_prompt_text(em, lines, 0, at, "context")
     base = os.path.dirname(path)
     for ref in find_imports(lines):
         where = at(ref.line, ref.start - 1, ref.end)

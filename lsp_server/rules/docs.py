@@ -44,6 +44,9 @@ command line):
 | `limits.contextMaxBytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
 | `limits.contextMaxTokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
 
+`limits.sessionMaxBytes` (512 MiB) is not a rule's threshold: session files above it are not read at
+all (docs/limits.md lists every limit of the project).
+
 ## Summary
 
 | code | {profile_heads} | fix |
@@ -82,6 +85,38 @@ seconds to minutes on tens of thousands of keys or aliases, where ours is linear
 | --- | --- | --- |
 {limits}
 
+## Text sent to the model
+
+The `prompt/*` rules (and `skill/name-mixed-scripts`) look at what Pi puts into every request:
+context files (inside `<project_instructions>`), `.pi/SYSTEM.md` and `<agentDir>/SYSTEM.md` (the
+preamble), `APPEND_SYSTEM.md` (the `<addendum>` section) and every skill (its name and description
+in `<available_skills>`, its body inside `<skill>` when it is invoked). SYSTEM.md and
+APPEND_SYSTEM.md are checked where Pi reads them (a `.pi` folder or an agent dir `.pi/agent`), or
+anywhere when named on the command line. These rules go beyond Pi, which checks none of this.
+
+- `prompt/forged-tag` knows Pi's tags {pi_tags}, the role tags {role_tags}, and chat-template
+  markers (`<|im_start|>`, `<|eot_id|>`, any `<|word|>`, `<<SYS>>`). Tag names match in any case,
+  with or without attributes. Inline code spans are quoted text and not reported; fenced blocks are
+  (the code-span fix is not offered there). In a skill description Pi escapes `<` as `&lt;`, so the
+  message says what the model then reads, and only the code-span fix is offered (an escape would
+  be escaped again: `&amp;lt;`). `<name>`, `<description>` and `<location>` are not reported: they
+  are the usual placeholders of instructions.
+- `prompt/invisible-characters`: U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+200B-U+200D,
+  U+2060, U+FEFF after the first character, and U+E0000-U+E007F (decoded to the ASCII they hide, at
+  most {hidden} characters in the message).
+- `skill/name-mixed-scripts` uses Unicode's confusables and script data (`confusable-homoglyphs`).
+- `prompt/secret` runs detect-secrets' plugins in-process ({plugins}) with its default
+  false-positive filters and its `pragma: allowlist secret` comment; never its network
+  verification. Lines are read as the language they are in (frontmatter as YAML, fenced blocks by
+  their info string: {fences}; prose needs quotes around a keyword's value). Bounds per file: lines
+  are scanned up to {line_chars} characters, files up to {scan_chars} characters, at most
+  {max_findings} secrets reported; only lines with a keyword, a URL, an `@` or a token of 11 or
+  more characters with a digit reach the plugins. The value is never shown (not in the message, the
+  data, hovers, code actions or logs). Known gap: detect-secrets has no plugin for Anthropic keys or
+  OpenAI project keys (`sk-ant-...`, `sk-proj-...`), which are found only in a keyword assignment
+  (`API_KEY = "..."`, `api_key: ...` in YAML, `export API_KEY=...` in a shell block) or as a quoted
+  high-entropy string.
+
 ## Left out (for now)
 
 From the superset of agnix, claudelint, skills-ref, quick_validate and VS Code: trigger-phrase,
@@ -89,6 +124,25 @@ person and vagueness heuristics on descriptions, word counts, reference depth ("
 hard-coded secrets and dangerous commands in bundled scripts, Codex's cumulative AGENTS.md
 budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyond missing files.
 """
+
+
+def _prompt_facts() -> dict[str, str]:
+    """The tables behind the prompt rules, for the section that lists them."""
+    from lsp_server.rules import forged_tags, invisible_chars, secrets
+
+    fences: dict[str, list[str]] = {}
+    for language, name in secrets.FENCE_LANGUAGES.items():
+        fences.setdefault(name.rsplit(".", 1)[1].upper(), []).append(f"`{language}`")
+    return {
+        "pi_tags": ", ".join(f"`{name}`" for name in forged_tags.PI_TAGS),
+        "role_tags": ", ".join(f"`{name}`" for name in forged_tags.ROLE_TAGS),
+        "hidden": str(invisible_chars.HIDDEN_TEXT_SHOWN),
+        "plugins": ", ".join(f"`{name}`" for _, name in secrets.PLUGINS),
+        "fences": "; ".join(f"{', '.join(names)} as {kind}" for kind, names in fences.items()),
+        "line_chars": f"{secrets.MAX_LINE_CHARS:,}",
+        "scan_chars": f"{secrets.MAX_SCAN_CHARS:,}",
+        "max_findings": str(secrets.MAX_FINDINGS),
+    }
 
 
 def _limits_table() -> str:
@@ -132,6 +186,14 @@ def _messages(rule: Rule) -> str:
     return "\n".join(lines)
 
 
+_AREAS = (
+    ("skill", "Skill rules"),
+    ("context", "Context-file rules"),
+    ("prompt", "Rules for text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills)"),
+    ("file", "Limits of every file"),
+)
+
+
 def render_rules_markdown() -> str:
     profiles = "\n".join(f"| `{p.id}` | {p.description} | {_keys(p)} | {_booleans(p)} |" for p in PROFILE_TABLE)
     summary = "\n".join(
@@ -146,7 +208,7 @@ def render_rules_markdown() -> str:
         profile_rules=" | ".join("---" for _ in PROFILES),
         summary=summary,
     )
-    for area, title in (("skill", "Skill rules"), ("context", "Context-file rules")):
+    for area, title in _AREAS:
         out += f"## {title}\n\n"
         for rule in RULES.values():
             if rule.applies_to != area:
@@ -155,7 +217,10 @@ def render_rules_markdown() -> str:
             out += f"### `{rule.code}`\n\n{rule.title} {rule.explanation}\n\n"
             out += f"Severity: {severities}.\n\nMessages:\n\n{_messages(rule)}\n\n"
             out += f"Quick fix: {rule.fix if rule.fix else 'none'}.\n\n"
-    return out + _OUTRO.replace("{limits}", _limits_table())
+    outro = _OUTRO.replace("{limits}", _limits_table())
+    for key, value in _prompt_facts().items():
+        outro = outro.replace(f"{{{key}}}", value)
+    return out + outro
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,9 @@ E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity
 
 Severities = Mapping[ProfileId, Severity | None]
 
+MAX_FINDINGS_PER_FILE = 1000  # then one file/too-many-findings (docs/limits.md)
+BODY_CHECK_MAX_BYTES = 8 * 1024 * 1024  # larger files get file/body-not-checked instead of body checks
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -32,7 +35,7 @@ class Rule:
     severities: Severities  # profile -> severity (None: off)
     messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
-    applies_to: str = "skill"  # "skill" or "context"
+    applies_to: str = "skill"  # "skill", "context", "prompt" (text sent to the model) or "file" (docs/limits.md)
 
     def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
@@ -57,6 +60,15 @@ _RULES: list[Rule] = [
         {"*": "{error}"},
     ),
     Rule(
+        "skill/walk-limit",
+        "A folder was not searched for skills: a symlink loop, or the walk's depth or folder limit.",
+        "A repository is untrusted input: a link to / or to its own parent, or a tree thousands of folders deep, "
+        "would make the search walk the whole disk or never end. Pi follows such links until the system stops "
+        "it; pi-context stops at once and says where (limits in docs/limits.md).",
+        _every(W),
+        {"*": "{message}"},
+    ),
+    Rule(
         "skill/invalid-utf8",
         "The file is not valid UTF-8.",
         "Pi decodes invalid bytes as U+FFFD, so the model sees replacement characters where the bytes were.",
@@ -73,6 +85,32 @@ _RULES: list[Rule] = [
         "the upload limit for Claude skills).",
         _every(W),
         {"*": "file is {size} bytes (limit {limit})"},
+    ),
+    Rule(
+        "file/body-not-checked",
+        "The file is too large for its body to be checked.",
+        "Checking the lines and links of a body of many megabytes would cost seconds and gigabytes; above "
+        "8 MiB pi-context checks the frontmatter (what Pi reads to load the skill) and says the body was skipped.",
+        _every(INFO),
+        {"*": "body not checked: the file is {size:,} bytes, over the {limit:,} whose lines and links are checked"},
+    ),
+    Rule(
+        "file/too-many-findings",
+        "The file has more findings than are reported for one file.",
+        "A generated file can hold a problem on every line (a link per line gave two million findings); "
+        "pi-context reports the first ones and this finding instead of the rest.",
+        _every(INFO),
+        {"*": "more than {limit:,} findings in this file; the rest are not reported (limit per file)"},
+        applies_to="file",
+    ),
+    Rule(
+        "file/not-fully-checked",
+        "The file's check is taking longer than its time budget.",
+        "The language server checks files in worker threads and reports a file whose check outlasts its "
+        "budget instead of waiting on it; the findings follow when the check ends.",
+        _every(INFO),
+        {"*": "not fully checked yet: checking this file takes more than {budget:g} s; its findings follow"},
+        applies_to="file",
     ),
     Rule(
         "skill/not-loaded",
@@ -269,6 +307,16 @@ _RULES: list[Rule] = [
         fix="rename-skill",
     ),
     Rule(
+        "skill/name-mixed-scripts",
+        "The name mixes scripts, with letters that look like those of its main script.",
+        "A name such as 'pdf-tооls' spelled with Cyrillic 'о' looks like 'pdf-tools' to the user and the model "
+        "but is another name (the homograph trick); Unicode's confusables data says which letters look alike. "
+        "Names that mix scripts without look-alikes ('日本-tools') are not reported.",
+        _every(W),
+        {"*": "name '{name}' mixes {scripts} letters: {look_alikes}"},
+        fix="replace-confusables",
+    ),
+    Rule(
         "skill/collision",
         "Another skill loaded earlier has the same name.",
         "Pi keeps the first skill with a name and reports the later ones as collisions; the later skill is "
@@ -451,6 +499,62 @@ _RULES: list[Rule] = [
         {"*": "imported file '{target}' does not exist"},
         applies_to="context",
     ),
+    # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
+    Rule(
+        "prompt/forged-tag",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
+        "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
+        "inline code spans are quoted and not reported.",
+        _every(W),
+        {"*": "'{tag}' {action} {imitates}: {note}"},
+        fix="escape-tag",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/invisible-characters",
+        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
+        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
+        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
+        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
+        "letters, are not reported.",
+        _every(W),
+        {"*": "{what}, which the model receives and the editor does not show"},
+        fix="remove-invisible",
+        applies_to="prompt",
+    ),
+    Rule(
+        "prompt/secret",
+        "An API key, token, password or private key in text sent to the model.",
+        "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
+        "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
+        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
+        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        _every(W),
+        {
+            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
+            "an environment variable"
+        },
+        applies_to="prompt",
+    ),
+    # -- prompt cache ---------------------------------------------------------------------------
+    Rule(
+        "prompt/volatile-content",
+        "Content that changes between sessions or runs, in the part of the prompt every request repeats.",
+        "A provider's prompt cache only hits on a byte-identical prefix, and SYSTEM.md, APPEND_SYSTEM.md and the "
+        "context files are the start of every request. A date, a generated timestamp, a build number, a commit "
+        "hash or a temporary folder's path in them (usually written by a script that regenerates the file) makes "
+        "every new session miss the cache for everything after it. Put such facts where they are read when "
+        'needed instead (docs/cost.md, "Volatile content").',
+        _every(H),
+        {
+            "*": "{what} '{text}' may change between sessions: the {after} tokens after it here, and {later}, "
+            "miss the prompt cache in every new session"
+        },
+        applies_to="prompt",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
@@ -463,6 +567,8 @@ class Emitter:
     path: str
     profile: ProfileId
     findings: list[Finding] = field(default_factory=list)
+    limit: int = MAX_FINDINGS_PER_FILE
+    capped: bool = False
 
     def enabled(self, code: str) -> bool:
         return RULES[code].severity(self.profile) is not None
@@ -478,6 +584,15 @@ class Emitter:
         rule = RULES[code]
         severity = rule.severity(self.profile)
         if severity is None:
+            return None
+        if len(self.findings) >= self.limit:
+            if not self.capped:
+                self.capped = True
+                capped = RULES["file/too-many-findings"]
+                text = capped.message(self.profile, {"limit": self.limit})
+                self.findings.append(
+                    Finding(self.path, where, capped.severity(self.profile) or INFO, capped.code, text)
+                )
             return None
         text = message if message is not None else rule.message(self.profile, facts or {})
         finding = Finding(self.path, where, severity, code, text, dict(data or {}))

@@ -24,9 +24,11 @@ from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, S
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
+from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
+from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
-from lsp_server.rules.registry import RULES, Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
@@ -45,7 +47,13 @@ class SkillCheck:
 
 
 def suggest_name(text: str) -> str:
-    """A valid skill name close to ``text`` (lowercase, a-z0-9 and single inner hyphens, <= 64)."""
+    """A valid skill name close to ``text`` (lowercase, a-z0-9 and single inner hyphens, <= 64).
+
+    Look-alike letters of another script become the letters they imitate first (``tооls`` -> ``tools``).
+    """
+    mixed = find_mixed_scripts(text)
+    if mixed is not None and mixed.replaced is not None:
+        text = mixed.replaced
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     slug = re.sub(r"-{2,}", "-", slug)[:MAX_NAME_LENGTH].strip("-")
@@ -85,6 +93,7 @@ class _SkillChecker:
         self.declared = declared
         self.em = Emitter(path, profile)
         self.folder = os.path.basename(os.path.dirname(path))
+        self.body_bytes: int | None = None  # the file's size when it crosses a limit
 
     # -- anchors ------------------------------------------------------------------------------
 
@@ -119,6 +128,7 @@ class _SkillChecker:
         self.check_compatibility(fm, data)
         self.check_invocation(fm, data)
         self.check_body(fm)
+        self.check_prompt(fm)
         loaded = pi.skill is not None
         return SkillCheck(self.path, tuple(self.em.findings), pi.name if loaded else None, loaded, name_range)
 
@@ -196,6 +206,7 @@ class _SkillChecker:
                 {"folder": self.folder, "vscode_message": vscode},
                 {"fix": "rename-skill", "name": suggest_name(self.folder)},
             )
+        self._mixed_scripts(raw if isinstance(raw, str) and from_frontmatter else (pi.name or self.folder), name_range)
         rules = self.profile.name_rules
         if rules == "pi":
             self._pi_name_rules(pi.name or self.folder, name_range, from_frontmatter)
@@ -212,6 +223,17 @@ class _SkillChecker:
                     {"fix": "rename-skill", "name": self.folder},
                 )
         return name_range
+
+    def _mixed_scripts(self, name: str, where: Range) -> None:
+        mixed = find_mixed_scripts(name) if self.em.enabled("skill/name-mixed-scripts") else None
+        if mixed is None:
+            return
+        scripts = " and ".join(script.title() for script in mixed.scripts)
+        facts = {"name": name, "scripts": scripts, "look_alikes": mixed.describe()}
+        data: dict[str, Any] = {"fix": "replace-confusables"}
+        if mixed.replaced is not None:
+            data["name"] = mixed.replaced
+        self.em.emit("skill/name-mixed-scripts", where, facts, data)
 
     def _rename(self, name: str) -> dict[str, Any]:
         return {"fix": "rename-skill", "name": suggest_name(name)}
@@ -295,6 +317,11 @@ class _SkillChecker:
     # -- body -----------------------------------------------------------------------------------
 
     def check_body(self, fm: Frontmatter) -> None:
+        if self.body_bytes is not None and self.body_bytes > BODY_CHECK_MAX_BYTES:
+            self.em.emit(
+                "file/body-not-checked", Range.file_start(), {"size": self.body_bytes, "limit": BODY_CHECK_MAX_BYTES}
+            )
+            return
         first, lines = fm.body_lines()
         shift = 1 if fm.has_bom and first == 0 else 0
 
@@ -318,11 +345,47 @@ class _SkillChecker:
                     break
         check_references(self.em, self.path, lines, first, at, "skill")
 
+    # -- what goes into the prompt ------------------------------------------------------------
+
+    def check_prompt(self, fm: Frontmatter) -> None:
+        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body."""
+        lines = fm.split.normalized.split("\n")
+        shift = 1 if fm.has_bom else 0
+
+        def at(line: int, start: int, end: int) -> Range:
+            extra = shift if line == 0 else 0
+            return Range(Position(line, start + extra), Position(line, end + extra))
+
+        located = fm.field("description")
+        if located is not None and isinstance(located.value, str):
+            within = _within(lines, located.value_range, shift)
+            check_forged_tags(self.em, within, located.value_range.start.line, at, "description")
+        first, body = fm.body_lines()
+        check_forged_tags(self.em, body, first, at, "skill-body")
+        check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
+        yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0
+        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end))
+
+
+def _within(lines: list[str], where: Range, shift: int) -> list[str]:
+    """The lines of ``where`` with everything outside it blanked (same length, so columns stay)."""
+    out = []
+    for number in range(where.start.line, min(where.end.line, len(lines) - 1) + 1):
+        line = lines[number]
+        extra = shift if number == 0 else 0
+        start = where.start.column - extra if number == where.start.line else 0
+        end = where.end.column - extra if number == where.end.line else len(line)
+        out.append(" " * start + line[start:end] + " " * max(0, len(line) - end))
+    return out
+
 
 def check_references(em: Emitter, path: str, lines: list[str], first: int, at: Any, area: str) -> None:
     """Windows separators and missing files among a document's relative references."""
     base = os.path.dirname(path)
+    present: dict[str, bool] = {}  # a target linked on every line is looked up once
     for ref in find_references(lines, first):
+        if em.capped:
+            return  # the findings cap is reached: looking further cannot add a finding
         where = at(ref.line, ref.start, ref.end)
         if ref.has_backslash:
             if area == "skill":
@@ -336,7 +399,10 @@ def check_references(em: Emitter, path: str, lines: list[str], first: int, at: A
         if ref.kind != "link":
             continue
         resolved = os.path.normpath(os.path.join(base, ref.path))
-        if not exists(resolved):
+        found = present.get(resolved)
+        if found is None:
+            found = present[resolved] = exists(resolved)
+        if not found:
             em.emit(f"{area}/missing-reference", where, {"target": ref.path, "resolved": resolved})
 
 
@@ -358,6 +424,11 @@ def check_skill_text(
     thresholds = thresholds or Thresholds()
     declared = os.path.basename(path) == SKILL_FILE_NAME
     checker = _SkillChecker(path, text, profile, thresholds, declared)
+    if size is None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= thresholds.skill_max_bytes and size <= BODY_CHECK_MAX_BYTES:
+            size = None  # a buffer's size is only reported when it crosses a limit
+    checker.body_bytes = size
     if invalid_utf8 is not None:
         where = Range.at(invalid_utf8.line, invalid_utf8.column, invalid_utf8.line, invalid_utf8.column + 1)
         checker.em.emit("skill/invalid-utf8", where, {"offset": invalid_utf8.byte_offset})

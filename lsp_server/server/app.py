@@ -20,11 +20,13 @@ Two pygls behaviours are adjusted here, both in ``PiProtocol``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import importlib
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator, Callable, Generator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -52,6 +54,7 @@ from lsp_server.server.progress import (
 )
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
+from lsp_server.session.bounds import SessionReadLimits
 
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
@@ -62,6 +65,42 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.server.projects import OpenProjects
 
 logger = logging.getLogger(__name__)
+
+CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
+CHECK_BUDGET_S = 2.0  # a check still running after this is reported as not fully checked (docs/limits.md)
+
+R = TypeVar("R")
+
+
+def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, fn: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+    """``fn(*args)`` in a new daemon thread: a check that outlives ``shutdown`` never holds up ``exit``.
+
+    (The default executor's threads are joined when the interpreter ends, so a long check there
+    would keep a server that was told to exit alive until the check is done.)
+    """
+    future: asyncio.Future[R] = loop.create_future()
+
+    def settle(value: R | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # handed to the awaiting task, which reports it
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server is gone
+                loop.call_soon_threadsafe(settle, None, exc)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=run, name="pi-context-check", daemon=True).start()
+    return future
+
 
 SERVER_NAME = "pi-context"
 DEBUG_ENV = "PI_CONTEXT_DEBUG"
@@ -132,8 +171,15 @@ class PiLanguageServer(LanguageServer):
         self._previews: PreviewCache | None = None
         self._chats: ChatRegistry | None = None
         self._scheduler: DebouncedScheduler | None = None
+        self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
+
+    def apply_session_limits(self) -> None:
+        """Session reads follow ``piContext.limits.sessionMaxBytes`` (followed files, lists, summaries)."""
+        limits = SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
+        self.sessions.read_limits = limits
+        self.session_lists.read_limits = limits
 
     # --- the domain's objects, built on first use ---------------------------------------------
     # Importing the domain (rules, YAML, sessions, pydantic models) costs more than the rest of the
@@ -399,14 +445,28 @@ class PiLanguageServer(LanguageServer):
             items.append((key, functools.partial(self.check_now, key)))
         self.scheduler.submit_many(items)
 
-    def check_now(self, path: str) -> FileDiagnostics:
-        """Validate the file's current text (buffer or disk), record, and push if it changed."""
+    async def check_now(self, path: str) -> FileDiagnostics:
+        """Validate the file's current text (buffer or disk), record, and push if it changed.
+
+        The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
+        completion and other files' diagnostics are answered meanwhile; the skill index is
+        updated back here on the loop. A check still running after ``CHECK_BUDGET_S`` publishes
+        ``file/not-fully-checked`` at once and its findings when it ends.
+        """
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
         before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
-        findings = self.checker.check(path, source.text, self.settings)
+        settings = self.settings
+        async with self._check_slots:
+            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings)
+            try:
+                analysis = await asyncio.wait_for(asyncio.shield(work), CHECK_BUDGET_S)
+            except TimeoutError:
+                self._publish_not_fully_checked(path, source.text, source.version, settings)
+                analysis = await work
+        findings = self.checker.apply(analysis, settings)
         if source.text is None:
             self.checked.discard(path)
         else:
@@ -418,6 +478,19 @@ class PiLanguageServer(LanguageServer):
             for other in sorted((before | self.dependents(path)) - {path}):
                 self.request_check(other, delay_s=0, propagate=False)
         return entry
+
+    def _publish_not_fully_checked(
+        self, path: str, text: str | None, version: int | None, settings: ServerSettings
+    ) -> None:
+        self.stats.over_budget += 1
+        from lsp_server.findings import Range
+        from lsp_server.rules.registry import Emitter
+
+        em = Emitter(path, settings.rule_profile)
+        em.emit("file/not-fully-checked", Range.file_start(), {"budget": CHECK_BUDGET_S})
+        entry = FileDiagnostics(path, tuple(em.findings), text, version)
+        if self.book.record(entry):
+            self.publish(entry)
 
     def dependents(self, path: str) -> set[str]:
         """Files whose findings may change with ``path``: same-named skills, sibling context files."""
@@ -452,6 +525,8 @@ class PiLanguageServer(LanguageServer):
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
+        for note in self.checker.walk_notes:
+            self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
         self.request_checks(sorted(wanted))
         return len(wanted)
@@ -511,6 +586,7 @@ DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads th
     "lsp_server.protocol",
     "lsp_server.server.projects",
     "lsp_server.project.analysis",
+    "lsp_server.project.costs",
     "lsp_server.project.sessions",
     "lsp_server.project.summaries",
     "lsp_server.project.wire",

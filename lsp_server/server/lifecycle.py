@@ -57,6 +57,7 @@ async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bo
     for problem in problems:
         ls.log(f"settings: {problem}", types.MessageType.Warning)
     old, ls.settings = ls.settings, new
+    ls.apply_session_limits()
     ls.scheduler.delay_s = new.debounce_ms / 1000
     changed = changed_keys(old, new)
     if initial:

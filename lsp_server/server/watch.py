@@ -25,7 +25,8 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ from lsp_server.context.names import (
     SKILL_FILE_NAME,
     SYSTEM_PROMPT_FILE,
 )
+from lsp_server.context.walk import MAX_WALK_DEPTH, WalkNote
+from lsp_server.server import inotify
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +48,7 @@ logger = logging.getLogger(__name__)
 IGNORED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".tox"}
 )
+MAX_NEW_FOLDER_DIRS = 5000  # folders looked into when a new folder appears (its files' events may be lost)
 TRUST_STORE_FILE = "trust.json"  # <agentDir>/trust.json: Pi's per-project trust decisions
 SKILLS_DIR_NAME = "skills"
 
@@ -172,11 +176,47 @@ def expand_new_folders(batch: WatchBatch, relevant: Callable[[str], bool]) -> Wa
         return batch
     found: set[str] = set()
     for folder in folders:
-        for current, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
-            found.update(p for name in files if relevant(p := os.path.join(current, name)))
+        found.update(p for p in _files_below(folder) if relevant(p) and _representable(p))
     kept = {path for path in batch.added if path not in folders or relevant(path)}
     return WatchBatch(frozenset(kept | (found - batch.modified)), batch.modified, batch.deleted)
+
+
+_CHANGES: dict[inotify.Kind, watchfiles.Change] = {
+    "added": watchfiles.Change.added,
+    "modified": watchfiles.Change.modified,
+    "deleted": watchfiles.Change.deleted,
+}
+
+
+def _representable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _files_below(folder: str) -> Iterator[str]:
+    """Files below a new folder: links not followed, ignored folders skipped, depth and count bounded."""
+    stack = [(folder, 0)]
+    seen = 0
+    while stack and seen < MAX_NEW_FOLDER_DIRS:
+        current, depth = stack.pop()
+        seen += 1
+        try:
+            with os.scandir(current) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in IGNORED_DIRS and depth < MAX_WALK_DEPTH:
+                        stack.append((entry.path, depth + 1))
+                elif entry.is_file():
+                    yield entry.path
+            except OSError:
+                continue
 
 
 class WorkspaceWatcher:
@@ -211,6 +251,7 @@ class WorkspaceWatcher:
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         self.batches_delivered = 0
+        self.notes: list[WalkNote] = []  # folders the watcher's walk did not enter (loops, limits)
 
     @property
     def running(self) -> bool:
@@ -240,6 +281,65 @@ class WorkspaceWatcher:
             thread.join(timeout)
 
     def _run(self) -> None:
+        if self._force_polling is None and inotify.available():
+            self._run_inotify()
+        else:
+            self._run_watchfiles()
+
+    def _run_inotify(self) -> None:
+        """Our own inotify watches (see ``server/inotify.py``): bounded walks, any folder name."""
+        step_s = max(self.debounce_ms, 10) / 1000
+        limit_s = max(1.6, 10 * step_s)
+        watch = inotify.FolderWatch(self._skip_dir)
+        try:
+            watch.open()
+            for root in self.roots:
+                watch.add_tree(root, root)
+            self._report_notes(watch)
+            self._ready.set()
+            while not self._stop.is_set():
+                if not watch.wait(self._TICK_MS / 1000):
+                    continue
+                raw: set[tuple[watchfiles.Change, str]] = set()
+                started = time.monotonic()
+                while True:
+                    raw.update(self._changes(watch.read()))
+                    if time.monotonic() - started > limit_s or not watch.wait(step_s) or self._stop.is_set():
+                        break
+                self._report_notes(watch)
+                if watch.overflowed:
+                    watch.overflowed = False
+                    logger.warning("file watcher: the kernel's event queue overflowed; some changes may be missed")
+                batch = expand_new_folders(coalesce(raw), self._filter.relevant)
+                if batch:
+                    self.batches_delivered += 1
+                    self._deliver(batch)
+        except Exception as exc:  # the watcher must never take the server down
+            logger.exception("file watcher stopped")
+            if self._on_error is not None:
+                self._on_error(exc)
+        finally:
+            watch.close()
+            self._ready.set()
+
+    def _skip_dir(self, name: str, root: str) -> bool:
+        return name in IGNORED_DIRS
+
+    def _changes(self, events: list[inotify.Event]) -> Iterator[tuple[watchfiles.Change, str]]:
+        for event in events:
+            change = _CHANGES[event.kind]
+            if not _representable(event.path):
+                continue  # a name that is not UTF-8 cannot be a URI the editor opens; its files are not Pi's
+            if self._filter(change, event.path):
+                yield change, event.path
+
+    def _report_notes(self, watch: inotify.FolderWatch) -> None:
+        for note in watch.notes:
+            logger.warning("file watcher: %s: %s", note.path, note.message)
+            self.notes.append(note)
+        watch.notes.clear()
+
+    def _run_watchfiles(self) -> None:
         step = max(self.debounce_ms, 10)
         options: dict[str, Any] = {
             "watch_filter": self._filter,

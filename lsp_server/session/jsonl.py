@@ -31,6 +31,7 @@ from lsp_server.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.strings import js_trim, js_trim_start
 from lsp_server.js.values import UNDEFINED
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, line_too_long_reason, open_session
 from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
 
 NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
@@ -39,6 +40,8 @@ _MAX_SAFE_INTEGER = 2**53 - 1
 
 
 def _js_int(text: str) -> int | float:
+    if len(text) > 20:  # beyond 2**53 whatever the digits; and int() refuses more than 4300 of them
+        return float(text)
     value = int(text)
     if value == 0 and text.startswith("-"):
         return -0.0  # JSON.parse("-0") is negative zero
@@ -184,11 +187,19 @@ def decode_line(raw: bytes, line: int, problems: list[LineProblem]) -> str:
         return raw.decode("utf-8", errors="replace")
 
 
-def parse_bytes(data: bytes, first_line: int = 1, *, final: bool = True) -> tuple[ParsedLines, int]:
+def _line_too_long(line: int, length: int, limit: int) -> LineProblem:
+    reason = line_too_long_reason(length, limit)
+    return LineProblem(line, "session/line-too-long", reason, Severity.ERROR)
+
+
+def parse_bytes(
+    data: bytes, first_line: int = 1, *, final: bool = True, max_line_bytes: int | None = None
+) -> tuple[ParsedLines, int]:
     """Parse the complete lines of ``data``; with ``final`` also the last line if it has no newline.
 
     Returns the parsed lines and how many bytes were consumed (through the last ``\\n``; all of
-    ``data`` when ``final``), so a follower can resume at a line boundary.
+    ``data`` when ``final``), so a follower can resume at a line boundary. A line longer than
+    ``max_line_bytes`` is not parsed: it becomes a ``session/line-too-long`` problem.
     """
     out = ParsedLines()
     end = data.rfind(b"\n") + 1
@@ -197,15 +208,21 @@ def parse_bytes(data: bytes, first_line: int = 1, *, final: bool = True) -> tupl
     while start < end:
         newline = data.index(b"\n", start)
         raw = data[start:newline]
-        value = _fast_value(raw)
-        if value is _SLOW:
-            parse_line(decode_line(raw, line, out.problems), line, out)
+        if max_line_bytes is not None and newline - start > max_line_bytes:
+            out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
         else:
-            _accept(value, line, out)
+            value = _fast_value(raw)
+            if value is _SLOW:
+                parse_line(decode_line(raw, line, out.problems), line, out)
+            else:
+                _accept(value, line, out)
         start = newline + 1
         line += 1
     if final and end < len(data):
-        parse_line(decode_line(data[end:], line, out.problems), line, out, partial=True)
+        if max_line_bytes is not None and len(data) - end > max_line_bytes:
+            out.problems.append(_line_too_long(line, len(data) - end, max_line_bytes))
+        else:
+            parse_line(decode_line(data[end:], line, out.problems), line, out, partial=True)
         end = len(data)
     return out, end
 
@@ -437,16 +454,23 @@ def header_problem(entries: list[Entry], path: str) -> str | None:
     return None
 
 
-def read_entries_from_file(path: str) -> FileEntries:
-    """Pi's ``loadEntriesFromFile`` without its side effect (we report, Pi appends the newline)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
+def read_entries_from_file(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> FileEntries:
+    """Pi's ``loadEntriesFromFile`` without its side effect (we report, Pi appends the newline).
+
+    Only a regular file within ``limits`` is read (a FIFO or a device is an error, not a wait).
+    """
+    if not os.path.exists(path):
         return FileEntries(path, False, [], [], [])
+    opened = open_session(path, limits)
+    if isinstance(opened, str):
+        return FileEntries(path, True, [], [], [], error=opened)
+    handle, _size = opened
+    try:
+        with handle:
+            data = handle.read(limits.max_bytes + 1)
     except OSError as exc:
-        return FileEntries(path, True, [], [], [], error=node_error_message(exc, "open", path))
-    parsed, _ = parse_bytes(data)
+        return FileEntries(path, True, [], [], [], error=node_error_message(exc, "read", path))
+    parsed, _ = parse_bytes(data, max_line_bytes=limits.max_line_bytes)
     if not parsed.entries:
         error = NOT_A_SESSION.format(path=path) if data else None
         return FileEntries(path, True, [], [], parsed.problems, error=error)

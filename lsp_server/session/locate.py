@@ -21,12 +21,14 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Any, BinaryIO, Final, Literal
 
 from lsp_server.context.paths import default_agent_dir, normalize_path, paths_equal, resolve_path
+from lsp_server.fsread import open_regular
 from lsp_server.js.dates import js_date_ms
 from lsp_server.js.strings import js_trim
 from lsp_server.js.values import js_truthy
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, iter_lines, open_session
 from lsp_server.session.jsonl import BadJson, parse_json
 
 SESSION_DIR_ENV: Final = "PI_CODING_AGENT_SESSION_DIR"
@@ -90,10 +92,15 @@ def read_session_header(path: str) -> dict[str, Any] | None:
     """Pi's header discovery: the first parseable line, if it is a header with a string ``id``.
 
     Blank and unparsable lines before it are skipped; at most 1 MiB is read. Unreadable files
-    are not sessions (``None``), as in Pi's best-effort discovery.
+    and anything but a regular file (a FIFO named ``x.jsonl`` would block) are not sessions
+    (``None``), as in Pi's best-effort discovery.
     """
+    opened = open_regular(path)
+    if isinstance(opened, str):
+        return None
+    handle, _st = opened
     try:
-        with open(path, "rb") as handle:
+        with handle:
             data = handle.read(MAX_HEADER_SCAN_BYTES + 1)
     except OSError:
         return None
@@ -125,7 +132,7 @@ class SessionSummary:
     timestamp: Any  # the header's ISO string as written
     parent_session: str | None
     name: str | None  # latest session_info name, trimmed; an empty name clears it
-    entry_lines: int  # non-blank lines after the header (entries, not validated)
+    entry_lines: int | None  # lines after the header holding a JSON object; None over the size limit
     size: int
     mtime_ms: float
     activity_ms: float | None = None  # Pi's /resume "modified" time, see :func:`session_activity_ms`
@@ -145,68 +152,76 @@ class SessionSummary:
         }
 
 
-def _latest_session_name(path: str, size: int) -> str | None:
-    """Scan backwards for the last ``session_info`` line: usually near the end, so cheap."""
-    try:
-        with open(path, "rb") as handle:
-            end = size
+def _latest_session_name(handle: BinaryIO, size: int, max_line_bytes: int) -> str | None:
+    """Scan backwards for the last ``session_info`` line: usually near the end, so cheap.
+
+    A line longer than the line limit is dropped unread (its start is never joined to its end).
+    """
+    end = size
+    carry = b""
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        handle.seek(start)
+        block = handle.read(end - start) + carry
+        lines = block.split(b"\n")
+        carry = lines[0] if start > 0 else b""
+        if len(carry) > max_line_bytes:
             carry = b""
-            while end > 0:
-                start = max(0, end - _CHUNK)
-                handle.seek(start)
-                block = handle.read(end - start) + carry
-                lines = block.split(b"\n")
-                carry = lines[0] if start > 0 else b""
-                candidates = lines[1:] if start > 0 else lines
-                for raw in reversed(candidates):
-                    if b"session_info" not in raw:
-                        continue
-                    value = parse_json(raw.decode("utf-8", errors="replace"))
-                    if isinstance(value, dict) and value.get("type") == "session_info":
-                        name = value.get("name")
-                        trimmed = js_trim(name) if isinstance(name, str) else ""
-                        return trimmed or None
-                end = start
-    except OSError:
-        return None
+        candidates = lines[1:] if start > 0 else lines
+        for raw in reversed(candidates):
+            if b"session_info" not in raw or len(raw) > max_line_bytes:
+                continue
+            value = parse_json(raw.decode("utf-8", errors="replace"))
+            if isinstance(value, dict) and value.get("type") == "session_info":
+                name = value.get("name")
+                trimmed = js_trim(name) if isinstance(name, str) else ""
+                return trimmed or None
+        end = start
     return None
 
 
-def _count_entry_lines(path: str) -> int:
+def _count_entries(handle: BinaryIO, limits: SessionReadLimits) -> int:
+    """Lines after the header that hold a JSON object: what Pi loads as entries (bad lines not counted)."""
     count = 0
-    try:
-        with open(path, "rb") as handle:
-            carry = b""
-            while chunk := handle.read(_CHUNK):
-                lines = (carry + chunk).split(b"\n")
-                carry = lines.pop()
-                count += sum(1 for line in lines if line.strip())
-            if carry.strip():
-                count += 1
-    except OSError:
-        return 0
+    for raw in iter_lines(handle, limits.max_line_bytes, limits.max_bytes):
+        if (
+            raw.data is not None
+            and raw.data.strip()
+            and isinstance(parse_json(raw.data.decode("utf-8", "replace")), dict)
+        ):
+            count += 1
     return max(0, count - 1)
 
 
-def peek_session(path: str) -> SessionSummary | None:
-    """A session's header facts, name, size and line count without parsing its entries."""
+def peek_session(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionSummary | None:
+    """A session's header facts, name, size and entry count (``None`` over the size limit)."""
     header = read_session_header(path)
     if header is None:
         return None
-    try:
-        st = os.stat(path)
-    except OSError:
+    opened = open_regular(path)
+    if isinstance(opened, str):
         return None
+    handle, st = opened
     cwd = header.get("cwd")
     parent = header.get("parentSession")
+    name: str | None = None
+    entries: int | None = None
+    try:
+        with handle:
+            if st.st_size <= limits.max_bytes:
+                name = _latest_session_name(handle, st.st_size, limits.max_line_bytes)
+                handle.seek(0)
+                entries = _count_entries(handle, limits)
+    except OSError:
+        return None
     return SessionSummary(
         path=path,
         id=header["id"],
         cwd=cwd if isinstance(cwd, str) else "",
         timestamp=header.get("timestamp"),
         parent_session=parent if isinstance(parent, str) else None,
-        name=_latest_session_name(path, st.st_size),
-        entry_lines=_count_entry_lines(path),
+        name=name,
+        entry_lines=entries,
         size=st.st_size,
         mtime_ms=st.st_mtime_ns / 1e6,
     )
@@ -219,10 +234,15 @@ def session_activity_ms(path: str) -> float | None:
     message exists (Pi then falls back to the header time, then the file's mtime).
     """
     latest: float | None = None
+    opened = open_session(path)
+    if isinstance(opened, str):
+        return None
+    handle, _size = opened
     try:
-        with open(path, "rb") as handle:
-            for raw in handle:
-                if b'"message"' not in raw:
+        with handle:
+            for line in iter_lines(handle, DEFAULT_LIMITS.max_line_bytes, DEFAULT_LIMITS.max_bytes):
+                raw = line.data
+                if raw is None or b'"message"' not in raw:
                     continue
                 value = parse_json(raw.decode("utf-8", errors="replace"))
                 if not isinstance(value, dict) or value.get("type") != "message":

@@ -25,8 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final, Literal
 
 from lsp_server.findings import Finding, Range, Severity
-from lsp_server.fsread import node_error_message
+from lsp_server.fsread import node_error_message, open_regular
 from lsp_server.js.values import UNDEFINED
+from lsp_server.session.bounds import (
+    DEFAULT_LIMITS,
+    RawLine,
+    SessionReadLimits,
+    iter_lines,
+    line_too_long_reason,
+    too_large_message,
+)
 from lsp_server.session.entries import Entry
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
@@ -34,7 +42,6 @@ from lsp_server.session.jsonl import (
     Migration,
     ParsedLines,
     decode_line,
-    parse_bytes,
     parse_line,
 )
 from lsp_server.session.projection import SessionProjection, build_session_projection
@@ -42,7 +49,7 @@ from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
 
 HEAD_CHECK_BYTES: Final = 4096  # compared on every refresh: the header lives here
 MARK_CHECK_BYTES: Final = 64  # compared just before the resume offset
-READ_CHUNK_BYTES: Final = 4 * 1024 * 1024  # a full load reads and parses this much at a time
+_APPLY_BATCH: Final = 1000  # parsed entries added to the view at a time
 
 RefreshKind = Literal["unchanged", "appended", "loaded", "reloaded", "missing", "error"]
 
@@ -77,8 +84,9 @@ class SessionFile:
     ``entries`` never contains the header. Old sessions are migrated in memory as they are read.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], limits: SessionReadLimits = DEFAULT_LIMITS) -> None:
         self.path = os.fspath(path)
+        self.limits = limits
         self._reset()
 
     def _reset(self) -> None:
@@ -142,20 +150,24 @@ class SessionFile:
 
     def refresh(self) -> RefreshResult:
         """Bring the view up to date with the file; O(appended bytes) when the file only grew."""
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
+        opened = open_regular(self.path)
+        if isinstance(opened, str):
             had_file = self._identity is not None
+            if not os.path.exists(self.path):
+                self._reset()
+                self.error = f"Session file not found: {self.path}"
+                return RefreshResult("missing", reason="the file was deleted" if had_file else None)
             self._reset()
-            self.error = f"Session file not found: {self.path}"
-            return RefreshResult("missing", reason="the file was deleted" if had_file else None)
-        except OSError as exc:
-            self._reset()
-            self.error = node_error_message(exc, "stat", self.path)
+            self.error = opened
             return RefreshResult("error", reason=self.error)
+        handle, st = opened
         identity = (st.st_dev, st.st_ino)
         try:
-            with open(self.path, "rb") as handle:
+            with handle:
+                if st.st_size > self.limits.max_bytes:
+                    self._reset()
+                    self.error = too_large_message(self.path, st.st_size, self.limits.max_bytes)
+                    return RefreshResult("error", reason=self.error)
                 if self._identity is None:
                     return self._load(handle, st, "loaded", None)
                 reason = self._changed_under_us(handle, identity, st.st_size)
@@ -166,7 +178,7 @@ class SessionFile:
                 return self._append(handle, st)
         except OSError as exc:
             self._reset()
-            self.error = node_error_message(exc, "open", self.path)
+            self.error = node_error_message(exc, "read", self.path)
             return RefreshResult("error", reason=self.error)
 
     def _changed_under_us(self, handle: BinaryIO, identity: tuple[int, int], size: int) -> str | None:
@@ -183,20 +195,12 @@ class SessionFile:
         return None
 
     def _load(self, handle: BinaryIO, st: os.stat_result, kind: RefreshKind, reason: str | None) -> RefreshResult:
+        limits = self.limits
         self._reset()
+        self.limits = limits
         self._identity = (st.st_dev, st.st_ino)
         handle.seek(0)
-        pending = b""
-        while True:
-            chunk = handle.read(READ_CHUNK_BYTES)
-            if not chunk:
-                break
-            data = pending + chunk
-            parsed, consumed = parse_bytes(data, self._next_line, final=False)
-            self._apply(parsed)
-            self._commit(data[:consumed])
-            pending = data[consumed:]
-        self._read_partial(pending)
+        self._read_lines(handle)
         self._remember(handle, st)
         return RefreshResult(kind, len(self.entries), reason=reason)
 
@@ -206,21 +210,35 @@ class SessionFile:
         before = len(self.entries)
         retracted -= before
         handle.seek(self._offset)
-        data = handle.read()
-        parsed, consumed = parse_bytes(data, self._next_line, final=False)
-        self._apply(parsed)
-        self._commit(data[:consumed])
-        self._read_partial(data[consumed:])
+        self._read_lines(handle)
         self._remember(handle, st)
         return RefreshResult("appended", len(self.entries) - before, retracted)
 
-    def _commit(self, complete: bytes) -> None:
-        """Advance the resume offset over complete lines and remember the bytes to check later."""
-        if not complete:
-            return
-        self._offset += len(complete)
-        self._next_line += complete.count(b"\n")
-        self._mark = (self._mark + complete)[-MARK_CHECK_BYTES:]
+    def _read_lines(self, handle: BinaryIO) -> None:
+        """Parse every complete line from the handle's position, then the last one provisionally.
+
+        Lines are applied in batches; a line over the line limit becomes a problem, never a buffer.
+        """
+        parsed = ParsedLines()
+        budget = self.limits.max_bytes - self._offset
+        for raw in iter_lines(handle, self.limits.max_line_bytes, budget):
+            if not raw.complete:
+                self._apply(parsed)
+                self._read_partial(raw)
+                return
+            line = self._next_line
+            if raw.data is None:
+                reason = line_too_long_reason(raw.length, self.limits.max_line_bytes)
+                parsed.problems.append(LineProblem(line, "session/line-too-long", reason, Severity.ERROR))
+            else:
+                parse_line(decode_line(raw.data, line, parsed.problems), line, parsed)
+            self._offset += raw.length + 1
+            self._next_line += 1
+            self._mark = (self._mark + raw.tail + b"\n")[-MARK_CHECK_BYTES:]
+            if len(parsed.entries) >= _APPLY_BATCH:
+                self._apply(parsed)
+                parsed = ParsedLines()
+        self._apply(parsed)
 
     def _remember(self, handle: BinaryIO, st: os.stat_result) -> None:
         self._size = st.st_size
@@ -228,10 +246,8 @@ class SessionFile:
         handle.seek(0)
         self._head = handle.read(min(HEAD_CHECK_BYTES, self._offset))
 
-    def _read_partial(self, tail: bytes) -> None:
+    def _read_partial(self, raw: RawLine) -> None:
         """A last line without a newline: apply it so it can be taken back on the next refresh."""
-        if not tail:
-            return
         self._provisional = _Provisional(
             len(self.entries),
             len(self._file_entries),
@@ -242,7 +258,12 @@ class SessionFile:
             self.migration.snapshot() if self.migration else None,
         )
         parsed = ParsedLines()
-        parse_line(decode_line(tail, self._next_line, parsed.problems), self._next_line, parsed, partial=True)
+        line = self._next_line
+        if raw.data is None:
+            reason = line_too_long_reason(raw.length, self.limits.max_line_bytes)
+            parsed.problems.append(LineProblem(line, "session/line-too-long", reason, Severity.ERROR))
+        else:
+            parse_line(decode_line(raw.data, line, parsed.problems), line, parsed, partial=True)
         self._apply(parsed, self._provisional.undos)
 
     def _take_back_provisional(self) -> None:
@@ -291,8 +312,8 @@ class SessionFile:
                 undos.append(undo)
 
 
-def load_session(path: str | os.PathLike[str]) -> SessionFile:
+def load_session(path: str | os.PathLike[str], limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionFile:
     """Read a session file once (the same object can then follow it with ``refresh``)."""
-    session = SessionFile(path)
+    session = SessionFile(path, limits)
     session.refresh()
     return session

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lsp_server.js.values import js_get, js_truthy
+from lsp_server.js.values import js_get, js_truthy, strict_equality_key
 
 SYNTHETIC_RESULT_TEXT: Final = "No result provided"
 
@@ -72,7 +72,8 @@ def transform_messages(
         nonlocal pending, answered
         for call in pending:
             call_id = js_get(call, "id")
-            if call_id not in answered:
+            key = strict_equality_key(call_id)  # an object id (from a hand-edited file) answers nothing
+            if key is None or key not in answered:
                 synthetic = {
                     "role": "toolResult",
                     "toolCallId": call_id,
@@ -97,7 +98,7 @@ def transform_messages(
                 pending, answered = calls, set()
             out.append(SentMessage({**message, "content": content}, index))
         elif role == "toolResult":
-            answered.add(js_get(message, "toolCallId"))
+            answered.add(strict_equality_key(js_get(message, "toolCallId")))
             out.append(SentMessage(message, index))
         elif role == "system" and pending:
             held.append(SentMessage(message, index))

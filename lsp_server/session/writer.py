@@ -23,12 +23,18 @@ is safe. The rules, and why:
 * **Failure leaves the file as it was.** A short write, a failed ``fsync`` or a read-back that does
   not match truncates the file back to its previous size (we hold the lock and nobody else
   appended, which was just checked), so on any failure the file is byte-identical to before.
+* **A write is not interrupted halfway.** ``SIGINT``, ``SIGTERM``, ``SIGHUP`` and ``SIGQUIT`` are
+  blocked from the write to the read-back (they arrive after it), ``SIGXFSZ`` is ignored (CPython
+  does so at start-up: a file-size limit is then ``EFBIG`` or a short write, undone like any
+  failed write), and what cannot be blocked (``SIGKILL``, a crash, a power cut) is undone by the
+  next load through the note :mod:`lsp_server.session.write_journal` keeps of the write in flight.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 import uuid
 from collections.abc import Callable, Container, Mapping, Sequence
@@ -39,9 +45,11 @@ from typing import Any, Final
 from lsp_server.fsread import node_error_message
 from lsp_server.js.strings import node_utf8
 from lsp_server.js.values import UNDEFINED
+from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
 from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
 from lsp_server.session.jsonl import LineProblem, header_problem, parse_bytes, parse_json
 from lsp_server.session.tree import build_index
+from lsp_server.session.write_journal import PendingAppend, forget, has_note, record, recover
 
 try:  # POSIX; elsewhere we write without the advisory lock (the size/bytes check still applies)
     import fcntl
@@ -194,6 +202,7 @@ class SessionForAppend:
     problems: list[LineProblem] = field(default_factory=list)
     snapshot: FileSnapshot | None = None
     error: str | None = None
+    repaired: str | None = None  # what undoing an interrupted write of ours changed before reading
 
     @property
     def leaf_id(self) -> Any:
@@ -201,17 +210,31 @@ class SessionForAppend:
         return self.entries[-1].get("id") if self.entries else None
 
 
-def load_for_append(path: str) -> SessionForAppend:
-    """Read ``path`` once (never raises): entries, index, and the snapshot the write will check."""
+def load_for_append(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionForAppend:
+    """Read ``path`` once (never raises): entries, index, and the snapshot the write will check.
+
+    Only a regular file within ``limits`` is read: a FIFO, ``/dev/zero`` or a file over the size
+    limit is an error naming the file (and the limit), never a wait or a ``MemoryError``. A write of
+    ours that was cut off (``kill -9`` mid-line) is undone first; ``repaired`` says so.
+    """
     session = SessionForAppend(path)
-    try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
-    except OSError as exc:
-        session.error = node_error_message(exc, "open", path)
+    session.repaired = _undo_interrupted_write(path)
+    opened = open_session(path, limits)
+    if isinstance(opened, str):
+        session.error = opened
         return session
-    parsed, _ = parse_bytes(data)
+    handle, _size = opened
+    try:
+        with handle:
+            st = os.fstat(handle.fileno())
+            data = handle.read(limits.max_bytes + 1)
+    except OSError as exc:
+        session.error = node_error_message(exc, "read", path)
+        return session
+    if len(data) > limits.max_bytes:
+        session.error = too_large_message(path, len(data), limits.max_bytes)
+        return session
+    parsed, _ = parse_bytes(data, max_line_bytes=limits.max_line_bytes)
     session.problems = parsed.problems
     session.snapshot = FileSnapshot.of(st, data)
     if not parsed.entries:
@@ -235,7 +258,43 @@ def load_for_append(path: str) -> SessionForAppend:
     return session
 
 
+def _undo_interrupted_write(path: str) -> str | None:
+    """Truncate away the partial line of one of our appends that died mid-write (see write_journal)."""
+    if not has_note(path):
+        return None
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None  # not writable now: the note stays, a later run may repair
+    try:
+        try:
+            _lock(fd, path, LOCK_TIMEOUT_S)
+        except _Refused:
+            return None
+        return recover(fd, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 # --- appending -------------------------------------------------------------------------------------
+
+_DEFERRED_SIGNALS: Final = frozenset(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Any:
+    """Hold back the signals that end a process until the write, its check and any undo are done."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @dataclass(frozen=True)
@@ -342,29 +401,51 @@ def append_entry(
             return AppendFailure(path, str(refused), refused.changed)
         except OSError as exc:
             return AppendFailure(path, f"cannot check {path} before writing: {exc.strerror or exc}")
+        journal = record(PendingAppend(path, snapshot.device, snapshot.inode, snapshot.size, data))
         try:
-            written = os.write(fd, data)
-        except OSError as exc:
-            note = _restore(fd, snapshot.size) if os.fstat(fd).st_size != snapshot.size else ""
-            return AppendFailure(path, f"writing to {path} failed: {exc.strerror or exc}; nothing was written{note}")
-        if written != len(data):
-            note = _restore(fd, snapshot.size)
-            return AppendFailure(
-                path, f"short write to {path} ({written} of {len(data)} bytes); the file was restored{note}"
-            )
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            note = _restore(fd, snapshot.size)
-            return AppendFailure(path, f"fsync of {path} failed: {exc.strerror or exc}; the file was restored{note}")
-        landed = os.pread(fd, len(data), snapshot.size)
-        if landed != data:
-            note = _restore(fd, snapshot.size) if os.fstat(fd).st_size == snapshot.size + len(data) else ""
-            return AppendFailure(path, f"the line written to {path} did not read back intact{note}")
-        return AppendResult(path, entry, snapshot.size + len(data) - len(line), line, snapshot.needs_newline)
+            with _signals_deferred():
+                return _write_line(fd, path, entry, data, line, snapshot)
+        finally:
+            forget(journal)
     finally:
         with contextlib.suppress(OSError):
             os.close(fd)  # closing releases the flock
+
+
+def _write_line(
+    fd: int, path: str, entry: Entry, data: bytes, line: bytes, snapshot: FileSnapshot
+) -> AppendResult | AppendFailure:
+    """One ``os.write`` of ``data``, ``fsync``, read back; any failure truncates back to the old size."""
+    try:
+        written = os.write(fd, data)
+    except OSError as exc:
+        note = _restore(fd, snapshot.size) if _size(fd) != snapshot.size else ""
+        return AppendFailure(path, f"writing to {path} failed: {exc.strerror or exc}; nothing was written{note}")
+    if written != len(data):
+        note = _restore(fd, snapshot.size)
+        return AppendFailure(
+            path, f"short write to {path} ({written} of {len(data)} bytes); the file was restored{note}"
+        )
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        note = _restore(fd, snapshot.size)
+        return AppendFailure(path, f"fsync of {path} failed: {exc.strerror or exc}; the file was restored{note}")
+    try:
+        landed = os.pread(fd, len(data), snapshot.size)
+    except OSError as exc:
+        landed = f"{exc}".encode()
+    if landed != data:
+        note = _restore(fd, snapshot.size) if _size(fd) == snapshot.size + len(data) else ""
+        return AppendFailure(path, f"the line written to {path} did not read back intact{note}")
+    return AppendResult(path, entry, snapshot.size + len(data) - len(line), line, snapshot.needs_newline)
+
+
+def _size(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return -1
 
 
 def write_new_session_file(path: str, entries: Sequence[Entry]) -> str | None:

@@ -28,3 +28,8 @@ class Thresholds(BaseModel):
     context_max_tokens: int = Field(
         default=8000, ge=0, description="context/token-heavy above this many tokens by Pi's chars/4 estimate."
     )
+    session_max_bytes: int = Field(
+        default=512 * 1024 * 1024,
+        ge=0,
+        description="Session files above this size are not read (an error names the limit); Node's string limit.",
+    )

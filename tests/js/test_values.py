@@ -30,3 +30,12 @@ def test_string_conversion_follows_template_literals() -> None:
 
 def test_join_writes_null_and_undefined_as_nothing() -> None:
     assert [js_join_part(v) for v in (None, UNDEFINED, 0, "x")] == ["", "", "0", "x"]
+
+
+def test_string_of_arrays_nested_deeper_than_the_call_stack() -> None:
+    """Found by fuzzing: a JSON line may nest arrays ~1,000 deep; String() must not recurse."""
+    value: list[object] = [1]
+    for _ in range(100_000):
+        value = [value]
+    assert js_to_string(value) == "1"
+    assert js_to_string([[1, [2, None]], [], 3, [UNDEFINED]]) == "1,2,,,3,"

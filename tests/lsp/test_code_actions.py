@@ -263,7 +263,8 @@ async def test_no_quick_fix_when_the_client_asks_for_other_kinds(launch: Launch)
     assert not await session.client.text_document_code_action_async(params)
 
 
-async def test_no_actions_in_a_context_file(launch: Launch, workspace: Workspace) -> None:
+async def test_no_actions_in_a_context_file_without_fixable_findings(launch: Launch, workspace: Workspace) -> None:
+    # Context files have fixes of their own now (prompt/forged-tag, tests/lsp/test_prompt_rules.py).
     session = await launch("visual-studio-code", init_options=options("pi"))
     path = workspace.write("AGENTS.md", "")
     session.open(path, "")
@@ -272,7 +273,7 @@ async def test_no_actions_in_a_context_file(launch: Launch, workspace: Workspace
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
         context=types.CodeActionContext(diagnostics=[]),
     )
-    assert await session.client.text_document_code_action_async(params) is None
+    assert not await session.client.text_document_code_action_async(params)
 
 
 MISMATCH = Case(

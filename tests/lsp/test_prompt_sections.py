@@ -50,6 +50,7 @@ async def test_saving_an_edited_agents_md_sends_the_patch_with_token_deltas(
     await session.wait_for(SECTIONS_CHANGED, lambda: bool(received(session, SECTIONS_CHANGED)))
     after = domain_prompt(workspace)
     (params,) = received(session, SECTIONS_CHANGED)
+    params.pop("cache")  # the change in prompt-cache terms: tests/lsp/test_save_cost.py
     text = project_context(agents, edited)
     delta = {
         key: counts(after, "project_context")[key] - counts(before, "project_context")[key]

@@ -25,7 +25,15 @@ def test_every_enabled_rule_has_a_message_for_its_profile() -> None:
 
 
 def test_codes_are_area_slugs() -> None:
-    assert all(code.split("/")[0] in ("skill", "context") and code == code.lower() for code in RULES)
+    assert all(code.split("/")[0] in ("skill", "context", "prompt", "file") and code == code.lower() for code in RULES)
+    assert all(rule.code.split("/")[0] == rule.applies_to for rule in RULES.values())
+
+
+def test_prompt_rules_are_on_in_every_profile() -> None:
+    """What goes to the model is checked whichever agent the profile speaks for."""
+    for rule in RULES.values():
+        if rule.applies_to == "prompt":
+            assert all(rule.severity(profile) is not None for profile in PROFILES), rule.code
 
 
 def test_unknown_profile_is_rejected_with_the_valid_names() -> None:

@@ -8,6 +8,7 @@ from lsp_server.findings import Severity
 from lsp_server.session.jsonl import (
     migrate_session_entries,
     parse_bytes,
+    parse_json,
     parse_session_text,
     read_entries_from_file,
 )
@@ -163,3 +164,10 @@ def test_missing_and_empty_files_are_not_errors(tmp_path: Path) -> None:
     empty = read_entries_from_file(str(tmp_path / "e.jsonl"))
     assert (missing.exists, missing.error) == (False, None)
     assert (empty.exists, empty.error, empty.entries) == (True, None, [])
+
+
+def test_an_integer_with_thousands_of_digits_is_a_number_as_in_javascript() -> None:
+    """Found by fuzzing: Python's int() refuses more than 4,300 digits; JSON.parse reads Infinity."""
+    assert parse_json('{"t":' + "9" * 5000 + "}") == {"t": float("inf")}
+    assert parse_json('{"t":' + "1" + "0" * 20 + "}") == {"t": 1e20}
+    assert parse_json('{"t":9007199254740993}') == {"t": 9007199254740992.0}

@@ -64,3 +64,18 @@ def test_thinking_of_another_model_and_empty_thinking_are_dropped() -> None:
     assert same[0].message["content"] == [thinking, signed, text]
     other = transform_messages([assistant(thinking, signed, text, model="m0")], provider="p", model_id="m1")
     assert other[0].message["content"] == [text]
+
+
+def test_tool_call_ids_that_are_objects_answer_nothing_and_do_not_crash() -> None:
+    """Found by fuzzing (``toolCallId: []``): JavaScript's Set compares objects by identity."""
+    odd_call = {"type": "toolCall", "id": [], "name": "read", "arguments": {}}
+    odd_result = {"role": "toolResult", "toolCallId": [], "toolName": "read", "content": [], "isError": False}
+    sent = transform_messages([user("a"), assistant(odd_call), odd_result, user("b")])
+    assert roles(sent) == ["user", "assistant", "toolResult", "toolResult", "user"]
+    assert sent[3].source is None and sent[3].message["toolCallId"] == []
+
+
+def test_equal_numbers_answer_their_call_as_in_a_javascript_set() -> None:
+    numbered = {"type": "toolCall", "id": 1, "name": "read", "arguments": {}}
+    answer = {"role": "toolResult", "toolCallId": 1.0, "toolName": "read", "content": [], "isError": False}
+    assert roles(transform_messages([user("a"), assistant(numbered), answer])) == ["user", "assistant", "toolResult"]

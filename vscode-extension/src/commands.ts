@@ -7,10 +7,19 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isEstimateChoice, otherChoice } from './model/estimate';
-import { appliedText, confirmText, previewDocument, previewTitle, type SummaryKind } from './model/outcome';
+import {
+  appliedText,
+  confirmText,
+  type PreviewSettlement,
+  previewDocument,
+  previewTitle,
+  settledDocument,
+  type SummaryKind,
+} from './model/outcome';
 import { branchTargets, indexTree, nodeDisplay, sessionDescription, sessionLabel } from './model/sessionTree';
 import type { ContextStore } from './model/store';
 import { type BranchSummaryArgs, type CommandOutcome, type CompactArgs, Methods } from './protocol.generated';
+import { PreviewConfirmations } from './previewConfirm';
 import { errorText, isCancelled, type ServerManager } from './server';
 import type { SessionsItem } from './sessions/provider';
 import type { SidebarProvider } from './sidebar/provider';
@@ -25,10 +34,22 @@ export interface CommandContext {
   remember(): void;
 }
 
-const APPEND = 'Append to Session';
-const DISCARD = 'Discard';
+/** The commands' own state: the summary previews waiting for Append or Discard. */
+interface Commands extends CommandContext {
+  confirmations: PreviewConfirmations;
+}
 
-export function registerCommands(c: CommandContext): vscode.Disposable[] {
+/** A preview the user saw: its document and the facts to rewrite it with once decided. */
+interface ShownPreview {
+  uri: vscode.Uri;
+  kind: SummaryKind;
+  preview: CommandOutcome;
+  sessionName: string;
+}
+
+export function registerCommands(context: CommandContext): vscode.Disposable[] {
+  const confirmations = new PreviewConfirmations();
+  const c: Commands = { ...context, confirmations };
   const reg = (id: string, fn: (...args: never[]) => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(id, async (...args: never[]) => {
       try {
@@ -39,6 +60,7 @@ export function registerCommands(c: CommandContext): vscode.Disposable[] {
       }
     });
   return [
+    confirmations,
     reg('piContext.compact', () => compact(c)),
     reg('piContext.branchSummary', (target?: string) => branchSummary(c, target)),
     reg('piContext.branchSummaryTo', (item?: SessionsItem) =>
@@ -88,7 +110,7 @@ async function requireSession(c: CommandContext): Promise<string | undefined> {
   return c.store.session ?? undefined;
 }
 
-async function compact(c: CommandContext): Promise<void> {
+async function compact(c: Commands): Promise<void> {
   const session = await requireSession(c);
   if (!session) {
     return;
@@ -110,8 +132,8 @@ async function compact(c: CommandContext): Promise<void> {
   if (!preview) {
     return;
   }
-  const confirmed = await showPreviewAndConfirm(c, 'compaction', preview, session);
-  if (!confirmed) {
+  const shown = await showPreview(c, 'compaction', preview, session);
+  if (!(await confirm(c, shown))) {
     return;
   }
   const apply: CompactArgs = { ...args, previewOnly: false };
@@ -119,10 +141,10 @@ async function compact(c: CommandContext): Promise<void> {
     apply.expectedSize = preview.sessionSize;
   }
   const applied = await runLong<CommandOutcome>(c, 'Appending the compaction', Methods.CMD_COMPACT, apply);
-  await finish(c, 'compaction', applied, session);
+  await finish(c, shown, applied, session);
 }
 
-async function branchSummary(c: CommandContext, target?: string): Promise<void> {
+async function branchSummary(c: Commands, target?: string): Promise<void> {
   const session = await requireSession(c);
   if (!session) {
     return;
@@ -179,7 +201,11 @@ async function branchSummary(c: CommandContext, target?: string): Promise<void> 
     args.instructions = instructions.trim();
   }
   const preview = await runLong<CommandOutcome>(c, 'Summarizing the branch', Methods.CMD_BRANCH_SUMMARY, args);
-  if (!preview || !(await showPreviewAndConfirm(c, 'branch', preview, session))) {
+  if (!preview) {
+    return;
+  }
+  const shown = await showPreview(c, 'branch', preview, session);
+  if (!(await confirm(c, shown))) {
     return;
   }
   const apply: BranchSummaryArgs = { ...args, previewOnly: false };
@@ -187,7 +213,7 @@ async function branchSummary(c: CommandContext, target?: string): Promise<void> 
     apply.expectedSize = preview.sessionSize;
   }
   const applied = await runLong<CommandOutcome>(c, 'Appending the branch summary', Methods.CMD_BRANCH_SUMMARY, apply);
-  await finish(c, 'branch', applied, session);
+  await finish(c, shown, applied, session);
 }
 
 /** Runs a server command under a cancellable notification; undefined when cancelled or failed. */
@@ -208,29 +234,42 @@ async function runLong<T>(c: CommandContext, title: string, command: string, arg
   }
 }
 
-async function showPreviewAndConfirm(
-  c: CommandContext,
-  kind: SummaryKind,
-  preview: CommandOutcome,
-  session: string,
-): Promise<boolean> {
-  const uri = c.docs.addPreview(previewTitle(kind), previewDocument(kind, preview, sessionName(c, session)));
+/** Opens the preview beside the current editor; its buttons are added by `confirm`. */
+async function showPreview(c: Commands, kind: SummaryKind, preview: CommandOutcome, session: string): Promise<ShownPreview> {
+  const name = sessionName(c, session);
+  const uri = c.docs.addPreview(previewTitle(kind), previewDocument(kind, preview, name));
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
   await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
-  const answer = await vscode.window.showInformationMessage(confirmText(kind, preview, sessionName(c, session)), APPEND, DISCARD);
-  return answer === APPEND;
+  return { uri, kind, preview, sessionName: name };
 }
 
-async function finish(c: CommandContext, kind: SummaryKind, applied: CommandOutcome | undefined, session: string): Promise<void> {
+/** Waits for Append to Session or Discard on the preview's editor; a discard is written into it. */
+async function confirm(c: Commands, shown: ShownPreview): Promise<boolean> {
+  const append = await c.confirmations.ask(shown.uri, confirmText(shown.kind, shown.preview, shown.sessionName));
+  if (!append) {
+    settle(c, shown, { state: 'discarded' });
+  }
+  return append;
+}
+
+function settle(c: Commands, shown: ShownPreview, settlement: PreviewSettlement): void {
+  c.docs.updatePreview(shown.uri, settledDocument(shown.kind, shown.preview, shown.sessionName, settlement));
+}
+
+async function finish(c: Commands, shown: ShownPreview, applied: CommandOutcome | undefined, session: string): Promise<void> {
+  const what = shown.kind === 'compaction' ? 'compaction' : 'branch summary';
   if (!applied) {
+    settle(c, shown, { state: 'not-written', reason: `Appending the ${what} was cancelled or failed (see the notification).` });
     return;
   }
   if (!applied.written) {
-    void showError(c, `Pi Context: the server did not append the ${kind === 'compaction' ? 'compaction' : 'branch summary'}.`);
+    settle(c, shown, { state: 'not-written', reason: `The server did not append the ${what}.` });
+    void showError(c, `Pi Context: the server did not append the ${what}.`);
     return;
   }
-  void vscode.window.showInformationMessage(appliedText(kind, applied, sessionName(c, session)));
+  settle(c, shown, { state: 'appended', applied });
+  void vscode.window.showInformationMessage(appliedText(shown.kind, applied, shown.sessionName));
   await c.store.refreshSession();
 }
 

@@ -2,9 +2,11 @@
  * Pi Context for VS Code: a thin client of the pi-context language server. It finds the Python,
  * starts the server, forwards settings and renders what the server computes (diagnostics and quick
  * fixes come straight from LSP; the sidebar, status bar and commands use the custom `pi/*` methods).
+ * It watches no files itself: the server follows the session folders and sends `pi/sessionChanged`
+ * when a session appears, grows or goes, and after a chat writes (`ContextStore.onSessionChanged`).
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chat/provider';
 import { registerCommands } from './commands';
 import { onPythonInterpreterChange } from './interpreter';
 import { isEstimateChoice } from './model/estimate';
@@ -45,12 +47,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const docs = new VirtualDocuments(store);
-  const server = new ServerManager(log, store, folder);
+  const server = new ServerManager(log, store, folder, context);
   manager = server;
   const sidebar = new SidebarProvider(context.extensionUri, store, log);
   const sessions = new SessionsProvider(store);
   const statusBar = new BudgetStatusBar(store);
-  const watcher = new SessionWatcher(store);
+  const chat = new ChatViewProvider(context.extensionUri, server, store, context.workspaceState, log);
 
   context.subscriptions.push(
     log,
@@ -59,9 +61,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     sidebar,
     sessions,
     statusBar,
-    watcher,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
     vscode.window.registerWebviewViewProvider(VIEW_ID, sidebar),
+    chat,
+    // The chat's transcript lives in the host: a hidden view needs no live webview.
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    ...registerChatCommands(chat),
     vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions, showCollapseAll: true }),
     ...registerCommands({ store, server, docs, sidebar, log, remember }),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -92,77 +97,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(pythonChange);
   }
 
-  await server.start();
+  // Not awaited: VS Code shows the views only once activate() returns, and the first start can take
+  // seconds; the views show the start's progress instead of staying blank.
+  void server.start();
+}
+
+/** The Chat view's commands (also buttons in its title bar). */
+function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
+  const run = (work: () => Promise<void>) => async (): Promise<void> => {
+    chat.reveal();
+    try {
+      await work();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Pi Chat: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  return [
+    vscode.commands.registerCommand('piContext.chat.new', run(() => chat.newChat())),
+    vscode.commands.registerCommand('piContext.chat.resume', run(() => chat.resume())),
+    vscode.commands.registerCommand('piContext.chat.stop', run(() => chat.abort())),
+  ];
 }
 
 export async function deactivate(): Promise<void> {
   await manager?.stop();
-}
-
-/**
- * Refreshes the session-dependent views when Pi appends to the current session or starts a new one.
- * Sessions live outside the workspace (`~/.pi/agent/sessions/...`), so the watch is on their folder.
- */
-class SessionWatcher implements vscode.Disposable {
-  private watchers: vscode.FileSystemWatcher[] = [];
-  private watchedKey = '';
-  private timer: NodeJS.Timeout | undefined;
-  private readonly subscription: { dispose(): void };
-
-  constructor(private readonly store: ContextStore) {
-    this.subscription = store.onDidChange(() => this.update());
-  }
-
-  private update(): void {
-    const dirs = new Set<string>();
-    if (this.store.sessions?.sessionsDir) {
-      dirs.add(this.store.sessions.sessionsDir);
-    }
-    if (this.store.session) {
-      dirs.add(path.dirname(this.store.session));
-    }
-    const key = [...dirs].sort().join('\n');
-    if (key === this.watchedKey) {
-      return;
-    }
-    this.watchedKey = key;
-    this.disposeWatchers();
-    for (const dir of dirs) {
-      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '*.jsonl'));
-      const changed = (uri: vscode.Uri): void => {
-        if (uri.fsPath === this.store.session || !this.store.sessionPinned) {
-          this.schedule();
-        }
-      };
-      w.onDidChange(changed);
-      w.onDidCreate(() => this.schedule());
-      w.onDidDelete(() => this.schedule());
-      this.watchers.push(w);
-    }
-  }
-
-  /** Pi writes a session line by line: wait for a quiet moment, then refresh once. */
-  private schedule(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.store.refreshSession();
-    }, 500);
-  }
-
-  private disposeWatchers(): void {
-    for (const w of this.watchers.splice(0)) {
-      w.dispose();
-    }
-  }
-
-  dispose(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-    }
-    this.disposeWatchers();
-    this.subscription.dispose();
-  }
 }

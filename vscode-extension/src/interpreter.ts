@@ -1,7 +1,9 @@
 /**
- * Finding the Python that runs the server, and checking that pi-context is installed there.
- * Order: `piContext.python`, else the Python extension's active interpreter (its API is used only
- * when that extension happens to be installed; it is not a dependency), else `python3` on PATH.
+ * Finding the Python that runs the server. `piContext.python` is the user's own installation; without
+ * it the bundled server runs in its own environment, made with the Python extension's active
+ * interpreter when there is one (its API is used only when that extension happens to be installed;
+ * it is not a dependency), else python3.11+ on PATH. A build without a bundle falls back to the
+ * Python extension's interpreter, else `python3` on PATH, with pi-context installed there.
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -53,9 +55,20 @@ export async function onPythonInterpreterChange(listener: () => void): Promise<v
   return event ? event(() => listener()) : undefined;
 }
 
-export async function resolveInterpreter(folder: vscode.WorkspaceFolder | undefined): Promise<InterpreterChoice> {
+/** `piContext.python` (user settings only), expanded; null when empty: the bundled server runs. */
+export function ownInterpreterSetting(folder: vscode.WorkspaceFolder | undefined): string | null {
   const raw = vscode.workspace.getConfiguration('piContext', folder?.uri).get<string>('python') ?? '';
-  const setting = raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
+  return raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
+}
+
+/** `piContext.server.installSource`, expanded; null when empty: the bundled wheel is installed. */
+export function installSourceSetting(folder: vscode.WorkspaceFolder | undefined): string | null {
+  const raw = vscode.workspace.getConfiguration('piContext', folder?.uri).get<string>('server.installSource') ?? '';
+  return raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
+}
+
+export async function resolveInterpreter(folder: vscode.WorkspaceFolder | undefined): Promise<InterpreterChoice> {
+  const setting = ownInterpreterSetting(folder);
   const fromExtension = setting ? null : await pythonExtensionInterpreter(folder?.uri);
   return chooseInterpreter(setting, fromExtension);
 }

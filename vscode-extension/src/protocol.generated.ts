@@ -35,6 +35,7 @@ export const Methods = {
   SESSION_CHANGED: "pi/sessionChanged",
   SESSION_TREE: "pi/sessionTree",
   SYSTEM_PROMPT: "pi/systemPrompt",
+  TURN_LEDGER: "pi/turnLedger",
 } as const;
 
 export interface BranchSummaryArgs {
@@ -74,6 +75,13 @@ export interface BudgetCategory {
   tokens: number;
   /** How many items (messages, files) the category holds. */
   count?: number | null;
+}
+
+export interface CacheLifetime {
+  /** Seconds a short-retention cache entry lives. */
+  short?: number | number | null;
+  /** Seconds a long-retention entry lives. */
+  long?: number | number | null;
 }
 
 export interface ChatCompactParams {
@@ -205,6 +213,8 @@ export interface ChatPreflightResult {
   window: number;
   crossesThreshold: boolean;
   message?: string | null;
+  /** What sending the prompt now costs, warm and cold (docs/cost.md). */
+  nextRequest?: NextRequestCostInfo | null;
 }
 
 export interface ChatPromptParams {
@@ -268,6 +278,8 @@ export interface CommandOutcome {
   sessionSize?: number | null;
   /** The summary of the matching preview was written as shown, without asking the summarizer again. */
   fromPreview?: boolean;
+  /** What the summary calls cost and what the result saves per later request. */
+  economics?: CompactionEconomicsInfo | null;
 }
 
 export interface CompactArgs {
@@ -281,6 +293,30 @@ export interface CompactArgs {
   previewOnly?: boolean;
   /** Apply only if the file still has this size (the previewed state). */
   expectedSize?: number | null;
+}
+
+/** What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md). */
+export interface CompactionEconomicsInfo {
+  /** Summary calls (two for a split turn); Pi sends them without caching. */
+  requests: number;
+  /** Tokens sent to the summarizer (Pi's chars/4), all new input. */
+  summaryInput: number;
+  /** The summary's tokens. */
+  summaryOutput: number;
+  /** US dollars for the summary calls; null: prices unknown. */
+  summaryCost?: number | number | null;
+  /** Tokens every later request no longer carries (negative: a branch summary adds its summary). */
+  removedPerRequest: number;
+  contextBefore: number;
+  contextAfter: number;
+  /** The first later request writing the new prefix to the cache, minus reading the old one. */
+  rewriteCost?: number | number | null;
+  /** The removed tokens at the cache-read rate. */
+  savingPerRequest?: number | number | null;
+  /** Later requests until the savings cover the summary and the rewrite; null: never. */
+  breakEvenRequests?: number | null;
+  priceSource: "models.json" | "pi" | "unknown";
+  model: string;
 }
 
 export interface ContextBudgetParams {
@@ -318,6 +354,15 @@ export interface ContextBudgetResult {
   problems?: string[];
 }
 
+/** US dollars per bucket, as Pi records them in ``usage.cost``. */
+export interface CostParts {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  total: number | number;
+}
+
 export interface EstimatorInfo {
   name: "pi" | "weighted" | "exact";
   /** Model family of the weights or tokenizer, e.g. gpt. */
@@ -330,9 +375,90 @@ export interface EstimatorInfo {
   note?: string | null;
 }
 
+export interface ExpectedPrompt {
+  /** Tokens expected as cache reads (provider tokens). */
+  cacheRead: number;
+  /** The rest of the prompt: written to the cache where the model has a write rate. */
+  newInput: number;
+  /** US dollars for the prompt (output not included); null: prices unknown. */
+  cost?: number | number | null;
+}
+
 export interface ForkPoint {
   entryId: string;
   text: string;
+}
+
+export interface LedgerMarker {
+  kind: "compaction" | "branchSummary" | "branchPoint" | "modelChange";
+  entryId?: string | null;
+  /** How many turns of the branch come before it. */
+  afterTurn: number;
+  /** A compaction's tokensBefore. */
+  tokensBefore?: number | number | null;
+}
+
+export interface LedgerModelTotals {
+  requests: number;
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** The sum of the known costs. */
+  cost: number | number;
+  /** How many requests have no known cost (not in `cost`). */
+  unknownCost: number;
+  cacheHitRatio?: number | null;
+  /** provider/model id. */
+  model: string;
+}
+
+/** One paid request: an assistant reply (``kind: "turn"``) or another request on the branch. */
+export interface LedgerRequest {
+  /** The entry that records the request. */
+  entryId?: string | null;
+  /** turn (an assistant reply), cache_warm (Pi keeping the cache alive; a usage entry's kind), compaction or branchSummary (their summary calls). */
+  kind: string;
+  /** 0-based position among the turns (turns only). */
+  index?: number | null;
+  provider?: string | null;
+  model?: string | null;
+  /** When the request started (Unix ms). */
+  timestamp?: number | null;
+  /** New (uncached) input tokens, as the provider reported them. */
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** Pi's calculateContextTokens of the usage: the context size after it. */
+  totalTokens: number | number;
+  /** US dollars; null when unknown (no recorded cost and no prices). */
+  cost?: number | number | null;
+  costParts?: CostParts | null;
+  /** recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource). */
+  costSource: "recorded" | "computed" | "unknown";
+  /** For a computed cost: whose prices (models.json, Pi's model catalog). */
+  priceSource?: "models.json" | "pi" | "unknown" | null;
+  /** The usage priced at the model's current prices (a check on the recorded cost). */
+  computedCost?: number | number | null;
+  /** cacheRead / (input + cacheRead + cacheWrite); null for 0/0. */
+  cacheHitRatio?: number | null;
+  /** Time since the previous request of the conversation (turn or cache warm). */
+  sincePreviousMs?: number | null;
+  stopReason?: string | null;
+}
+
+export interface LedgerTotals {
+  requests: number;
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** The sum of the known costs. */
+  cost: number | number;
+  /** How many requests have no known cost (not in `cost`). */
+  unknownCost: number;
+  cacheHitRatio?: number | null;
 }
 
 export interface ModelInfo {
@@ -346,6 +472,71 @@ export interface ModelInfo {
   modelSource?: "session" | "pi-settings" | "none" | null;
   /** One sentence naming the model, window and source. */
   detail?: string | null;
+}
+
+export interface ModelPricesInfo {
+  provider?: string | null;
+  id?: string | null;
+  /** US dollars per million tokens; null when unknown. */
+  rates?: PriceRates | null;
+  tiers?: PriceTier[];
+  priceSource: "models.json" | "pi" | "unknown";
+  cacheLifetime: CacheLifetime;
+  cacheSource: "models.json" | "pi" | "unknown";
+  detail: string;
+  notes?: string[];
+  /** The model takes system messages mid-conversation (compat.supportsMidConvoSystemMessages): a changed prompt is appended as a patch and the cached prefix survives; otherwise the prompt is resent. */
+  midConversationSystem?: boolean;
+}
+
+/** The next request priced against the previous one; the client compares ``expiresAt`` with its clock. */
+export interface NextRequestCostInfo {
+  /** The reply whose request is compared (null: none yet). */
+  previousEntryId?: string | null;
+  /** The last request that touched the cache (Unix ms). */
+  lastRequestAt?: number | null;
+  retention: "short" | "long" | "none";
+  /** The model's promptCache lifetime for the retention. */
+  cacheLifetimeS?: number | number | null;
+  cacheSource: "models.json" | "pi" | "unknown";
+  /** When the cache probably expires (Unix ms); null: unknown. */
+  expiresAt?: number | null;
+  sameModel: boolean;
+  api?: string | null;
+  prefix?: RequestPrefix | null;
+  nextPiTokens: number;
+  nextTokens: number;
+  /** Provider tokens per estimated token, from the previous request's usage. */
+  scale: number | number;
+  /** If the cache still holds the prefix. */
+  warm: ExpectedPrompt;
+  /** If it expired: the whole prompt is new input. */
+  cold: ExpectedPrompt;
+  priceSource: "models.json" | "pi" | "unknown";
+  notes?: string[];
+}
+
+export interface PrefixBreak {
+  /** The segment where the requests first differ: system, systemUpdate or a role. */
+  kind: string;
+  entryId?: string | null;
+  /** UTF-16 units into that segment where they differ. */
+  offset?: number | null;
+}
+
+export interface PriceRates {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+}
+
+export interface PriceTier {
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  inputTokensAbove: number | number;
 }
 
 export interface ProjectedMessage {
@@ -400,6 +591,8 @@ export interface PromptSectionsChangedParams {
   renderedUpdate: string;
   /** Files whose change caused this. */
   triggerPaths?: string[];
+  /** The change in prompt-cache terms. */
+  cache?: SaveCacheImpactInfo | null;
 }
 
 /** How the categories covered by the provider's usage were matched to it. */
@@ -410,6 +603,36 @@ export interface Reconciliation {
   estimatedTokens: number;
   /** unattributed: the excess is category other.unattributed; scaled: the estimates were scaled down in proportion to add up to the usage. */
   method: "exact" | "unattributed" | "scaled";
+}
+
+/** The common start of the previous request and the next one, in the provider's order. */
+export interface RequestPrefix {
+  /** Equal leading segments (the system prompt, then one per message). */
+  segments: number;
+  previousSegments: number;
+  nextSegments: number;
+  /** UTF-16 units of the byte-identical prefix. */
+  chars: number;
+  /** The prefix by Pi's chars/4. */
+  piTokens: number;
+  /** The prefix by the configured estimator. */
+  tokens: number;
+  /** The whole previous request is a prefix of the next one. */
+  wholePrevious: boolean;
+  systemKept: boolean;
+  brokenAt?: PrefixBreak | null;
+}
+
+/** What the change does to the prompt cache (see docs/cost.md, "What a save costs"). */
+export interface SaveCacheImpactInfo {
+  /** A live session on a model with mid-conversation system messages gets `renderedUpdate` as one system message at the end: the whole cached prefix survives and only this is new input. */
+  patchTokens: TokenCounts;
+  /** UTF-16 offset in the rendered prompt where old and new first differ (null: equal). */
+  firstDifference?: number | null;
+  /** The prompt before that point: what a new session, or a live session on a model that resends the prompt, can still read from the cache. */
+  keptTokens: TokenCounts;
+  /** The new prompt from that point on (plus, in such a live session, the whole conversation). */
+  resentTokens: TokenCounts;
 }
 
 export interface SectionChange {
@@ -521,4 +744,40 @@ export interface TreeNode {
   preview?: string;
   children?: string[];
   onActivePath?: boolean;
+}
+
+export interface TurnLedgerParams {
+  /** Session file (a path or a file URI). */
+  session: string;
+  /** Leaf entry id; default: the session's current leaf. */
+  leafId?: string | null;
+  /** Workspace folder URI whose models.json and settings apply when the session's own cwd does not exist here; default: the first folder. */
+  workspaceFolder?: string | null;
+}
+
+/** Unknown values are explicit ``null`` here (a cost nobody knows is not a missing key). */
+export interface TurnLedgerResult {
+  session: string;
+  leafId?: string | null;
+  /** Every assistant reply on the branch, root first. */
+  turns: LedgerRequest[];
+  /** Cache warms and summary calls on the branch. */
+  otherRequests?: LedgerRequest[];
+  /** The branch's turns. */
+  totals: LedgerTotals;
+  /** The branch's turns and other requests. */
+  branchTotals: LedgerTotals;
+  /** Every request in the file, all branches. */
+  sessionTotals: LedgerTotals;
+  byModel?: LedgerModelTotals[];
+  markers?: LedgerMarker[];
+  /** Of every model the branch used. */
+  prices?: ModelPricesInfo[];
+  /** The current model's window (the chart's top). */
+  contextWindow?: number | null;
+  /** Pi compacts above this (window - reserve). */
+  threshold?: number | null;
+  /** The request Pi would send next, priced against the previous one. */
+  nextRequest?: NextRequestCostInfo | null;
+  notes?: string[];
 }

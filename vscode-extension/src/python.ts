@@ -1,9 +1,9 @@
 /**
- * Running the user's Python: is pi-context importable there, and `pip install` it when it is not.
- * No VS Code API here, so the unit tests run these against real interpreters.
+ * Running the user's Python: is pi-context importable there, which version is an interpreter, and
+ * running a command (venv, pip) with its output in the log. No VS Code API here, so the unit tests
+ * run these against real interpreters.
  */
 import { execFile, spawn } from 'node:child_process';
-import { pipInstallArgs } from './model/settings';
 
 export interface LogSink {
   info(message: string): void;
@@ -19,13 +19,22 @@ export type InstallCheck =
   | { ok: true; version: string }
   | { ok: false; reason: 'no-python' | 'not-installed' | 'broken'; detail: string };
 
-/** Runs `python -c "import lsp_server"`; never throws. */
-export function checkServerInstalled(python: string, cwd?: string): Promise<InstallCheck> {
+/**
+ * Runs `python <flags> -c "import lsp_server"`; never throws. The server passes the flags it starts
+ * the server with (`-P`, `-I`), so the check imports what will run: without them the working
+ * directory (a workspace, which may hold a folder named `lsp_server`) comes first on `sys.path`.
+ */
+export function checkServerInstalled(
+  python: string,
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+  flags: string[] = [],
+): Promise<InstallCheck> {
   return new Promise((resolve) => {
     execFile(
       python,
-      ['-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
-      { timeout: 60_000, cwd, windowsHide: true },
+      [...flags, '-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
+      { timeout: 60_000, cwd, env, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) {
           resolve({ ok: true, version: stdout.trim() });
@@ -44,23 +53,22 @@ export function checkServerInstalled(python: string, cwd?: string): Promise<Inst
   });
 }
 
-/** `python -m pip install --upgrade <source>`, its output in the log; resolves to the exit code. */
-export function pipInstall(
-  python: string,
-  source: string | null,
+/** Runs a command with its output in the log; resolves to the exit code (-1 when it cannot start). */
+export function runLogged(
+  command: string,
+  args: string[],
   log: LogSink,
   token: Cancellation,
-  cwd?: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<number> {
   return new Promise((resolve) => {
-    const args = pipInstallArgs(source);
-    log.info(`${python} ${args.join(' ')}`);
-    const child = spawn(python, args, { cwd, windowsHide: true });
+    log.info(`${command} ${args.join(' ')}`);
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, windowsHide: true });
     const cancel = token.onCancellationRequested(() => child.kill());
     child.stdout.on('data', (d: Buffer) => log.info(d.toString().trimEnd()));
     child.stderr.on('data', (d: Buffer) => log.warn(d.toString().trimEnd()));
     child.on('error', (e) => {
-      log.error(`pip could not start: ${e.message}`);
+      log.error(`${command} could not start: ${e.message}`);
       cancel.dispose();
       resolve(-1);
     });
@@ -68,5 +76,26 @@ export function pipInstall(
       cancel.dispose();
       resolve(code ?? -1);
     });
+  });
+}
+
+export type PythonProbe = { ok: true; version: string; executable: string } | { ok: false; detail: string };
+
+/** The version and real executable of `python` (`python3.11` on PATH, a venv, ...); never throws. */
+export function probePython(python: string, env?: NodeJS.ProcessEnv): Promise<PythonProbe> {
+  return new Promise((resolve) => {
+    execFile(
+      python,
+      ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); print(sys.executable)'],
+      { timeout: 30_000, env, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          resolve({ ok: false, detail: (stderr || error.message).trim() });
+          return;
+        }
+        const [version = '', executable = python] = stdout.trim().split(/\r?\n/);
+        resolve({ ok: true, version: version.trim(), executable: executable.trim() || python });
+      },
+    );
   });
 }

@@ -1,6 +1,6 @@
 /**
- * The language server process and the client that talks to it: start (after finding the
- * interpreter and checking the install), restart, stop, the custom requests as a `ServerApi`, and
+ * The language server process and the client that talks to it: start (the user's own Python, or
+ * the bundled server in its private environment, see `environment.ts`), restart, stop, the custom requests as a `ServerApi`, and
  * long commands with a cancellable progress notification fed by the server's `$/progress`.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,11 +17,15 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
-import { resolveInterpreter } from './interpreter';
-import { checkServerInstalled, type InstallCheck, pipInstall } from './python';
+import { type Bundle, ensureEnvironment, readBundle } from './environment';
+import { installSourceSetting, ownInterpreterSetting, pythonExtensionInterpreter, resolveInterpreter } from './interpreter';
+import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
+import { checkServerInstalled, type InstallCheck } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import { describeInterpreter, expandPath, type InterpreterChoice, serverSettings } from './model/settings';
-import type { ContextStore, ServerApi } from './model/store';
+import type { ContextStore, ServerApi, ServerState } from './model/store';
+import { SESSIONS_VIEW_ID } from './sessions/provider';
+import { VIEW_ID } from './sidebar/provider';
 import {
   type ContextBudgetParams,
   type ContextBudgetResult,
@@ -35,6 +39,8 @@ import {
   type SessionTreeResult,
   type SystemPromptParams,
   type SystemPromptResult,
+  type TurnLedgerParams,
+  type TurnLedgerResult,
 } from './protocol.generated';
 
 export const CLIENT_ID = 'piContext';
@@ -73,29 +79,99 @@ export function currentServerSettings(folder: vscode.WorkspaceFolder | undefined
   );
 }
 
+const USE_BUNDLED = 'Use Bundled Server';
+
+/** Where the server runs: the interpreter, and the environment it is started with. */
+interface Launch {
+  python: string;
+  /** Arguments before `-m lsp_server serve`. */
+  flags: string[];
+  env: NodeJS.ProcessEnv;
+  interpreter: InterpreterChoice;
+}
+
+/**
+ * The bundled server runs isolated (`-I`: no working directory on `sys.path`, no `PYTHON*`
+ * variables, no user site) and unbuffered: a repository holding a folder named `lsp_server` must not
+ * replace the server the extension installed. (Python 3.11+, which the bundle requires, has `-I`.)
+ */
+const BUNDLED_FLAGS = ['-I', '-u'];
+
+/**
+ * A user's own installation keeps its `PYTHON*` variables (a checkout on `PYTHONPATH` is a way to run
+ * one) but not the working directory on `sys.path` (`-P`, Python 3.11+ like pi-context itself): the
+ * server runs in the workspace folder, and a repository's `lsp_server` folder must not be imported.
+ */
+const OWN_FLAGS = ['-P'];
+
+/** Clears `piContext.python` (user settings): the configuration listener restarts the server. */
+async function useBundled(): Promise<void> {
+  await vscode.workspace.getConfiguration('piContext').update('python', undefined, vscode.ConfigurationTarget.Global);
+}
+
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** The next start makes the bundled server's environment again (the Install command). */
+  private reinstall = false;
   private disposables: vscode.Disposable[] = [];
   interpreter: InterpreterChoice | undefined;
   version: string | undefined;
   lastCheck: InstallCheck | undefined;
+  /** The running client, or undefined when the server stopped: for the chat view, which sends its own requests. */
+  private readonly clientEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
+  readonly onDidChangeClient = this.clientEmitter.event;
+  /** Every `pi/sessionChanged` (the client library keeps one handler per notification: this is it). */
+  private readonly sessionEmitter = new vscode.EventEmitter<SessionChangedParams>();
+  readonly onSessionChanged = this.sessionEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly store: ContextStore,
     private readonly folder: () => vscode.WorkspaceFolder | undefined,
+    private readonly context: Pick<vscode.ExtensionContext, 'extensionUri' | 'globalStorageUri' | 'extension'>,
   ) {}
 
   get running(): boolean {
     return this.client?.state === State.Running;
   }
 
+  /** The client while the server runs. */
+  get runningClient(): LanguageClient | undefined {
+    return this.running ? this.client : undefined;
+  }
+
+  /**
+   * Starts the server once (concurrent calls share the start). The first start can take a while
+   * (finding Python, the first environment, importing the server), so both views show a progress bar
+   * and the Context view says which step it is on.
+   */
   start(): Promise<void> {
-    this.starting ??= this.doStart().finally(() => {
+    this.starting ??= this.withViewProgress(() => this.doStart()).finally(() => {
       this.starting = undefined;
     });
     return this.starting;
+  }
+
+  private withViewProgress(work: () => Promise<void>): Promise<void> {
+    const onView = (viewId: string, task: () => Promise<void>): Thenable<void> =>
+      vscode.window.withProgress({ location: { viewId } }, task);
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    void onView(SESSIONS_VIEW_ID, () => finished);
+    return Promise.resolve(onView(VIEW_ID, work)).finally(done);
+  }
+
+  private progress(message: string): void {
+    this.setState({ state: 'starting', message });
+  }
+
+  /** The store's state, and a context key for the Sessions view's welcome text. */
+  private setState(state: ServerState): void {
+    this.store.setServerState(state);
+    void vscode.commands.executeCommand('setContext', 'piContext.serverState', state.state);
   }
 
   async restart(): Promise<void> {
@@ -107,6 +183,7 @@ export class ServerManager implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.store.attach(null);
+    this.clientEmitter.fire(undefined);
     for (const d of this.disposables.splice(0)) {
       d.dispose();
     }
@@ -118,31 +195,23 @@ export class ServerManager implements vscode.Disposable {
       }
       await client.dispose();
     }
-    this.store.setServerState({ state: 'stopped', message: 'The server is stopped.' });
+    this.setState({ state: 'stopped', message: 'The server is stopped.' });
   }
 
   private async doStart(): Promise<void> {
+    const started = Date.now();
     const folder = this.folder();
-    this.store.setServerState({ state: 'starting' });
-    const interpreter = await resolveInterpreter(folder);
-    this.interpreter = interpreter;
-    this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
-    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath);
-    this.lastCheck = check;
-    if (!check.ok) {
-      this.log.error(check.detail);
-      this.store.setServerState({ state: 'failed', message: this.failureText(check, interpreter) });
-      void this.offerInstall(check, interpreter);
+    const force = this.reinstall;
+    this.reinstall = false;
+    const launch = await this.prepare(folder, force);
+    if (!launch) {
       return;
     }
-    this.version = check.version;
-    this.log.info(`pi-context ${check.version}`);
-
     const serverOptions: ServerOptions = {
-      command: interpreter.command,
-      args: ['-m', 'lsp_server', 'serve'],
+      command: launch.python,
+      args: [...launch.flags, '-m', 'lsp_server', 'serve'],
       transport: TransportKind.stdio,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      options: { cwd: folder?.uri.fsPath, env: { ...launch.env, PYTHONUNBUFFERED: '1' } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
@@ -176,7 +245,8 @@ export class ServerManager implements vscode.Disposable {
       client.onDidChangeState((e) => {
         if (e.newState === State.Stopped && this.client === client) {
           this.store.attach(null);
-          this.store.setServerState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
+          this.clientEmitter.fire(undefined);
+          this.setState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
         }
       }),
       client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
@@ -184,40 +254,127 @@ export class ServerManager implements vscode.Disposable {
       }),
       client.onNotification(Methods.SESSION_CHANGED, (params: SessionChangedParams) => {
         void this.store.onSessionChanged(params);
+        this.sessionEmitter.fire(params);
       }),
     );
     this.client = client;
+    this.progress('Starting the pi-context language server…');
     try {
       await client.start();
     } catch (e) {
       this.log.error(`the server did not start: ${errorText(e)}`);
-      this.store.setServerState({ state: 'failed', message: `The server did not start: ${errorText(e)}` });
+      this.setState({ state: 'failed', message: `The server did not start: ${errorText(e)}` });
       return;
     }
+    const serverVersion = client.initializeResult?.serverInfo?.version;
+    this.version = serverVersion ?? this.version;
+    this.log.info(`server started in ${((Date.now() - started) / 1000).toFixed(1)} s (pi-context ${serverVersion ?? '?'})`);
     this.store.attach(this.api(client));
-    this.store.setServerState({ state: 'running' });
+    this.setState({ state: 'running' });
+    this.clientEmitter.fire(client);
+    if (launch.interpreter.source === 'setting') {
+      void this.checkVersion(serverVersion, launch.interpreter);
+    }
     await this.store.refreshAll();
   }
 
-  private failureText(check: Extract<InstallCheck, { ok: false }>, interpreter: InterpreterChoice): string {
+  /**
+   * Which Python runs the server: `piContext.python` (the user's own installation), else the
+   * bundled server in its private environment (made on the first start), else, in a build without
+   * a bundle, the Python extension's interpreter or `python3` with pi-context installed. Sets the
+   * failed state and offers what can help when there is none; null then.
+   */
+  private async prepare(folder: vscode.WorkspaceFolder | undefined, force: boolean): Promise<Launch | null> {
+    this.progress('Finding the Python that runs the pi-context language server…');
+    const own = ownInterpreterSetting(folder);
+    const bundle = readBundle(this.context.extensionUri.fsPath);
+    if (!own && bundle) {
+      return this.prepareBundled(folder, bundle, force);
+    }
+    const interpreter = own ? { command: own, source: 'setting' as const } : await resolveInterpreter(folder);
+    this.interpreter = interpreter;
+    this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
+    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
+    this.lastCheck = check;
+    if (!check.ok) {
+      this.log.error(check.detail);
+      const message = this.failureText(check, interpreter, bundle !== null);
+      this.setState({ state: 'failed', message });
+      void this.offerHelp(message, check.reason === 'no-python', bundle !== null);
+      return null;
+    }
+    this.version = check.version;
+    this.log.info(`pi-context ${check.version}`);
+    return { python: interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
+  }
+
+  private async prepareBundled(folder: vscode.WorkspaceFolder | undefined, bundle: Bundle, force: boolean): Promise<Launch | null> {
+    const installSource = installSourceSetting(folder);
+    const candidates = pythonCandidates(await pythonExtensionInterpreter(folder?.uri), process.platform === 'win32');
+    const request = {
+      bundle,
+      storageDir: this.context.globalStorageUri.fsPath,
+      installSource,
+      candidates,
+      log: this.log,
+      // Not cancellable: a half-made environment is thrown away anyway, and a restart waits for it.
+      token: { onCancellationRequested: () => ({ dispose() {} }) },
+      progress: (message: string) => this.progress(message),
+    };
+    let result = await ensureEnvironment({ ...request, force });
+    let check: InstallCheck | undefined;
+    if (result.ok) {
+      check = await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS);
+      if (!check.ok && !result.created) {
+        // A reused environment that no longer works (its base Python was removed or upgraded): make it again.
+        this.log.warn(`the bundled server's environment is broken (${check.detail}); creating it again`);
+        result = await ensureEnvironment({ ...request, force: true });
+        check = result.ok ? await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS) : undefined;
+      }
+    }
+    if (!result.ok || !check?.ok) {
+      const message = !result.ok ? result.message : `The bundled server does not start: ${check && !check.ok ? check.detail : ''}`;
+      this.log.error(message);
+      this.setState({ state: 'failed', message });
+      void this.offerHelp(message, !result.ok && result.reason === 'no-python', false);
+      return null;
+    }
+    const what = installSource ? `pi-context ${check.version} from ${installSource}` : `pi-context ${check.version} (bundled)`;
+    this.log.info(
+      result.created
+        ? `bundled server: environment created in ${result.seconds.toFixed(1)} s with Python ${result.marker.pythonVersion}: ${what}`
+        : `bundled server: reusing its environment (Python ${result.marker.pythonVersion}, made in ${result.marker.seconds.toFixed(1)} s): ${what}`,
+    );
+    this.version = check.version;
+    const interpreter: InterpreterChoice = { command: result.python, source: 'bundled' };
+    this.interpreter = interpreter;
+    this.progress('Starting the pi-context language server…');
+    return { python: result.python, flags: BUNDLED_FLAGS, env: isolatedEnv(process.env, os.devNull), interpreter };
+  }
+
+  private failureText(check: Extract<InstallCheck, { ok: false }>, interpreter: InterpreterChoice, bundled: boolean): string {
+    const instead = bundled ? ' Clear piContext.python to use the server bundled with the extension.' : '';
     switch (check.reason) {
       case 'no-python':
-        return `Python was not found: ${describeInterpreter(interpreter)}. Set piContext.python.`;
+        return `Python was not found: ${describeInterpreter(interpreter)}.${instead || ' Set piContext.python.'}`;
       case 'not-installed':
-        return `pi-context is not installed in ${describeInterpreter(interpreter)}.`;
+        return interpreter.source === 'setting' || bundled
+          ? `pi-context is not installed in ${describeInterpreter(interpreter)}.${instead}`
+          : `This build of the extension carries no server, and pi-context is not installed in ${describeInterpreter(interpreter)}. ` +
+              'Install the platform .vsix, or set piContext.python to a Python where pi-context is installed.';
       default:
-        return `pi-context cannot be imported in ${describeInterpreter(interpreter)}. See the Pi Context output.`;
+        return `pi-context cannot be imported in ${describeInterpreter(interpreter)}. See the Pi Context output.${instead}`;
     }
   }
 
-  private async offerInstall(check: Extract<InstallCheck, { ok: false }>, interpreter: InterpreterChoice): Promise<void> {
-    const actions = check.reason === 'no-python' ? ['Open Settings'] : ['Install', 'Open Settings', 'Show Log'];
+  private async offerHelp(message: string, noPython: boolean, bundled: boolean): Promise<void> {
+    const actions = [...(bundled ? [USE_BUNDLED] : []), 'Open Settings', ...(noPython ? [] : ['Show Log'])];
     if (vscode.extensions.getExtension('ms-python.python')) {
-      actions.splice(1, 0, 'Select Interpreter');
+      actions.splice(bundled ? 1 : 0, 0, 'Select Interpreter');
     }
-    const choice = await vscode.window.showWarningMessage(this.failureText(check, interpreter), ...actions);
-    if (choice === 'Install') {
-      await this.install();
+    const choice = await vscode.window.showWarningMessage(message, ...actions);
+    if (choice === USE_BUNDLED) {
+      await useBundled();
     } else if (choice === 'Select Interpreter') {
       await vscode.commands.executeCommand('python.setInterpreter');
     } else if (choice === 'Open Settings') {
@@ -227,31 +384,36 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
-  /** pip-install pi-context into the interpreter (from `piContext.server.installSource`), then start. */
-  async install(): Promise<void> {
-    const folder = this.folder();
-    const interpreter = this.interpreter ?? (await resolveInterpreter(folder));
-    const raw = vscode.workspace.getConfiguration('piContext', folder?.uri).get<string>('server.installSource') ?? '';
-    const source = raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
-    const code = await vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: `Pi Context: installing ${source ?? 'pi-context'} into ${interpreter.command}`,
-        cancellable: true,
-      },
-      (_progress, token) => pipInstall(interpreter.command, source, this.log, token, folder?.uri.fsPath),
-    );
-    if (code === 0) {
-      await this.restart();
+  /** A user's own installation of another version: say so, and offer the bundled server. */
+  private async checkVersion(serverVersion: string | undefined, interpreter: InterpreterChoice): Promise<void> {
+    const extensionVersion = String((this.context.extension.packageJSON as { version?: unknown }).version ?? '');
+    const message = versionMismatch(serverVersion, extensionVersion, interpreter.command);
+    if (!message) {
       return;
     }
-    const choice = await vscode.window.showErrorMessage(
-      `Installing pi-context failed (pip exit code ${code}). The log has pip's output.`,
-      'Show Log',
-    );
-    if (choice === 'Show Log') {
-      this.log.show();
+    this.log.warn(message);
+    const bundled = readBundle(this.context.extensionUri.fsPath) !== null;
+    const choice = await vscode.window.showWarningMessage(`Pi Context: ${message}`, ...(bundled ? [USE_BUNDLED] : []), 'Keep');
+    if (choice === USE_BUNDLED) {
+      await useBundled();
     }
+  }
+
+  /**
+   * The Install command: makes the bundled server's environment again (with
+   * `piContext.server.installSource` when set), offline, then restarts. Never asks a package index.
+   */
+  async install(): Promise<void> {
+    const folder = this.folder();
+    if (!readBundle(this.context.extensionUri.fsPath)) {
+      void vscode.window.showWarningMessage(
+        'Pi Context: this build of the extension carries no server to install. Install the platform .vsix, ' +
+          'or set piContext.python to a Python where pi-context is installed.',
+      );
+      return;
+    }
+    this.reinstall = true;
+    await this.restart();
   }
 
   /** Push the settings to the running server (they also answer its `workspace/configuration`). */
@@ -271,6 +433,7 @@ export class ServerManager implements vscode.Disposable {
       projectedRequest: (p: SessionRef) => client.sendRequest<ProjectedRequestResult>(Methods.PROJECTED_REQUEST, p),
       sessions: (p: SessionsParams) => client.sendRequest<SessionsResult>(Methods.SESSIONS, p),
       sessionTree: (p: SessionRef) => client.sendRequest<SessionTreeResult>(Methods.SESSION_TREE, p),
+      turnLedger: (p: TurnLedgerParams) => client.sendRequest<TurnLedgerResult>(Methods.TURN_LEDGER, p),
     };
   }
 

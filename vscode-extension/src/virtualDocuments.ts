@@ -54,6 +54,14 @@ export class VirtualDocuments implements vscode.TextDocumentContentProvider, vsc
     return uri;
   }
 
+  /** Replace a preview's text (the outcome of the user's decision) and tell open editors. */
+  updatePreview(uri: vscode.Uri, text: string): void {
+    if (this.previews.has(uri.toString())) {
+      this.previews.set(uri.toString(), text);
+      this.changed.fire(uri);
+    }
+  }
+
   provideTextDocumentContent(uri: vscode.Uri): string {
     if (uri.path === SYSTEM_PROMPT_URI.path) {
       return this.store.prompt?.rendered ?? '(The pi-context server has not assembled the prompt yet.)';

@@ -20,11 +20,21 @@ test('the preview says nothing is written yet and ends with the summary itself',
   assert.ok(doc.trimEnd().endsWith('## Goal\nShip it.'));
 });
 
-test('the confirmation names the summarizer and the size of the summary', () => {
+test("the confirmation names the summarizer and the summary's size as the server counted it by Pi's rule", () => {
+  // The server's count, not the text's length: 1234 is not ceil(16 / 4), so a client-side chars/4 would fail.
+  const counted = { ...outcome, summaryTokens: { pi: 1234, estimate: 1100 } };
   assert.equal(
-    confirmText('branch', outcome, 's.jsonl'),
-    'Append this branch summary (about 4 tokens, offline (extractive)) to s.jsonl?',
+    confirmText('branch', counted, 's.jsonl'),
+    'Append this branch summary (about 1,234 tokens, offline (extractive)) to s.jsonl?',
   );
+});
+
+test('without the server count the confirmation states no size rather than computing one', () => {
+  assert.equal(
+    confirmText('compaction', { ...outcome, summaryTokens: null }, 's.jsonl'),
+    'Append this compaction summary (offline (extractive)) to s.jsonl?',
+  );
+  assert.equal(confirmText('branch', outcome, 's.jsonl'), 'Append this branch summary (offline (extractive)) to s.jsonl?');
 });
 
 test('the applied message names the new entry and says whether it is the previewed summary', () => {

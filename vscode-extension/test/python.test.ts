@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkServerInstalled, pipInstall } from '../src/python';
+import { checkServerInstalled, probePython, runLogged } from '../src/python';
 
 /** A folder holding a package named lsp_server; `python -c` imports from its working directory. */
 function fakeInstall(init: string): string {
@@ -29,6 +29,18 @@ test('a Python without pi-context is reported as not installed', async () => {
   assert.equal(!result.ok && result.reason, 'not-installed');
 });
 
+test('with -I or -P the check ignores a folder named lsp_server in the working directory (a workspace cannot replace the server)', async () => {
+  const venv = mkdtempSync(join(tmpdir(), 'pi-context-venv-'));
+  execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
+  const workspace = fakeInstall('__version__ = "6.6.6"\n');
+  const python = join(venv, 'bin', 'python');
+  assert.deepEqual(await checkServerInstalled(python, workspace), { ok: true, version: '6.6.6' }, 'the plain check imports from the cwd');
+  for (const flags of [['-I'], ['-P']]) {
+    const isolated = await checkServerInstalled(python, workspace, undefined, flags);
+    assert.equal(!isolated.ok && isolated.reason, 'not-installed', flags.join(' '));
+  }
+});
+
 test('a pi-context that fails to import is reported as broken, with its error', async () => {
   const result = await checkServerInstalled('python3', fakeInstall('raise RuntimeError("half installed")\n'));
   assert.equal(!result.ok && result.reason, 'broken');
@@ -40,11 +52,20 @@ test('an interpreter that does not exist is reported as missing Python', async (
   assert.equal(!result.ok && result.reason, 'no-python');
 });
 
-test("a failed pip install resolves to pip's exit code with its output in the log", async () => {
+test('a command runs with its output in the log and resolves to its exit code', async () => {
   const lines: string[] = [];
-  const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-  const code = await pipInstall('python3', '/nonexistent/pi-context-source', log, never);
-  assert.notEqual(code, 0);
-  assert.match(lines[0] ?? '', /python3 -m pip install --upgrade \/nonexistent\/pi-context-source/);
-  assert.ok(lines.length > 1, 'pip output is logged');
+  const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(`! ${m}`), error: (m: string) => lines.push(`E ${m}`) };
+  const code = await runLogged('python3', ['-c', 'import sys; print("out"); sys.stderr.write("err\\n"); sys.exit(3)'], log, never);
+  assert.equal(code, 3);
+  assert.match(lines[0] ?? '', /^python3 -c /);
+  assert.ok(lines.includes('out') && lines.includes('! err'), lines.join('\n'));
+  assert.equal(await runLogged('/nonexistent/tool', [], log, never), -1);
+});
+
+test('probing a Python gives its version and real executable; a missing one says why', async () => {
+  const probe = await probePython('python3');
+  assert.ok(probe.ok);
+  assert.match(probe.ok ? probe.version : '', /^3\.\d+\.\d+/);
+  assert.ok(probe.ok && probe.executable.startsWith('/'));
+  assert.equal((await probePython('/nonexistent/bin/python3')).ok, false);
 });

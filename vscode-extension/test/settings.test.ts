@@ -5,7 +5,6 @@ import {
   envName,
   expandPath,
   needsRestart,
-  pipInstallArgs,
   serverSettings,
 } from '../src/model/settings';
 
@@ -27,7 +26,7 @@ test('unset settings give the server its documented defaults', () => {
     agentDir: null,
     trust: 'pi',
     debounceMs: 300,
-    limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000 },
+    limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000, sessionMaxBytes: 536870912 },
     budget: { contextWindows: {}, defaultContextWindow: null },
     pi: { command: null },
   });
@@ -107,7 +106,3 @@ test('the interpreter is the setting, else the Python extension, else python3', 
   assert.deepEqual(chooseInterpreter(null, null), { command: 'python3', source: 'path' });
 });
 
-test('pip installs the configured source, pi-context by default', () => {
-  assert.deepEqual(pipInstallArgs(null), ['-m', 'pip', 'install', '--upgrade', 'pi-context']);
-  assert.deepEqual(pipInstallArgs('/src/pi-context'), ['-m', 'pip', 'install', '--upgrade', '/src/pi-context']);
-});

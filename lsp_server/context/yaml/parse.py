@@ -20,6 +20,7 @@ from lsp_server.context.yaml.compose import Composer, limit_failure
 from lsp_server.context.yaml.errors import Failure, YamlError, YamlWarning, parse_failure, render_error
 from lsp_server.context.yaml.fast import parse_simple
 from lsp_server.context.yaml.nodes import YamlNode
+from lsp_server.context.yaml.prescan import flow_depth_overflow
 from lsp_server.context.yaml.reader import mask_unprintable, ruamel_parser
 from lsp_server.context.yaml.to_js import to_js
 from lsp_server.context.yaml.translate import (
@@ -54,6 +55,10 @@ def parse_yaml(text: str, *, fast: bool = True) -> YamlResult:
         return YamlResult(None, None)
     if len(text) > limits.CHARACTERS.value:
         return _failed(text, limit_failure(limits.CHARACTERS, limits.CHARACTERS.value))
+    # only a bracket opens a flow collection: text without one needs no scan (nearly every skill)
+    deep = flow_depth_overflow(text, limits.DEPTH.value) if "[" in text or "{" in text else None
+    if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
+        return _failed(text, limit_failure(limits.DEPTH, deep))
     if fast:
         simple = parse_simple(text)
         if simple is not None:

@@ -84,6 +84,14 @@ def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     return read_source(ls, uri)
 
 
+def checked_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
+    """Any file the checker reports on (skill, context file, SYSTEM.md, APPEND_SYSTEM.md), or None."""
+    path = ls.uri_to_path(uri)
+    if path is None or not ls.checker.wants(path, ls.settings):
+        return None
+    return read_source(ls, uri)
+
+
 def profile_of(ls: PiLanguageServer) -> ProfileId:
     return ls.settings.rule_profile
 

@@ -328,15 +328,18 @@ def register(server: PiLanguageServer) -> None:
 
             def run(loaded: SessionFile) -> Any:
                 from lsp_server.project.analysis import analyze
+                from lsp_server.project.costs import next_request_with_prompt
 
-                return analyze(snapshot, loaded).budget
+                analysis = analyze(snapshot, loaded)
+                return analysis.budget, next_request_with_prompt(snapshot, analysis, params.text)
 
-            budget = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
+            budget, upcoming = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
         else:  # a new chat: Pi writes the file with the first message
             from lsp_server.budget.budget import prompt_budget
 
             snapshot = await ls.projects.snapshot(chat.spec.cwd)
             budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
+            upcoming = None
         found = preflight(budget, params.text, snapshot.counter.counter)
         return protocol.ChatPreflightResult(
             text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
@@ -346,6 +349,7 @@ def register(server: PiLanguageServer) -> None:
             window=found.window,
             crosses_threshold=found.crosses_threshold,
             message=found.message,
+            next_request=upcoming,
         ).wire()
 
     @request(names.CHAT_UI_RESPONSE, lambda: protocol.ChatUiResponseParams)

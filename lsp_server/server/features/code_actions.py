@@ -1,4 +1,4 @@
-"""``textDocument/codeAction``: quick fixes for skill findings, computed from the current text.
+"""``textDocument/codeAction``: quick fixes for the findings of a checked file, computed from the current text.
 
 The client's diagnostics may be older than its buffer, so fixes are never derived from them: the
 rules run again on the text the server holds now (the buffer the client just synchronised) and
@@ -27,7 +27,7 @@ from lsp_server.editing.text import ranges_touch
 from lsp_server.findings import Finding, Range
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.diagnostics import SOURCE, to_diagnostic
-from lsp_server.server.features._editing import SkillSource, profile_of, skill_source, thresholds_of
+from lsp_server.server.features._editing import SkillSource, checked_source, profile_of, thresholds_of
 
 OPTIONS = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
 
@@ -72,12 +72,12 @@ def _workspace_edit(ls: PiLanguageServer, fix: Fix, source: SkillSource) -> type
 
 
 def code_actions(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    """The quick fixes for ``params`` (None: not a skill file, or the client wants other kinds)."""
+    """The quick fixes for ``params`` (None: not a checked file, or the client wants other kinds)."""
     from lsp_server.editing.fixes import compute_fixes
 
     if not _wants_quickfix(params.context.only):
         return None
-    source = skill_source(ls, params.text_document.uri)
+    source = checked_source(ls, params.text_document.uri)
     if source is None:
         return None
     requested: Range = source.from_client_range(params.range)

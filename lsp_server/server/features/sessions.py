@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server import protocol_names as names
 from lsp_server.context.paths import is_path_within
+from lsp_server.fsread import not_regular_message
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import invalid, parse_params, resolve_folder
@@ -44,7 +45,11 @@ def session_path(ls: PiLanguageServer, method: str, value: str) -> str:
         raise invalid(method, f"session must be an absolute path or a file URI (got {value!r})")
     path = os.path.normpath(path)
     if not os.path.isfile(path):
-        raise invalid(method, f"no such session file: {path}")
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            raise invalid(method, f"no such session file: {path}") from None
+        raise invalid(method, not_regular_message(path, mode))
     return path
 
 

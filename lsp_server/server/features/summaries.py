@@ -108,6 +108,10 @@ async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], k
                 job = await operation.run_in_thread(plan)
             except JobRefused as exc:
                 raise request_failed(str(exc)) from None
+            if job.session.repaired is not None:
+                from lsprotocol import types
+
+                ls.log(f"pi-context: {job.session.repaired}", types.MessageType.Warning)
             operation.check()
             operation.report(job.describe(), 5)
             llm_cancel = CancelToken()
@@ -176,7 +180,9 @@ def register(server: PiLanguageServer) -> None:
         refuse_if_live(ls, path, "compaction")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(plan_compaction_job, request, functools.partial(project_for, ls), config)
+        plan = functools.partial(
+            plan_compaction_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        )
         verb = "Previewing the compaction of" if request.preview_only else "Compacting"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "compaction")
 
@@ -191,6 +197,8 @@ def register(server: PiLanguageServer) -> None:
         refuse_if_live(ls, path, "branchSummary")
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(plan_branch_job, request, functools.partial(project_for, ls), config)
+        plan = functools.partial(
+            plan_branch_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        )
         verb = "Previewing the branch summary of" if request.preview_only else "Summarizing the branch of"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "branchSummary")

@@ -5,77 +5,13 @@
 // (a server feature it needs is not in this build of the server: it is reported, not run).
 // Screenshots of every step land in outDir as NN-<step>.png.
 'use strict';
-const { chromium } = require('playwright-core');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const { createRun, formatExact } = require('./workbench');
 
 const config = JSON.parse(process.argv[2]);
-const outDir = config.outDir;
-fs.mkdirSync(outDir, { recursive: true });
-const WAIT = config.waitMs || 60000;
+const run = createRun(config);
 const t0 = Date.now();
-const steps = [];
-let shotIndex = 0;
+const { WAIT, step, shot, palette, quickOpen, openContainer, tidy, setSessionsExpanded, settled, textOf } = run;
 let page;
-
-function log(msg) {
-  process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
-}
-
-async function shot(name) {
-  shotIndex += 1;
-  const file = path.join(outDir, `${String(shotIndex).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file });
-  return path.basename(file);
-}
-
-async function step(name, fn) {
-  const need = config.expect[name];
-  if (need !== true) {
-    steps.push({ name, status: 'waiting', detail: need || 'not expected', seconds: 0 });
-    log(`${name}: waiting (${need})`);
-    return;
-  }
-  const start = Date.now();
-  log(`${name}: start`);
-  try {
-    const detail = await fn();
-    steps.push({ name, status: 'passed', detail: detail || '', seconds: (Date.now() - start) / 1000 });
-    log(`${name}: passed`);
-  } catch (e) {
-    let screenshot = '';
-    try {
-      screenshot = await shot(`${name}-FAILED`);
-    } catch {
-      /* the page may be gone */
-    }
-    steps.push({ name, status: 'failed', detail: String(e && e.stack ? e.stack : e), screenshot, seconds: (Date.now() - start) / 1000 });
-    log(`${name}: FAILED ${e}`);
-  }
-}
-
-// --- workbench helpers ---------------------------------------------------------------------------
-
-async function palette(title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: WAIT });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: WAIT });
-  await page.keyboard.press('Enter');
-}
-
-async function quickOpen(relPath) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: WAIT });
-  await input.fill(relPath);
-  const name = path.basename(relPath);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: WAIT });
-  await page.keyboard.press('Enter');
-  await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ timeout: WAIT });
-}
 
 /** The focus-instructions box of Compact Session (the quick-input widget is shared with the palette). */
 async function compactInput() {
@@ -85,79 +21,41 @@ async function compactInput() {
   return input;
 }
 
-/** The frame of our webview: webview views live in an overlay iframe holding an inner #active-frame. */
-async function sidebarFrame() {
-  const end = Date.now() + WAIT;
-  while (Date.now() < end) {
-    for (const f of page.frames()) {
-      if (await f.locator('main#app').count().catch(() => 0)) {
-        return f;
-      }
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the Pi Context webview did not render');
-}
-
-/** Shows the Pi Context side bar (clicking its activity-bar icon when it is already shown would hide it). */
-async function openContainer() {
-  const title = page.locator('.part.sidebar .composite.title', { hasText: 'Pi Context' }).first();
-  if (await title.isVisible().catch(() => false)) {
-    return;
-  }
-  await page.locator('.activitybar .action-item a[aria-label^="Pi Context"], .activitybar .action-item[aria-label^="Pi Context"]').first().click();
-  await title.waitFor({ timeout: WAIT });
-}
-
-/** Makes room for the Context view in screenshots: bottom panel hidden, Sessions view collapsed. */
-async function tidy() {
-  if (await page.locator('.part.panel').first().isVisible().catch(() => false)) {
-    await palette('View: Hide Panel').catch(() => page.keyboard.press('Escape'));
-  }
-  await setSessionsExpanded(false);
-}
-
-async function setSessionsExpanded(expanded) {
-  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Sessions' }).first();
-  if (!(await header.isVisible().catch(() => false))) return;
-  if ((await header.getAttribute('aria-expanded')) !== String(expanded)) {
-    await header.click();
+/** Fails when a notification toast holding `text` is shown (the confirmation belongs to the preview). */
+async function expectNoToast(text) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  if (await toast.count()) {
+    throw new Error(`the question "${text}" is asked in a notification toast`);
   }
 }
 
-/** The sidebar redraws whenever new data arrives: retry an action that met a replaced element. */
-async function settled(action, attempts = 10) {
-  for (let i = 1; ; i++) {
-    try {
-      return await action();
-    } catch (e) {
-      if (i >= attempts || !/not attached|detached/i.test(String(e))) throw e;
-      await page.waitForTimeout(200);
-    }
+/** Waits until the preview document says what happened; returns the entry id it names. */
+async function settledPreview(headline) {
+  const lines = page.locator('.monaco-editor .view-lines', { hasText: headline }).first();
+  await lines.waitFor({ timeout: WAIT });
+  const text = (await lines.innerText()).replace(/\u00a0/g, ' ');
+  if (/Nothing has been written/.test(text)) {
+    throw new Error('the preview still says that nothing has been written');
   }
+  const id = /as\s+entry\s+`([^`]+)`/.exec(text);
+  if (!id) {
+    throw new Error(`the settled preview names no entry id:\n${text.slice(0, 600)}`);
+  }
+  // Nothing is waiting any more: the buttons are gone from the code lens and the title bar.
+  await page.locator('.codelens-decoration a', { hasText: 'Append to Session' }).first().waitFor({ state: 'detached', timeout: WAIT });
+  await page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first().waitFor({ state: 'detached', timeout: WAIT });
+  return id[1];
 }
 
-function formatExact(n) {
-  return String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-async function textOf(locator) {
-  return ((await locator.textContent({ timeout: WAIT })) || '').trim();
+/** The Context view's frame. */
+function sidebarFrame() {
+  return run.webviewFrame('main#app', 'the Pi Context webview');
 }
 
 // --- the run -------------------------------------------------------------------------------------
 
 (async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-context-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: config.chromium || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1500, height: 950 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  page = ctx.pages()[0] || (await ctx.newPage());
-  page.on('pageerror', (e) => log(`pageerror: ${e.message}`));
+  page = await run.launch();
   let frame;
 
   await step('workbench', async () => {
@@ -173,8 +71,16 @@ async function textOf(locator) {
     // The server state banner disappears once the client runs; a failure banner has role=alert.
     await frame.locator('header.top').waitFor({ timeout: WAIT });
     const end = Date.now() + WAIT;
+    const seen = [];
     for (;;) {
-      const starting = await frame.getByText('Starting the pi-context server').count();
+      const starting = await frame.locator('#server-starting').count();
+      if (starting) {
+        const text = await frame.locator('#server-starting').first().textContent().catch(() => '');
+        if (text && !seen.includes(text)) {
+          seen.push(text);
+          if (seen.length === 1) await shot('sidebar-server-starting');
+        }
+      }
       const failed = await frame.locator('.banner.error').count();
       if (failed) {
         throw new Error(`server failed: ${await textOf(frame.locator('.banner.error').first())}`);
@@ -184,7 +90,22 @@ async function textOf(locator) {
       await page.waitForTimeout(200);
     }
     await shot('sidebar-server-running');
-    return 'extension activated, server started from piContext.python';
+    const progress = seen.length ? `; while starting the view said: ${seen.join(' / ')}` : '';
+    return `extension activated, server started (${((Date.now() - t0) / 1000).toFixed(1)} s after the driver began)${progress}`;
+  });
+
+  await step('chat-no-pi', async () => {
+    // piContext.pi.command names no program: the Chat view says so, and every other step still works.
+    await openContainer();
+    const chat = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view');
+    const root = chat.locator('[data-testid=chat-root]').first();
+    await run.until(async () => (await root.getAttribute('data-state')) === 'no-pi', 'chat-root data-state=no-pi');
+    const text = await textOf(chat.locator('[data-testid=chat-no-pi]').first());
+    if (!text.includes(config.piInstallCommand)) {
+      throw new Error(`the notice does not give the install command: ${text}`);
+    }
+    await shot('chat-no-pi');
+    return `"${text.replace(/\s+/g, ' ')}"`;
   });
 
   await step('diagnostic', async () => {
@@ -309,6 +230,26 @@ async function textOf(locator) {
     return `${await frame.locator('#request-list .message').count()} messages in the first turn`;
   });
 
+  await step('cost-chart', async () => {
+    await openContainer();
+    frame = await sidebarFrame();
+    const bars = frame.locator('#cost .cost-bar');
+    await bars.first().waitFor({ timeout: WAIT });
+    const count = await bars.count();
+    if (count !== config.costTurns) {
+      throw new Error(`the chart has ${count} bars, pi-context session --costs --json has ${config.costTurns} turns`);
+    }
+    const summary = await textOf(frame.locator('#cost .cost-summary'));
+    if (!summary.startsWith(`${config.costTurns} turns`)) {
+      throw new Error(`unexpected summary "${summary}"`);
+    }
+    await settled(() => frame.locator('#cost-title').scrollIntoViewIfNeeded());
+    await bars.nth(Math.floor(count / 2)).hover();
+    await page.waitForTimeout(300);
+    await shot('cost-chart');
+    return `${count} bars; "${summary}"`;
+  });
+
   await step('sessions-tree', async () => {
     await setSessionsExpanded(true);
     const row = page.locator('.monaco-list-row', { hasText: config.sessionLabel }).first();
@@ -324,13 +265,7 @@ async function textOf(locator) {
   await step('compact-cancel', async () => {
     // Ask the test (which owns the fake LLM) to make its next answer hang, and wait until it has.
     // Runs before the real compaction: Pi refuses to compact a session right after a compaction.
-    const ready = path.join(outDir, 'slow-llm.ready');
-    process.stdout.write('SIGNAL slow-llm\n');
-    const end = Date.now() + WAIT;
-    while (!fs.existsSync(ready)) {
-      if (Date.now() > end) throw new Error('the test did not make the summarizer slow');
-      await page.waitForTimeout(100);
-    }
+    await run.signal('slow-llm');
     await palette('Pi Context: Compact Session');
     const input = await compactInput();
     await input.press('Enter'); // no focus instructions
@@ -358,14 +293,18 @@ async function textOf(locator) {
     await shot('compact-progress');
     await page.locator('.tabs-container .tab', { hasText: 'Compaction Summary (preview)' }).first().waitFor({ timeout: WAIT });
     await page.locator('.monaco-editor .view-lines', { hasText: config.summaryMarker }).first().waitFor({ timeout: WAIT });
-    const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this compaction summary' }).first();
-    await confirm.waitFor({ timeout: WAIT });
-    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
+    // The question is asked in the preview itself (its editor title bar), not in a toast.
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Nothing has been written' }).first().waitFor({ timeout: WAIT });
+    const append = page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first();
+    await append.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the editor settle: screenshots only
     await shot('compact-preview');
-    await confirm.getByRole('button', { name: 'Append to Session' }).click();
+    await expectNoToast('Append this compaction summary');
+    await append.click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Compaction appended' }).first().waitFor({ timeout: WAIT });
+    const entry = await settledPreview('Compaction summary — appended');
     await shot('compact-appended');
-    return 'progress shown, summary previewed, appended after confirmation';
+    return `progress shown, summary previewed, appended from the preview's title bar; the preview now says entry ${entry}`;
   });
 
   await step('branch-summary', async () => {
@@ -379,27 +318,18 @@ async function textOf(locator) {
     await page.locator('.quick-input-widget .quick-input-message', { hasText: 'focus on' }).first().waitFor({ timeout: WAIT });
     await input.press('Enter'); // no focus instructions
     await page.locator('.tabs-container .tab', { hasText: 'Branch Summary (preview)' }).first().waitFor({ timeout: WAIT });
-    const confirm = page.locator('.notifications-toasts .notification-toast', { hasText: 'Append this branch summary' }).first();
-    await confirm.waitFor({ timeout: WAIT });
-    await page.waitForTimeout(400); // let the toast finish fading in: screenshots only
+    // This time through the code lens above the summary (the other place the preview offers it).
+    const lens = page.locator('.contentWidgets .codelens-decoration a, .codelens-decoration a', { hasText: 'Append to Session' }).first();
+    await lens.waitFor({ timeout: WAIT });
+    await page.waitForTimeout(400); // let the editor settle: screenshots only
     await shot('branch-preview');
-    await confirm.getByRole('button', { name: 'Append to Session' }).click();
+    await expectNoToast('Append this branch summary');
+    await lens.click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'Branch summary appended' }).first().waitFor({ timeout: WAIT });
-    return `moved to "${config.branchTarget}" with a previewed, confirmed branch summary`;
+    const entry = await settledPreview('Branch summary — appended');
+    await shot('branch-appended');
+    return `moved to "${config.branchTarget}" with a previewed branch summary confirmed from its code lens (entry ${entry})`;
   });
 
-  await ctx.close();
-  fs.rmSync(profile, { recursive: true, force: true });
-  const ok = steps.every((s) => s.status !== 'failed');
-  process.stdout.write(JSON.stringify({ ok, seconds: (Date.now() - t0) / 1000, steps }) + '\n');
-  process.exit(ok ? 0 : 1);
-})().catch(async (e) => {
-  log(`driver crashed: ${e && e.stack ? e.stack : e}`);
-  try {
-    if (page) await shot('crash');
-  } catch {
-    /* ignore */
-  }
-  process.stdout.write(JSON.stringify({ ok: false, crashed: String(e), steps }) + '\n');
-  process.exit(2);
-});
+  await run.finish();
+})().catch(run.crashed);

@@ -1,6 +1,7 @@
 """The sample workspace the VS Code end-to-end test opens: a project with an AGENTS.md, a SKILL.md
 whose name breaks Pi's rule (uppercase letters, fixable by a quick fix), and a Pi agent dir holding
-one session of that project, long enough for a compaction to have something to summarize.
+one session of that project, long enough for a compaction to have something to summarize; and the
+chat's project (``build_chat``), whose agent dir points Pi at the loopback fake model.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.session.locate import encode_cwd
+from tests.support.pi_agent import PiAgentDir, write_agent_dir
 
 SKILL_NAME = "release-notes"
 BROKEN_SKILL = """---
@@ -50,13 +52,17 @@ def _timestamp(n: int) -> str:
 
 
 def _usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    """Usage as an Anthropic model reports it: most of the prompt read from the cache, priced 3/15/0.3/3.75."""
+    cached = input_tokens * 4 // 5
+    fresh = input_tokens - cached
+    cost = {"input": 3e-6 * fresh, "output": 15e-6 * output_tokens, "cacheRead": 0.3e-6 * cached, "cacheWrite": 0}
     return {
-        "input": input_tokens,
+        "input": fresh,
         "output": output_tokens,
-        "cacheRead": 0,
+        "cacheRead": cached,
         "cacheWrite": 0,
         "totalTokens": input_tokens + output_tokens,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        "cost": {**cost, "total": sum(cost.values())},
     }
 
 
@@ -159,3 +165,31 @@ def build(root: Path) -> SampleWorkspace:
     session = sessions / f"2026-01-15T10-00-00-000Z_{SESSION_ID}.jsonl"
     session.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in session_lines(cwd)))
     return SampleWorkspace(folder=folder, agent_dir=agent_dir, skill=skill, agents_md=agents_md, session=session)
+
+
+NOTES = "E2E-NOTES line one: the release is on Friday.\nE2E-NOTES line two: tag it v2.0.\n"
+CHAT_AGENTS_MD = "# Chat sample\n\n- Answer in one short paragraph.\n"
+
+
+@dataclass(frozen=True)
+class ChatWorkspace:
+    folder: Path
+    agent: PiAgentDir
+    notes: Path
+
+
+def build_chat(root: Path, model_url: str) -> ChatWorkspace:
+    """A small project for the chat: an AGENTS.md, a notes file for Pi's ``read`` tool, and an agent
+    dir whose only model is the fake LLM at ``model_url`` (32k window), compaction keeping so few
+    recent tokens that ``/compact`` after three turns has something to summarize."""
+    folder = root / "chat-workspace"
+    folder.mkdir(parents=True)
+    (folder / "AGENTS.md").write_text(CHAT_AGENTS_MD, encoding="utf-8")
+    notes = folder / "notes.txt"
+    notes.write_text(NOTES, encoding="utf-8")
+    agent = write_agent_dir(
+        root / "chat-agent",
+        model_url,
+        settings={"defaultProvider": "fake", "compaction": {"keepRecentTokens": 10}},
+    )
+    return ChatWorkspace(folder=folder.resolve(), agent=agent, notes=notes)

@@ -33,7 +33,7 @@ export interface ServerSettings {
   agentDir: string | null;
   trust: TrustSetting;
   debounceMs: number;
-  limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number };
+  limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number; sessionMaxBytes: number };
   budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
   pi: { command: string | null };
 }
@@ -72,6 +72,7 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       bodyMaxLines: bounded(get('limits.bodyMaxLines'), 500, 0, Number.MAX_SAFE_INTEGER),
       contextMaxBytes: bounded(get('limits.contextMaxBytes'), 32 * 1024, 0, Number.MAX_SAFE_INTEGER),
       contextMaxTokens: bounded(get('limits.contextMaxTokens'), 8000, 0, Number.MAX_SAFE_INTEGER),
+      sessionMaxBytes: bounded(get('limits.sessionMaxBytes'), 512 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     },
     budget: {
       contextWindows: windows(get('budget.contextWindows')),
@@ -141,7 +142,7 @@ export function expandPath(path: string, home: string, workspaceFolder: string |
   return out;
 }
 
-export type InterpreterSource = 'setting' | 'python-extension' | 'path';
+export type InterpreterSource = 'setting' | 'python-extension' | 'path' | 'bundled';
 
 export interface InterpreterChoice {
   command: string;
@@ -165,13 +166,9 @@ export function describeInterpreter(choice: InterpreterChoice): string {
       return `${choice.command} (piContext.python)`;
     case 'python-extension':
       return `${choice.command} (the Python extension's interpreter)`;
+    case 'bundled':
+      return `${choice.command} (the bundled server's environment)`;
     default:
       return `${choice.command} (from PATH)`;
   }
-}
-
-/** The pip arguments for installing pi-context from `piContext.server.installSource`. */
-export function pipInstallArgs(source: string | null): string[] {
-  const target = source && source.trim() !== '' ? source.trim() : 'pi-context';
-  return ['-m', 'pip', 'install', '--upgrade', target];
 }

@@ -5,6 +5,7 @@
  */
 import type { BudgetView } from '../model/budget';
 import type { EstimateChoice } from '../model/estimate';
+import type { CostChartView } from '../model/ledger';
 import type { RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
 
@@ -91,7 +92,12 @@ export interface SidebarView {
   folderName: string | null;
   sessionLabel: string | null;
   choice: EstimateChoice;
+  /** What the budget's counts were made with (the prompt's estimator before there is a budget). */
   estimatorLabel: string | null;
+  /** The sections' estimator, only when it is not the budget's (e.g. another model family). */
+  sectionsEstimatorLabel: string | null;
+  /** Why the budget's stored system prompt and the workspace's sections differ, and what Pi does. */
+  promptOriginNote: string | null;
   budget: BudgetView | null;
   budgetStatus: PartStatus;
   sections: SectionRow[];
@@ -104,6 +110,9 @@ export interface SidebarView {
   lastChange: ChangeSummary | null;
   request: RequestView | null;
   requestStatus: PartStatus;
+  /** The "Cost" chart from `pi/turnLedger` (absent: no session, or a server without the method). */
+  cost?: CostChartView | null;
+  costStatus?: PartStatus;
 }
 
 export type HostMessage = { type: 'view'; view: SidebarView };

@@ -9,6 +9,7 @@ import { formatExact, formatPercent, formatTokens } from '../model/format';
 import type { MessageGroup, MessageRow, RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
 import type { HostMessage, PartStatus, SidebarView, WebviewMessage } from '../sidebar/messages';
+import { costPart } from './costChart';
 import { button, h } from './dom';
 
 interface VsCodeApi {
@@ -50,7 +51,8 @@ function render(): void {
   }
   // Keep the focused control focused across redraws (found again by its data-focus key).
   const focusKey = (document.activeElement as HTMLElement | null)?.dataset?.focus;
-  const parts = [header(view), serverNotice(view), budgetPart(view), sectionsPart(view), requestPart(view)];
+  const cost = costPart(view.cost ?? null, view.costStatus ?? { state: 'empty' });
+  const parts = [header(view), serverNotice(view), budgetPart(view), cost, sectionsPart(view), requestPart(view)];
   app.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   app.setAttribute('aria-busy', view.server.state === 'starting' ? 'true' : 'false');
   if (focusKey) {
@@ -99,7 +101,11 @@ function serverNotice(view: SidebarView): HTMLElement | null {
     return null;
   }
   if (s.state === 'starting') {
-    return h('p', { class: 'muted', attrs: { role: 'status' } }, 'Starting the pi-context server…');
+    return h(
+      'p',
+      { class: 'muted', id: 'server-starting', attrs: { role: 'status' } },
+      s.message ?? 'Starting the pi-context language server…',
+    );
   }
   return h(
     'div',
@@ -313,7 +319,13 @@ function sectionsPart(view: SidebarView): HTMLElement {
   const warnings = view.promptWarnings.length
     ? h('ul', { class: 'banner warning problems', attrs: { role: 'alert' } }, ...view.promptWarnings.map((w) => h('li', null, w)))
     : null;
-  return part('sections', 'System prompt', subtitle, tools, change, warnings, list, trust);
+  const counted = view.sectionsEstimatorLabel
+    ? h('p', { class: 'muted', id: 'sections-estimator' }, `Sections counted with ${view.sectionsEstimatorLabel}.`)
+    : null;
+  const origin = view.promptOriginNote
+    ? h('p', { class: 'banner info', id: 'prompt-origin', attrs: { role: 'note' } }, view.promptOriginNote)
+    : null;
+  return part('sections', 'System prompt', subtitle, tools, change, warnings, origin, counted, list, trust);
 }
 
 function sectionItem(row: SectionRow): HTMLElement {

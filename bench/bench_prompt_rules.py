@@ -1,0 +1,92 @@
+"""What the rules on text sent to the model cost: the whole check, and each rule on its own.
+
+Run: ``python bench/bench_prompt_rules.py [--skills N] [--runs R]`` (default 1,000 skills, best of 5).
+It builds bench_skills.py's workspace (N skills in a 30-level tree, an AGENTS.md) and times
+
+- ``check_workspace`` on it (what ``pi-context check`` does), best of R runs in this process (so
+  detect-secrets' import, about half a second, is paid once, before the runs, like a server does);
+- each ``prompt/*`` finder alone over every file's lines: forged tags, invisible characters,
+  secrets (how many lines pass the gate to detect-secrets), mixed-script names;
+- detect-secrets' plugins on every line without the gate, to show what the gate saves;
+- the first import of detect-secrets, in a fresh interpreter.
+
+Run it on a checkout without the rules (``PYTHONPATH=<that checkout> python bench/bench_prompt_rules.py``)
+for the "before" figure of ``check_workspace``: the per-rule lines are skipped there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_skills import build
+
+from lsp_server.checks import check_workspace
+
+
+def best_ms(fn: Callable[[], object], runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description="Cost of the prompt/* rules on the 1,000-skill workspace.")
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-prompt-rules-") as tmp:
+        root = Path(tmp)
+        paths = build(root, args.skills)
+        files = [*paths, root / "AGENTS.md"]
+        texts = [path.read_text(encoding="utf-8").split("\n") for path in files]
+        lines = sum(len(t) for t in texts)
+        check_workspace([str(root)])  # warm-up: imports, caches
+        total = best_ms(lambda: check_workspace([str(root)]), args.runs)
+        label = f"check_workspace, {args.skills} skills + AGENTS.md ({lines} lines)"
+        print(f"{label}: {total:8.1f} ms (best of {args.runs})")
+        try:
+            from lsp_server.rules import secrets
+            from lsp_server.rules.forged_tags import find_forged_tags
+            from lsp_server.rules.invisible_chars import find_invisible
+            from lsp_server.rules.mixed_scripts import find_mixed_scripts
+        except ImportError:
+            print("(no prompt rules in this checkout: per-rule figures skipped)")
+            return
+        finders: dict[str, Callable[[], object]] = {
+            "forged tags": lambda: [find_forged_tags(t) for t in texts],
+            "invisible characters": lambda: [find_invisible(t) for t in texts],
+            "secrets (gated)": lambda: [secrets.find_secrets(t) for t in texts],
+            "mixed-script names": lambda: [find_mixed_scripts(p.parent.name) for p in paths],
+        }
+        for label, fn in finders.items():
+            print(f"  {label:<22} {best_ms(fn, args.runs):8.1f} ms")
+        gated = sum(1 for t in texts for line in t if secrets.could_hold_secret(line))
+        print(f"  lines passing the secrets gate: {gated} of {lines}")
+        detector = secrets._detector()
+
+        def ungated() -> None:
+            for t in texts:
+                cut = [line[: secrets.MAX_LINE_CHARS] for line in t]
+                for index in range(len(t)):
+                    detector.scan(cut, index, secrets.PROSE)
+
+        print(f"  detect-secrets on every line (no gate): {best_ms(ungated, 1):8.1f} ms")
+        code = "import time; s = time.perf_counter(); from lsp_server.rules import secrets; secrets._detector(); "
+        code += "print((time.perf_counter() - s) * 1000)"
+        first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        print(f"  first detect-secrets import and set-up: {float(first):8.1f} ms (once per process)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,167 @@
+"""The turn ledger as text: one row per request, then totals per branch, model and session."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from lsp_server import protocol
+from lsp_server.cli._session_text import table
+
+_SOURCE_MARK = {"recorded": "", "computed": "*", "unknown": "?"}
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _gap(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+    return f"{int(seconds // 86400)}d{int(seconds % 86400 // 3600):02d}h"
+
+
+def _row(label: str, request: protocol.LedgerRequest) -> list[str]:
+    model = request.model or "-"
+    return [
+        label,
+        request.entry_id or "-",
+        model,
+        _gap(request.since_previous_ms),
+        _n(request.input),
+        _n(request.cache_read),
+        _n(request.cache_write),
+        _n(request.output),
+        _ratio(request.cache_hit_ratio),
+        _usd(request.cost) + _SOURCE_MARK[request.cost_source],
+    ]
+
+
+def _totals_line(name: str, totals: protocol.LedgerTotals) -> str:
+    unknown = f" (+{totals.unknown_cost} unknown)" if totals.unknown_cost else ""
+    return (
+        f"{name}: {totals.requests:,} requests, {_usd(totals.cost)}{unknown}; input {_n(totals.input)}, "
+        f"cache read {_n(totals.cache_read)}, cache write {_n(totals.cache_write)}, output {_n(totals.output)}; "
+        f"cache hits {_ratio(totals.cache_hit_ratio)}"
+    )
+
+
+def _next_request(out: TextIO, upcoming: protocol.NextRequestCostInfo, now_ms: int) -> None:
+    prefix = upcoming.prefix
+    out.write("\nNext request\n")
+    if prefix is None:
+        out.write(
+            f"  no earlier request on this branch; whole prompt new: {_n(upcoming.cold.new_input)} tokens, "
+            f"{_usd(upcoming.cold.cost)}\n"
+        )
+    else:
+        broken = prefix.broken_at
+        where = (
+            "the whole previous request is a prefix"
+            if prefix.whole_previous
+            else f"differs at {broken.kind} {broken.entry_id or ''} +{broken.offset}".replace("  ", " ")
+            if broken is not None
+            else ""
+        )
+        out.write(
+            f"  byte-identical prefix: {prefix.segments} of {prefix.next_segments} segments, "
+            f"{_n(prefix.chars)} chars, {_n(prefix.tokens)} tokens ({where}); "
+            f"the next request is ~{_n(upcoming.cold.new_input)} provider tokens\n"
+        )
+    if upcoming.expires_at is None:
+        state = "cache lifetime unknown"
+    elif now_ms >= upcoming.expires_at:
+        state = f"cache probably expired {_gap(now_ms - upcoming.expires_at)} ago"
+    else:
+        state = f"cache alive for about {_gap(upcoming.expires_at - now_ms)} more"
+    lifetime = f"{upcoming.cache_lifetime_s:g}s [{upcoming.cache_source}]" if upcoming.cache_lifetime_s else "unknown"
+    out.write(f"  {state} (lifetime {lifetime}, {upcoming.retention} retention)\n")
+    warm, cold = upcoming.warm, upcoming.cold
+    out.write(
+        f"  if cached: read {_n(warm.cache_read)}, new {_n(warm.new_input)}, {_usd(warm.cost)}; "
+        f"if expired: new {_n(cold.new_input)}, {_usd(cold.cost)} (prompt only, output not included)\n"
+    )
+    for note in upcoming.notes:
+        out.write(f"  note: {note}\n")
+
+
+def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult, now_ms: int | None = None) -> None:
+    out.write(f"Costs  {ledger.session} (branch to {ledger.leaf_id or '-'})\n")
+    rows = [["#", "entry", "model", "since", "input", "cache read", "cache write", "output", "hits", "cost"]]
+    markers: dict[int, list[protocol.LedgerMarker]] = {}
+    for marker in ledger.markers:
+        markers.setdefault(marker.after_turn, []).append(marker)
+    requests = sorted(
+        [*ledger.turns, *ledger.other_requests], key=lambda r: r.timestamp if r.timestamp is not None else 0
+    )
+    turn_count = 0
+    for request in requests:
+        if request.kind == "turn":
+            for marker in markers.pop(turn_count, []):
+                rows.append(["", marker.entry_id or "-", f"-- {marker.kind}", "", "", "", "", "", "", ""])
+            rows.append(_row(str(request.index), request))
+            turn_count += 1
+        else:
+            rows.append(_row(request.kind, request))
+    for after in sorted(markers):
+        for marker in markers[after]:
+            rows.append(["", marker.entry_id or "-", f"-- {marker.kind}", "", "", "", "", "", "", ""])
+    for line in table(rows, "<<<>>>>>>>"):
+        out.write(f"  {line}\n")
+    out.write("  cost: as Pi recorded it; * computed from the model's prices; ? unknown\n")
+    out.write(f"  {_totals_line('turns on this branch', ledger.totals)}\n")
+    if ledger.other_requests:
+        out.write(f"  {_totals_line('branch incl. cache warms and summaries', ledger.branch_totals)}\n")
+    out.write(f"  {_totals_line('whole session (every branch)', ledger.session_totals)}\n")
+    for model in ledger.by_model:
+        out.write(f"  {_totals_line(model.model, model)}\n")
+    for prices in ledger.prices:
+        lifetime = prices.cache_lifetime
+        cache = (
+            f"cache lives {lifetime.short:g}s (short), {lifetime.long:g}s (long) [{prices.cache_source}]"
+            if lifetime.short is not None and lifetime.long is not None
+            else f"cache lifetime: {lifetime.short or lifetime.long or 'unknown'} [{prices.cache_source}]"
+        )
+        out.write(f"  prices: {prices.detail}; {cache}\n")
+    for note in ledger.notes:
+        out.write(f"  note: {note}\n")
+    if ledger.next_request is not None:
+        _next_request(out, ledger.next_request, int(time.time() * 1000) if now_ms is None else now_ms)
+
+
+def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
+    """A compaction's or branch summary's cost in three lines (see docs/cost.md)."""
+    calls = f"{economics.requests} summary call{'s' if economics.requests != 1 else ''}"
+    lines = [
+        f"{calls}: {_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out, "
+        f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
+    ]
+    if economics.removed_per_request > 0:
+        lines.append(
+            f"every later request carries {_n(economics.removed_per_request)} fewer tokens "
+            f"({_n(economics.context_before)} -> {_n(economics.context_after)}), "
+            f"saving {_usd(economics.saving_per_request)} each with a warm cache; "
+            f"the first one rewrites the cache ({_usd(economics.rewrite_cost)})"
+        )
+        even = economics.break_even_requests
+        lines.append(f"pays for itself after {even} later requests" if even is not None else "break-even: unknown")
+    else:
+        lines.append(f"every later request carries {_n(-economics.removed_per_request)} more tokens (the summary)")
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""What a compaction (or a branch summary) costs, what it saves, and when it pays for itself.
+
+Pi sends the summary request(s) with ``cacheRetention: "none"``: every token of the serialized
+conversation is billed as new input, and the summary as output. A compaction then replaces the
+summarized messages by the summary in every later request, so each later request is smaller by
+the difference; the first of them starts a new cached prefix (the old one ended before the cut),
+so it pays the whole new context as cache writes (or input) once instead of reading the old one.
+
+With the cache kept warm, each later request would have read the removed tokens from the cache;
+that read is the saving per request, and the break-even point is the one-time cost (the summary
+calls plus the rewrite) over it. A branch summary removes nothing from the branch it is added to:
+it only adds its summary, so it has a cost and no break-even.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.cost.prices import ModelPrices, UsageCounts, calculate_cost
+
+
+@dataclass(frozen=True)
+class CompactionEconomics:
+    requests: int  # summary calls (two for a split turn)
+    summary_input: int  # tokens sent to the summarizer, all uncached
+    summary_output: int  # the summary's tokens
+    summary_cost: float | None
+    removed_per_request: int  # tokens every later request no longer carries (negative: it grows)
+    context_before: int
+    context_after: int
+    rewrite_cost: float | None  # the first later request writing the new prefix, minus reading the old one
+    saving_per_request: float | None  # the removed tokens at the cache-read rate
+    break_even_requests: int | None  # later requests until the savings cover the one-time cost
+    price_source: str
+    model: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "summaryInput": self.summary_input,
+            "summaryOutput": self.summary_output,
+            "summaryCost": self.summary_cost,
+            "removedPerRequest": self.removed_per_request,
+            "contextBefore": self.context_before,
+            "contextAfter": self.context_after,
+            "rewriteCost": self.rewrite_cost,
+            "savingPerRequest": self.saving_per_request,
+            "breakEvenRequests": self.break_even_requests,
+            "priceSource": self.price_source,
+            "model": self.model,
+        }
+
+
+def compaction_economics(
+    call_inputs: Sequence[int],
+    summary_tokens: int,
+    summarized_tokens: int,
+    context_before: int,
+    prices: ModelPrices,
+) -> CompactionEconomics:
+    """``call_inputs``: each summary call's prompt tokens; ``summarized_tokens``: what the cut removes
+    (0 for a branch summary); ``context_before``: Pi's context tokens now."""
+    removed = summarized_tokens - summary_tokens
+    after = max(context_before - removed, 0)
+    summary_cost = rewrite = saving = None
+    break_even: int | None = None
+    rates = prices.rates
+    if rates is not None:
+        per_call_output = summary_tokens / len(call_inputs) if call_inputs else 0
+        summary_cost = sum(
+            calculate_cost(rates, prices.tiers, UsageCounts(input=tokens, output=per_call_output)).total
+            for tokens in call_inputs
+        )
+        write = UsageCounts(cache_write=after) if rates.cache_write > 0 else UsageCounts(input=after)
+        rewrite = (
+            calculate_cost(rates, prices.tiers, write).total
+            - calculate_cost(rates, prices.tiers, UsageCounts(cache_read=context_before)).total
+        )
+        saving = calculate_cost(rates, prices.tiers, UsageCounts(cache_read=removed)).total if removed > 0 else 0.0
+        if saving > 0:
+            break_even = max(math.ceil((summary_cost + rewrite) / saving), 0)
+    return CompactionEconomics(
+        len(call_inputs),
+        sum(call_inputs),
+        summary_tokens,
+        summary_cost,
+        removed,
+        context_before,
+        after,
+        rewrite,
+        saving,
+        break_even,
+        prices.price_source,
+        prices.name,
+    )

@@ -1,0 +1,89 @@
+"""A session's costs in its project: the turn ledger as both front ends show it.
+
+``pi-context session FILE --costs --json`` and the server's ``pi/turnLedger`` are this one
+computation: the session's branch at a leaf, the project's prices (its agent dir's models.json,
+then Pi's catalog), and the budget's window and threshold for the chart.
+"""
+
+from __future__ import annotations
+
+from lsp_server import protocol
+from lsp_server.budget.projected import SessionAnalysis
+from lsp_server.cost.ledger import TurnLedger, build_ledger
+from lsp_server.cost.next_request import NextRequestCost, price_next_request, with_prompt
+from lsp_server.cost.prices import default_retention
+from lsp_server.js.values import UNDEFINED
+from lsp_server.project.analysis import analyze
+from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.entries import Entry
+from lsp_server.session.tail import SessionFile
+from lsp_server.session.tree import build_path
+from lsp_server.tokens.pi import pi_text_tokens
+
+
+def session_ledger(
+    snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None = None, *, branch: list[Entry] | None = None
+) -> TurnLedger:
+    """The ledger of the branch ending at ``leaf_id`` (default: Pi's leaf); ``branch`` if already built."""
+    if branch is None:
+        branch = build_path(session.entries, leaf_id if leaf_id is not None else UNDEFINED, session.index.by_id)
+    children = session.index.children  # read, not copied: one lookup per entry of the branch
+
+    def children_count(entry_id: object) -> int:
+        return len(children.get(entry_id, ())) if isinstance(entry_id, str) else 0
+
+    return build_ledger(
+        branch, snapshot.project.prices.prices_for, all_entries=session.entries, children_count=children_count
+    )
+
+
+def ledger_result(
+    ledger: TurnLedger, session: str, analysis: SessionAnalysis | None = None
+) -> protocol.TurnLedgerResult:
+    """``pi/turnLedger``'s answer (also ``pi-context session --costs --json``).
+
+    ``analysis`` (the budget at the same leaf) adds the window and the compaction threshold.
+    """
+    data = {"session": session, **ledger.to_json()}
+    if analysis is not None:
+        data["contextWindow"] = analysis.budget.window
+        data["threshold"] = analysis.budget.threshold
+    return protocol.TurnLedgerResult.model_validate(data)
+
+
+def turn_ledger(
+    snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None = None, analysis: SessionAnalysis | None = None
+) -> protocol.TurnLedgerResult:
+    """The whole answer: the session analysed at ``leaf_id`` (unless given) and its ledger."""
+    if analysis is None:
+        analysis = analyze(snapshot, session, leaf_id)
+    ledger = session_ledger(snapshot, session, leaf_id, branch=analysis.branch)
+    result = ledger_result(ledger, session.path, analysis)
+    upcoming = next_request_cost(snapshot, analysis)
+    return result.model_copy(update={"next_request": protocol.NextRequestCostInfo.model_validate(upcoming.to_json())})
+
+
+def next_request_cost(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> NextRequestCost:
+    """The request Pi would send next from this leaf, priced against the one before (see :mod:`~.cost.next_request`)."""
+    request = analysis.request
+    counter = snapshot.project.budget_config.counter_for(request.model.model_id).counter
+    workspace = request.system.rendered if request.system.origin == "workspace" else None
+    return price_next_request(
+        analysis.branch,
+        analysis.projection,
+        snapshot.project.prices.prices_for,
+        counter.count,
+        retention=default_retention(),
+        workspace_system=workspace,
+    )
+
+
+def next_request_with_prompt(
+    snapshot: PromptSnapshot, analysis: SessionAnalysis, text: str
+) -> protocol.NextRequestCostInfo:
+    """The next request if ``text`` is sent now (the chat's preflight): the prompt is new input."""
+    upcoming = next_request_cost(snapshot, analysis)
+    model = analysis.request.model
+    prices = snapshot.project.prices.prices_for(model.provider, model.model_id)
+    counted = with_prompt(upcoming, pi_text_tokens(text), prices)
+    return protocol.NextRequestCostInfo.model_validate(counted.to_json())

@@ -1,0 +1,92 @@
+"""Rules for text that goes into the prompt: the ``prompt/*`` rules, one function per place.
+
+Pi sends every context file, SYSTEM.md, APPEND_SYSTEM.md and every skill's name and description
+with every request, and a skill's body whenever it is invoked. These rules look at that text
+for what the model should not receive: forged prompt tags (:mod:`lsp_server.rules.forged_tags`) and
+invisible characters (:mod:`lsp_server.rules.invisible_chars`) and secrets (:mod:`lsp_server.rules.secrets`).
+Each function takes the file's lines and the ``at(line, start, end)`` that turns a code-point
+span into a file range (it adds a BOM's column on the first line), so positions are exact.
+
+A place is one of ``context`` (inside ``<project_instructions>``), ``system`` (SYSTEM.md: the
+prompt's preamble), ``append`` (APPEND_SYSTEM.md: the ``<addendum>`` section), ``skill-body``
+(inside ``<skill>`` when invoked) and ``description`` (inside ``<available_skills>``, where Pi
+escapes ``<``, ``>`` and ``&``; the message says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lsp_server.findings import Range
+from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
+from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
+from lsp_server.rules.registry import Emitter
+from lsp_server.rules.secrets import find_secrets
+from lsp_server.rules.volatile_content import check_volatile
+
+At = Callable[[int, int, int], Range]
+
+
+def xml_escaped(text: str) -> str:
+    """Pi's ``escapeXml`` of a skill's name or description (the spec's section 5.7 order)."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
+    """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans)."""
+    if not em.enabled("prompt/forged-tag"):
+        return
+    for tag in find_forged_tags(lines, first):
+        if place == "description":
+            action = "imitates"
+            note = f"Pi escapes it as '{xml_escaped(tag.text)}' in the skill list, but the model still reads a tag"
+            fixes = ["code-span"]
+        else:
+            action = "closes" if tag.closing else "opens"
+            note = "the model may read what follows as another part of the prompt"
+            fixes = ["escape", "code-span"] if not tag.in_code_block else ["escape"]
+        facts = {"tag": tag.text, "action": action, "imitates": tag.imitates, "note": note}
+        data = {
+            "fix": "escape-tag",
+            "tag": tag.text,
+            "fixes": fixes,
+            "escaped": escaped(tag.text),
+            "codeSpan": code_span(tag.text),
+            "place": place,
+        }
+        em.emit("prompt/forged-tag", at(tag.line, tag.start, tag.end), facts, data)
+
+
+def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
+    """``prompt/invisible-characters`` for every run of bidi controls, zero-width or tag characters."""
+    if not em.enabled("prompt/invisible-characters"):
+        return
+    for run in find_invisible(lines, first):
+        count = len(run.chars)
+        what = f"{count} invisible character{'s' if count != 1 else ''} ({run.describe()})"
+        if run.has_tags:
+            what += f' spelling the hidden text "{hidden_ascii(run.chars)}"'
+        data = {"fix": "remove-invisible", "count": count, "codepoints": [f"U+{ord(c):04X}" for c in run.chars]}
+        em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
+
+
+def check_secrets(em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0)) -> None:
+    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown)."""
+    if not em.enabled("prompt/secret"):
+        return
+    for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
+        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), {"kind": hit.kind}, {"kind": hit.kind})
+
+
+def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
+    """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
+    check_forged_tags(em, lines, first, at, place)
+    check_invisible(em, lines, first, at)
+    check_secrets(em, lines, first, at)
+    check_volatile(em, lines, first, at, place)

@@ -1,0 +1,54 @@
+"""``pi-context session FILE --costs [--json]``: the turn ledger as a user runs it (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.budget._sessions import assistant, message, user, write_session
+from tests.cli.test_session import FIXTURES, _run, home
+
+__all__ = ["home"]
+
+
+def _costs(paths: dict[str, Path], *args: str) -> dict[str, Any]:
+    result = _run(paths, "--costs", "--json", *args)
+    assert result.returncode == 0, result.stderr
+    parsed: dict[str, Any] = json.loads(result.stdout)
+    return parsed
+
+
+def test_costs_json_has_one_turn_per_reply_and_totals_with_the_same_keys(home: dict[str, Path]) -> None:
+    ledger = _costs(home, str(FIXTURES / "before-compaction.jsonl"))
+    assert len(ledger["turns"]) == 484
+    first = ledger["turns"][0]
+    assert {"entryId", "input", "output", "cacheRead", "cacheWrite", "cost"} <= first.keys()
+    assert {"input", "output", "cacheRead", "cacheWrite", "cost"} <= ledger["totals"].keys()
+    assert (first["entryId"], first["input"], first["output"]) == ("00000002", 2775, 141)
+    assert (first["cost"], first["costSource"]) == (0.017400000000000002, "recorded")
+    assert ledger["totals"]["input"] == sum(turn["input"] for turn in ledger["turns"])
+    assert [m["kind"] for m in ledger["markers"]] == ["compaction", "compaction"]
+    assert ledger["threshold"] == ledger["contextWindow"] - 16384
+
+
+def test_a_reply_without_a_recorded_cost_is_priced_from_models_json(home: dict[str, Path], tmp_path: Path) -> None:
+    rates = {"input": 2, "output": 8, "cacheRead": 0.5, "cacheWrite": 0}
+    models = {"providers": {"anthropic": {"models": [{"id": "claude-test", "cost": rates}]}}}
+    (home["agent"] / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    reply = {**assistant("a"), "usage": {"input": 100, "output": 10, "cacheRead": 900, "cacheWrite": 0}}
+    session = write_session(tmp_path / "s.jsonl", [message("u", None, user("q")), message("a", "u", reply, 2)])
+    turn = _costs(home, str(session))["turns"][0]
+    assert (turn["costSource"], turn["priceSource"]) == ("computed", "models.json")
+    assert turn["cost"] == (2 / 1e6) * 100 + (8 / 1e6) * 10 + (0.5 / 1e6) * 900 + 0
+
+
+def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(home: dict[str, Path]) -> None:
+    result = _run(home, "--costs", str(FIXTURES / "before-compaction.jsonl"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Costs  ")
+    assert any(line.split()[:2] == ["0", "00000002"] and line.endswith("$0.0174") for line in lines)
+    assert sum(1 for line in lines if "-- compaction" in line) == 2
+    assert any(line.strip().startswith("turns on this branch: 484 requests, $42.5959") for line in lines)
+    assert any(line.strip().startswith("prices: anthropic/claude-opus-4-5: prices unknown") for line in lines)

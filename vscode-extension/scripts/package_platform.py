@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Build a platform-specific .vsix that carries the pi-context server.
+
+One download that works: the extension installs its own server, offline, from wheels it carries.
+This script
+
+1. builds the pi-context wheel from this checkout (``python -m build --wheel``),
+2. downloads the wheels of its runtime dependencies for the target platform and every Python the
+   extension accepts (``pip download --only-binary=:all:``: pure-Python wheels where they exist,
+   the platform's binary wheel otherwise), plus a pip wheel that installs them without network,
+3. writes them and ``manifest.json`` (version, wheel hash, hash of the package files, commit) into
+   ``vscode-extension/bundled/``,
+4. runs ``vsce package --target <target>`` and removes ``bundled/`` again (a plain ``npm run
+   package`` builds the universal .vsix without a server).
+
+    python vscode-extension/scripts/package_platform.py                 # this machine's target
+    python vscode-extension/scripts/package_platform.py --target linux-arm64 --out /tmp/x.vsix
+
+Dependency wheels are cached (``--cache``, default ``~/.cache/pi-context-package``), keyed by the
+requirements, Python versions and platform tags: a second run with the same ones does not ask pip.
+The last line printed is a JSON summary (path, size, versions, hashes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from email.parser import Parser
+from pathlib import Path
+
+EXTENSION = Path(__file__).resolve().parents[1]
+ROOT = EXTENSION.parent
+BUNDLED = EXTENSION / "bundled"
+PACKAGE_DIR = "lsp_server/"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A VS Code target and the wheel platform tags pip may pick for it (newest glibc/macOS first)."""
+
+    vscode: str
+    platforms: tuple[str, ...]
+
+
+TARGETS = {
+    t.vscode: t
+    for t in (
+        Target("linux-x64", ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")),
+        Target("linux-arm64", ("manylinux_2_28_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64")),
+        Target("darwin-x64", ("macosx_10_12_x86_64", "macosx_10_9_x86_64")),
+        Target("darwin-arm64", ("macosx_11_0_arm64",)),
+        Target("win32-x64", ("win_amd64",)),
+    )
+}
+
+# The Pythons the private environment may be created with (requires-python >= 3.11); a binary
+# dependency (pydantic-core) has one wheel per version.
+PYTHON_VERSIONS = ("3.11", "3.12", "3.13")
+
+
+def this_machine() -> str:
+    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(platform.system(), "linux")
+    arch = {"x86_64": "x64", "AMD64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), "x64")
+    return f"{system}-{arch}"
+
+
+def run(cmd: list[str], *, cwd: Path = ROOT) -> None:
+    print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
+    done = subprocess.run(cmd, cwd=cwd, text=True, capture_output=True, check=False)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}")
+
+
+def package_hash(wheel: Path) -> str:
+    """sha256 over the wheel's package files (sorted names and contents): what tests compare with the checkout."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(wheel) as zf:
+        for name in sorted(n for n in zf.namelist() if n.startswith(PACKAGE_DIR) and not n.endswith("/")):
+            digest.update(name.encode() + b"\0" + hashlib.sha256(zf.read(name)).digest())
+    return digest.hexdigest()
+
+
+def wheel_metadata(wheel: Path) -> tuple[str, list[str]]:
+    """The wheel's version and its unconditional runtime requirements (no extras)."""
+    with zipfile.ZipFile(wheel) as zf:
+        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(zf.read(meta_name).decode())
+    requires = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
+    return meta["Version"], requires
+
+
+def commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "lsp_server", "pyproject.toml"], cwd=ROOT,
+                               capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def download(requirements: list[str], target: Target, versions: tuple[str, ...], dest: Path) -> None:
+    platforms = [arg for p in target.platforms for arg in ("--platform", p)]
+    for version in versions:
+        abi = "cp" + version.replace(".", "")
+        run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", *platforms,
+             "--python-version", version, "--implementation", "cp", "--abi", abi, "--abi", "abi3", "--abi", "none",
+             "--dest", str(dest), *requirements])
+    # pip itself, run from its wheel into the new environment: no ensurepip, no network.
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--no-deps", "--dest", str(dest),
+         "pip>=24"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", default=this_machine(), choices=sorted(TARGETS))
+    parser.add_argument("--out", type=Path, help="the .vsix to write (default: dist/pi-context-<target>.vsix)")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "pi-context-package")
+    parser.add_argument("--python-versions", default=",".join(PYTHON_VERSIONS))
+    args = parser.parse_args(argv)
+    target = TARGETS[args.target]
+    versions = tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
+    out = (args.out or EXTENSION / "dist" / f"pi-context-{target.vscode}.vsix").resolve()
+    started = time.monotonic()
+
+    extension_version = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))["version"]
+    with tempfile.TemporaryDirectory(prefix="pi-context-wheel-") as tmp:
+        run([sys.executable, "-m", "build", "--wheel", "--outdir", tmp, str(ROOT)])
+        wheel = next(Path(tmp).glob("pi_context-*.whl"))
+        version, requires = wheel_metadata(wheel)
+        if version != extension_version:
+            raise SystemExit(f"the wheel is pi-context {version} but the extension is {extension_version}: "
+                             "set lsp_server.__version__ and package.json's version to the same value")
+        # Keyed by what was asked: the same requirements give the same wheels without asking pip again.
+        key = hashlib.sha256(json.dumps([requires, versions, target.platforms]).encode()).hexdigest()[:16]
+        deps = args.cache / f"wheels-{target.vscode}-{key}"
+        if not (deps / ".complete").exists():
+            shutil.rmtree(deps, ignore_errors=True)
+            deps.mkdir(parents=True)
+            download(requires, target, versions, deps)
+            (deps / ".complete").touch()
+
+        shutil.rmtree(BUNDLED, ignore_errors=True)
+        (BUNDLED / "wheels").mkdir(parents=True)
+        shutil.copy2(wheel, BUNDLED / "wheels" / wheel.name)
+        for dep in sorted(deps.glob("*.whl")):
+            shutil.copy2(dep, BUNDLED / "wheels" / dep.name)
+    bundled_wheel = BUNDLED / "wheels" / wheel.name
+    pip_wheel = max((p.name for p in (BUNDLED / "wheels").glob("pip-*.whl")), default=None)
+    manifest = {
+        "name": "pi-context",
+        "version": version,
+        "wheel": wheel.name,
+        "wheelSha256": sha256(bundled_wheel),
+        "packageHash": package_hash(bundled_wheel),
+        "commit": commit(),
+        "target": target.vscode,
+        "pythonVersions": list(versions),
+        "pipWheel": pip_wheel,
+        "wheels": sorted(p.name for p in (BUNDLED / "wheels").glob("*.whl")),
+    }
+    (BUNDLED / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    vsce = EXTENSION / "node_modules" / ".bin" / ("vsce.cmd" if os.name == "nt" else "vsce")
+    if not vsce.exists():
+        run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXTENSION)
+    try:
+        run([str(vsce), "package", "--no-dependencies", "--target", target.vscode, "--out", str(out)], cwd=EXTENSION)
+    finally:
+        shutil.rmtree(BUNDLED, ignore_errors=True)
+    summary = {
+        "vsix": str(out),
+        "bytes": out.stat().st_size,
+        "seconds": round(time.monotonic() - started, 1),
+        **manifest,
+    }
+    print(f"{out.name}: {out.stat().st_size / 1e6:.1f} MB, pi-context {version} for {target.vscode}", file=sys.stderr)
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

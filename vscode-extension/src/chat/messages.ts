@@ -1,0 +1,109 @@
+/**
+ * Messages between the Chat webview and the extension host. The host owns the chat (the
+ * transcript outlives the webview) and posts display data; the webview posts user intents.
+ * The webview is untrusted input: `parseChatMessage` accepts only these shapes, with bounded
+ * strings, and drops everything else.
+ */
+import type { ChatCompactPreview } from '../protocol.generated';
+import type { Completion } from './commands';
+import type { ChatItem, Queue } from './transcript';
+import type { GaugeView } from './usage';
+
+/** `data-state` of the view's root: what the input can do now. */
+export type ChatPhase = 'no-pi' | 'idle' | 'streaming' | 'exited';
+
+export interface ChatHeader {
+  phase: ChatPhase;
+  /** While the server or Pi starts, or a request is on its way: a line under the header. */
+  status: string | null;
+  /** Pi missing: one sentence and the command that installs it. */
+  noPi: { message: string; installCommand: string } | null;
+  session: string;
+  sessionTitle: string;
+  model: string;
+  thinkingLevel: string;
+  hasPrices: boolean;
+  gauge: GaugeView | null;
+  queue: Queue;
+  compacting: boolean;
+  /** The preflight's sentence for the text being typed (it will pass the compaction threshold). */
+  warning: string | null;
+  compactPreview: { preview: ChatCompactPreview; focus: string | null } | null;
+  /** Pi exited: its message, and whether a restart can resume the session. */
+  exited: { message: string; canRestart: boolean } | null;
+  completions: Completion[];
+  /** Pi's extension status entries (`setStatus`), key order. */
+  extensionStatus: string[];
+}
+
+export type ChatHostMessage =
+  | { type: 'header'; header: ChatHeader }
+  | { type: 'reset'; items: ChatItem[] }
+  | { type: 'items'; items: ChatItem[] }
+  | { type: 'setInput'; text: string };
+
+export type ChatWebviewMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'input'; text: string }
+  | { type: 'abort' }
+  | { type: 'fork'; itemId: string }
+  | { type: 'copy'; text: string }
+  | { type: 'openFile'; path: string; line: number | null }
+  | { type: 'pickModel' }
+  | { type: 'pickThinking' }
+  | { type: 'newChat' }
+  | { type: 'resume' }
+  | { type: 'restart' }
+  | { type: 'compactConfirm' }
+  | { type: 'compactCancel' }
+  | { type: 'copyInstall' };
+
+const SIMPLE = new Set([
+  'ready',
+  'abort',
+  'pickModel',
+  'pickThinking',
+  'newChat',
+  'resume',
+  'restart',
+  'compactConfirm',
+  'compactCancel',
+  'copyInstall',
+]);
+
+/** A prompt can be long (a pasted file); anything beyond this is not a prompt typed in a chat box. */
+export const MAX_PROMPT = 1_000_000;
+const MAX_NAME = 4096;
+
+export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
+  if (typeof raw !== 'object' || raw === null) {
+    return undefined;
+  }
+  const m = raw as Record<string, unknown>;
+  const type = m.type;
+  if (typeof type !== 'string') {
+    return undefined;
+  }
+  if (SIMPLE.has(type)) {
+    return { type } as ChatWebviewMessage;
+  }
+  switch (type) {
+    case 'send':
+    case 'input':
+    case 'copy':
+      return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text } : undefined;
+    case 'fork':
+      return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
+    case 'openFile': {
+      const line = typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0 ? m.line : null;
+      return bounded(m.path) ? { type, path: m.path, line } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function bounded(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME;
+}

@@ -1,0 +1,907 @@
+/**
+ * The Chat view (`piContext.chat`): the extension host's side of a chat with Pi. The language
+ * server owns the Pi process (`pi/chat/*`); this class relays between it and the webview.
+ *
+ * The host keeps the chat's `Transcript` (Pi's events folded), so the view can be hidden, closed
+ * mid-stream or reloaded without losing a line: on `ready` the webview gets the whole transcript
+ * again. After a window reload (a new server, the old Pi gone with it) the view finds a chat the
+ * server still holds (`pi/chat/list` + `pi/chat/messages`) or resumes the session it showed last
+ * (`pi/chat/start {session}`, remembered in the workspace state).
+ *
+ * Every number comes from the server or from Pi: the gauge is `pi/contextBudget` on the chat's
+ * session, moved by the usage Pi reports while it streams; the warning is `pi/chat/preflight`.
+ * Pi's extension dialogs become quick picks, input boxes and notifications answered with
+ * `pi/chat/uiResponse`.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { formatExact, formatTokens } from '../model/format';
+import type { ContextStore } from '../model/store';
+import {
+  type ChatCompactPreview,
+  type ChatEventParams,
+  type ChatExitedParams,
+  type ChatForkPointsResult,
+  type ChatForkResult,
+  type ChatInfo,
+  type ChatItemsResult,
+  type ChatListResult,
+  type ChatLocateResult,
+  type ChatNoticeParams,
+  type ChatPreflightResult,
+  type ChatPromptResult,
+  type ContextBudgetResult,
+  Methods,
+  type SessionChangedParams,
+  type SessionsResult,
+} from '../protocol.generated';
+import type { ServerManager } from '../server';
+import { makeNonce } from '../sidebar/html';
+import { type Completion, completionsFor, parseInput, piCompletions } from './commands';
+import { chatHtml } from './html';
+import { type ChatHeader, type ChatHostMessage, type ChatPhase, parseChatMessage } from './messages';
+import { type ChatItem, Transcript } from './transcript';
+import { gaugeView, modelHasPrices } from './usage';
+
+export const CHAT_VIEW_ID = 'piContext.chat';
+const SESSION_KEY = 'piContext.chat.session';
+const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+const POST_DELAY_MS = 16; // deltas arrive faster than a frame: post the changed items once per frame
+const PREFLIGHT_DELAY_MS = 250;
+
+type Json = Record<string, unknown>;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private client: LanguageClient | undefined;
+  private clientSubscriptions: vscode.Disposable[] = [];
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  private locate: ChatLocateResult | null = null;
+  private chat: ChatInfo | null = null;
+  private transcript = new Transcript();
+  private budget: ContextBudgetResult | null = null;
+  /** Pi's usage after the last budget answer, while Pi works (the file lags behind the stream). */
+  private liveTokens: number | null = null;
+  private piCommands: Completion[] = [];
+  private status: string | null = 'Starting the pi-context server…';
+  private warning: string | null = null;
+  private compactPreview: ChatHeader['compactPreview'] = null;
+  private exited: ChatHeader['exited'] = null;
+  private extensionStatus = new Map<string, string>();
+  private starting: Promise<void> | undefined;
+  private streamingContext: boolean | undefined;
+
+  private pendingItems = new Set<string>();
+  private postTimer: NodeJS.Timeout | undefined;
+  private preflightTimer: NodeJS.Timeout | undefined;
+  private budgetTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly server: ServerManager,
+    private readonly store: ContextStore,
+    private readonly state: vscode.Memento,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.subscriptions.push(
+      server.onDidChangeClient((client) => this.attach(client)),
+      server.onSessionChanged((params) => this.onSessionChanged(params)),
+    );
+    const running = server.runningClient;
+    if (running) {
+      this.attach(running);
+    }
+  }
+
+  // ---- the webview --------------------------------------------------------------------------
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'chat.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
+      codiconUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
+    });
+    view.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.onMessage(raw);
+    });
+    view.onDidChangeVisibility(() => {
+      if (view.visible) {
+        this.postAll();
+      }
+    });
+    view.onDidDispose(() => {
+      if (this.view === view) {
+        this.view = undefined;
+      }
+    });
+    void this.ensureChat();
+  }
+
+  private post(message: ChatHostMessage): void {
+    if (this.view?.visible) {
+      void this.view.webview.postMessage(message);
+    }
+  }
+
+  /** Everything again: after `ready`, a reload, or the view shown again. */
+  private postAll(): void {
+    this.pendingItems.clear();
+    this.postHeader();
+    this.post({ type: 'reset', items: this.transcript.items });
+  }
+
+  private postHeader(): void {
+    const header = this.header();
+    this.setStreamingContext(header.phase === 'streaming');
+    this.post({ type: 'header', header });
+  }
+
+  /** `piContext.chat.streaming`: the view title's stop button shows only while Pi works. */
+  private setStreamingContext(streaming: boolean): void {
+    if (this.streamingContext !== streaming) {
+      this.streamingContext = streaming;
+      void vscode.commands.executeCommand('setContext', 'piContext.chat.streaming', streaming);
+    }
+  }
+
+  /** Changed items, coalesced: a burst of deltas becomes one message per frame. */
+  private changed(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.pendingItems.add(id);
+    }
+    if (this.postTimer) {
+      return;
+    }
+    this.postTimer = setTimeout(() => {
+      this.postTimer = undefined;
+      const ids = [...this.pendingItems];
+      this.pendingItems.clear();
+      const items = ids.map((id) => this.transcript.get(id));
+      if (items.some((item) => item === undefined)) {
+        this.post({ type: 'reset', items: this.transcript.items }); // an item went away
+      } else if (items.length > 0) {
+        this.post({ type: 'items', items: items as ChatItem[] });
+      }
+      this.postHeader();
+    }, POST_DELAY_MS);
+  }
+
+  private header(): ChatHeader {
+    const state = (this.chat?.state ?? {}) as Json;
+    const model = state.model as Json | undefined;
+    const session = this.chat?.session ?? null;
+    const name = this.transcript.sessionName ?? (typeof state.sessionName === 'string' ? state.sessionName : null);
+    let phase: ChatPhase = 'idle';
+    if (this.locate && !this.locate.found) {
+      phase = 'no-pi';
+    } else if (this.exited) {
+      phase = 'exited';
+    } else if (this.transcript.streaming || this.transcript.compacting) {
+      phase = 'streaming';
+    }
+    return {
+      phase,
+      status: this.status,
+      noPi:
+        this.locate && !this.locate.found
+          ? {
+              message: this.locate.message ?? 'Pi is not installed.',
+              installCommand: this.locate.installCommand ?? 'npm install -g @earendil-works/pi-coding-agent',
+            }
+          : null,
+      session: name ?? (session ? path.basename(session, '.jsonl') : 'New session'),
+      sessionTitle: session ?? 'Pi writes the session file with the first message',
+      model: model ? `${String(model.provider)}/${String(model.id)}` : 'model',
+      thinkingLevel: this.transcript.thinkingLevel ?? (typeof state.thinkingLevel === 'string' ? state.thinkingLevel : 'off'),
+      hasPrices: modelHasPrices(model),
+      gauge: gaugeView(this.budget, this.liveTokens),
+      queue: this.transcript.queue,
+      compacting: this.transcript.compacting,
+      warning: this.warning,
+      compactPreview: this.compactPreview,
+      exited: this.exited,
+      completions: this.piCommands,
+      extensionStatus: [...this.extensionStatus.values()],
+    };
+  }
+
+  // ---- the server ---------------------------------------------------------------------------
+
+  private attach(client: LanguageClient | undefined): void {
+    for (const d of this.clientSubscriptions.splice(0)) {
+      d.dispose();
+    }
+    this.client = client;
+    if (!client) {
+      if (this.chat) {
+        this.transcript.exited('The pi-context server stopped, and the chat with it', false);
+        this.exited = { message: 'The pi-context server stopped.', canRestart: this.chat.session !== null };
+      }
+      this.status = 'The pi-context server is not running.';
+      this.postAll();
+      return;
+    }
+    this.clientSubscriptions.push(
+      client.onNotification(Methods.CHAT_EVENT, (p: ChatEventParams) => this.onEvent(p)),
+      client.onNotification(Methods.CHAT_EXITED, (p: ChatExitedParams) => this.onExited(p)),
+      client.onNotification(Methods.CHAT_NOTICE, (p: ChatNoticeParams) => this.onNotice(p)),
+    );
+    this.status = null;
+    this.locate = null;
+    if (this.view) {
+      void this.ensureChat();
+    }
+  }
+
+  private request<R>(method: string, params: unknown): Promise<R> {
+    const client = this.client;
+    if (!client) {
+      return Promise.reject(new Error('The pi-context server is not running.'));
+    }
+    return client.sendRequest<R>(method, params);
+  }
+
+  /** A chat to show: one the server holds, else the session shown last, else a new one. */
+  private ensureChat(): Promise<void> {
+    return this.starting ?? this.begin(() => this.doEnsureChat());
+  }
+
+  /** One start at a time: a prompt sent while Pi starts waits for that start instead of starting another. */
+  private begin(work: () => Promise<void>): Promise<void> {
+    const run = (this.starting ?? Promise.resolve()).catch(() => undefined).then(work);
+    const tracked = run.finally(() => {
+      if (this.starting === tracked) {
+        this.starting = undefined;
+      }
+    });
+    this.starting = tracked;
+    return tracked;
+  }
+
+  private async doEnsureChat(): Promise<void> {
+    if (!this.client || (this.chat && !this.exited)) {
+      this.postAll();
+      return;
+    }
+    try {
+      this.locate ??= await this.request<ChatLocateResult>(Methods.CHAT_LOCATE, {});
+      if (!this.locate.found) {
+        this.status = null;
+        this.postAll();
+        return;
+      }
+      if (this.exited) {
+        this.postAll();
+        return;
+      }
+      const list = await this.request<ChatListResult>(Methods.CHAT_LIST, {});
+      const remembered = this.state.get<string>(SESSION_KEY) ?? null;
+      const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
+      if (held) {
+        await this.adopt(held, true);
+        return;
+      }
+      await this.start(remembered ?? null, true);
+    } catch (e) {
+      this.status = `The chat could not start: ${errorText(e)}`;
+      this.postAll();
+    }
+  }
+
+  /** Start Pi (resuming `session` when given). A remembered session that is gone starts a new one. */
+  private async start(session: string | null, quietIfGone = false): Promise<void> {
+    this.status = session ? 'Starting Pi on the session…' : 'Starting Pi…';
+    this.postHeader();
+    let info: ChatInfo;
+    try {
+      info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(session));
+    } catch (e) {
+      if (session && quietIfGone) {
+        this.log.info(`resuming ${session} failed (${errorText(e)}): starting a new chat`);
+        await this.state.update(SESSION_KEY, undefined);
+        info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(null));
+      } else {
+        throw e;
+      }
+    }
+    await this.adopt(info, Boolean(session));
+  }
+
+  private startParams(session: string | null): Json {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const params: Json = {};
+    if (folder) {
+      params.workspaceFolder = folder.uri.toString();
+    }
+    if (session) {
+      params.session = session;
+    }
+    return params;
+  }
+
+  /** Show a chat the server holds: its state, its conversation so far, its commands, its budget. */
+  private async adopt(info: ChatInfo, rebuild: boolean): Promise<void> {
+    this.chat = info;
+    this.exited = null;
+    this.compactPreview = null;
+    this.warning = null;
+    this.extensionStatus.clear();
+    this.transcript = new Transcript();
+    this.status = null;
+    if (info.session) {
+      await this.state.update(SESSION_KEY, info.session);
+    }
+    const [state, messages, commands] = await Promise.all([
+      this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: info.chatId }).catch(() => info),
+      rebuild
+        ? this.request<ChatItemsResult>(Methods.CHAT_MESSAGES, { chatId: info.chatId }).catch(() => ({ items: [] }))
+        : Promise.resolve({ items: [] }),
+      this.request<ChatItemsResult>(Methods.CHAT_COMMANDS, { chatId: info.chatId }).catch(() => ({ items: [] })),
+    ]);
+    if (this.chat !== info) {
+      return; // another chat was started meanwhile
+    }
+    this.chat = state;
+    this.transcript = Transcript.fromMessages(messages.items);
+    this.transcript.streaming = state.streaming;
+    this.transcript.compacting = state.compacting;
+    this.piCommands = piCompletions(commands.items);
+    this.postAll();
+    await Promise.all([this.refreshBudget(), this.refreshEntryIds()]);
+  }
+
+  private async refreshState(): Promise<void> {
+    const chat = this.chat;
+    if (!chat || this.exited) {
+      return;
+    }
+    try {
+      const state = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
+      if (this.chat?.chatId === chat.chatId) {
+        this.chat = state;
+        if (state.session) {
+          await this.state.update(SESSION_KEY, state.session);
+        }
+      }
+    } catch (e) {
+      this.log.warn(`pi/chat/state: ${errorText(e)}`);
+    }
+    this.postHeader();
+  }
+
+  private async refreshBudget(): Promise<void> {
+    const session = this.chat?.session;
+    if (!session) {
+      return;
+    }
+    try {
+      const params: Json = { session };
+      if (this.chat?.workspaceFolder) {
+        params.workspaceFolder = this.chat.workspaceFolder;
+      }
+      this.budget = await this.request<ContextBudgetResult>(Methods.CONTEXT_BUDGET, params);
+      if (!this.transcript.streaming) {
+        this.liveTokens = null; // the file has caught up with the stream
+      }
+    } catch (e) {
+      // A new session has no file until Pi writes its first message: no gauge yet.
+      this.log.debug(`pi/contextBudget for the chat: ${errorText(e)}`);
+    }
+    this.postHeader();
+  }
+
+  private scheduleBudget(): void {
+    if (this.budgetTimer) {
+      clearTimeout(this.budgetTimer);
+    }
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = undefined;
+      void this.refreshBudget();
+    }, 100);
+  }
+
+  private async refreshEntryIds(): Promise<void> {
+    const chat = this.chat;
+    if (!chat || this.exited) {
+      return;
+    }
+    try {
+      const points = await this.request<ChatForkPointsResult>(Methods.CHAT_FORK_POINTS, { chatId: chat.chatId });
+      if (this.chat === chat) {
+        this.changed(this.transcript.assignEntryIds(points.messages));
+      }
+    } catch (e) {
+      this.log.debug(`pi/chat/forkPoints: ${errorText(e)}`);
+    }
+  }
+
+  private onSessionChanged(params: SessionChangedParams): void {
+    if (this.chat?.session === params.session) {
+      this.scheduleBudget();
+    }
+  }
+
+  private onEvent(params: ChatEventParams): void {
+    if (params.chatId !== this.chat?.chatId) {
+      return;
+    }
+    const event = params.event;
+    if (event.type === 'extension_ui_request') {
+      void this.extensionUi(event);
+      return;
+    }
+    this.changed(this.transcript.apply(event));
+    if (event.type === 'message_update' || event.type === 'message_end') {
+      const usage = this.transcript.lastUsage;
+      if (usage && usage.totalTokens > 0) {
+        this.liveTokens = usage.totalTokens;
+      }
+    }
+    if (event.type === 'agent_settled' || event.type === 'compaction_end') {
+      void this.refreshEntryIds();
+      void this.refreshState();
+      this.scheduleBudget();
+      this.status = null;
+    }
+    if (event.type === 'compaction_end') {
+      this.liveTokens = null;
+    }
+  }
+
+  private onExited(params: ChatExitedParams): void {
+    if (params.chatId !== this.chat?.chatId) {
+      return;
+    }
+    const item = this.transcript.exited(params.message, params.expected);
+    this.exited = { message: params.message, canRestart: Boolean(params.session) };
+    if (params.session && this.chat) {
+      this.chat = { ...this.chat, session: params.session };
+    }
+    this.changed([item.id]);
+    if (!params.expected && params.stderrTail) {
+      this.log.warn(`Pi exited: ${params.message}\n${params.stderrTail}`);
+    }
+  }
+
+  private onNotice(params: ChatNoticeParams): void {
+    if (params.chatId !== this.chat?.chatId) {
+      return;
+    }
+    this.changed([this.transcript.notice(params.level, params.message).id]);
+  }
+
+  // ---- what the user does -------------------------------------------------------------------
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const message = parseChatMessage(raw);
+    if (!message) {
+      this.log.warn(`ignored a malformed message from the chat view: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    try {
+      switch (message.type) {
+        case 'ready':
+          this.postAll();
+          await this.ensureChat();
+          break;
+        case 'send':
+          await this.send(message.text);
+          break;
+        case 'input':
+          this.schedulePreflight(message.text);
+          break;
+        case 'abort':
+          await this.abort();
+          break;
+        case 'fork':
+          await this.fork(message.itemId);
+          break;
+        case 'copy':
+          await vscode.env.clipboard.writeText(message.text);
+          break;
+        case 'copyInstall':
+          await vscode.env.clipboard.writeText(this.header().noPi?.installCommand ?? '');
+          void vscode.window.showInformationMessage('The install command is on the clipboard.');
+          break;
+        case 'openFile':
+          await this.openFile(message.path, message.line);
+          break;
+        case 'pickModel':
+          await this.pickModel();
+          break;
+        case 'pickThinking':
+          await this.pickThinking();
+          break;
+        case 'newChat':
+          await this.newChat();
+          break;
+        case 'resume':
+          await this.resume();
+          break;
+        case 'restart':
+          await this.restart();
+          break;
+        case 'compactConfirm':
+          await this.compact();
+          break;
+        case 'compactCancel':
+          this.compactPreview = null;
+          this.postHeader();
+          break;
+      }
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private fail(e: unknown): void {
+    const text = errorText(e);
+    this.log.warn(`chat: ${text}`);
+    this.changed([this.transcript.notice('error', text).id]);
+  }
+
+  private async liveChat(): Promise<ChatInfo> {
+    if (this.starting) {
+      await this.starting.catch(() => undefined);
+    }
+    if (!this.chat || this.exited) {
+      if (this.exited) {
+        throw new Error('Pi has exited: restart it to resume the session.');
+      }
+      await this.ensureChat();
+    }
+    if (!this.chat) {
+      throw new Error(this.header().noPi?.message ?? 'The chat has not started.');
+    }
+    return this.chat;
+  }
+
+  async send(text: string): Promise<void> {
+    if (text.trim().length === 0) {
+      return;
+    }
+    const input = parseInput(text);
+    switch (input.kind) {
+      case 'new':
+        await this.newChat();
+        return;
+      case 'resume':
+        await this.resume();
+        return;
+      case 'model':
+        await this.pickModel();
+        return;
+      case 'compact':
+        await this.previewCompact(input.focus);
+        return;
+      default:
+        break;
+    }
+    const chat = await this.liveChat();
+    this.warning = null;
+    const params: Json = { chatId: chat.chatId, text: input.text };
+    if (this.transcript.streaming) {
+      params.streamingBehavior = 'steer'; // Pi delivers it before its next model call
+    }
+    this.transcript.streaming = true;
+    this.postHeader();
+    try {
+      const result = await this.request<ChatPromptResult>(Methods.CHAT_PROMPT, params);
+      if (result.disposition === 'handled') {
+        this.transcript.streaming = false; // an extension command: no run follows
+        this.postHeader();
+      }
+    } catch (e) {
+      this.transcript.streaming = false;
+      this.postHeader();
+      throw e;
+    }
+  }
+
+  async abort(): Promise<void> {
+    const chat = this.chat;
+    if (!chat || this.exited) {
+      return;
+    }
+    await this.request(Methods.CHAT_ABORT, { chatId: chat.chatId });
+  }
+
+  private schedulePreflight(text: string): void {
+    if (this.preflightTimer) {
+      clearTimeout(this.preflightTimer);
+    }
+    const chat = this.chat;
+    if (!chat || this.exited || text.trim().length === 0 || parseInput(text).kind !== 'prompt') {
+      if (this.warning !== null) {
+        this.warning = null;
+        this.postHeader();
+      }
+      return;
+    }
+    this.preflightTimer = setTimeout(() => {
+      this.preflightTimer = undefined;
+      void this.request<ChatPreflightResult>(Methods.CHAT_PREFLIGHT, { chatId: chat.chatId, text })
+        .then((r) => {
+          this.warning = r.crossesThreshold
+            ? (r.message ??
+              `This prompt brings the session to ${formatExact(r.afterPrompt)} tokens, past the compaction threshold ` +
+                `(${formatExact(r.threshold)} of ${formatTokens(r.window)}): Pi will compact before answering.`)
+            : null;
+          this.postHeader();
+        })
+        .catch((e: unknown) => this.log.debug(`pi/chat/preflight: ${errorText(e)}`));
+    }, PREFLIGHT_DELAY_MS);
+  }
+
+  private async previewCompact(focus: string | null): Promise<void> {
+    const chat = await this.liveChat();
+    this.status = 'Reading what a compaction would keep…';
+    this.postHeader();
+    try {
+      const preview = await this.request<ChatCompactPreview>(Methods.CHAT_COMPACT_PREVIEW, {
+        chatId: chat.chatId,
+        instructions: focus,
+      });
+      this.compactPreview = { preview, focus };
+    } finally {
+      this.status = null;
+      this.postHeader();
+    }
+  }
+
+  private async compact(): Promise<void> {
+    const pending = this.compactPreview;
+    const chat = await this.liveChat();
+    if (!pending) {
+      return;
+    }
+    this.compactPreview = null;
+    this.postHeader();
+    await this.request(Methods.CHAT_COMPACT, { chatId: chat.chatId, instructions: pending.focus });
+  }
+
+  private async fork(itemId: string): Promise<void> {
+    const chat = await this.liveChat();
+    if (this.transcript.streaming) {
+      throw new Error('Stop the reply first: a fork starts from a settled conversation.');
+    }
+    let item = this.transcript.get(itemId);
+    if (item?.kind === 'user' && !item.entryId) {
+      await this.refreshEntryIds();
+      item = this.transcript.get(itemId);
+    }
+    if (item?.kind !== 'user' || !item.entryId) {
+      throw new Error('This message has no session entry to fork from yet.');
+    }
+    const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId: item.entryId });
+    if (result.cancelled) {
+      return;
+    }
+    const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
+    await this.adopt(info, true);
+    this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
+    this.post({ type: 'setInput', text: result.text ?? item.text });
+    void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
+  }
+
+  /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
+  private async openFile(file: string, line: number | null): Promise<void> {
+    const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const absolute = path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
+    const options: vscode.TextDocumentShowOptions = {};
+    if (line !== null) {
+      const at = new vscode.Position(line - 1, 0);
+      options.selection = new vscode.Range(at, at);
+    }
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute), options);
+  }
+
+  async pickModel(): Promise<void> {
+    const chat = await this.liveChat();
+    const models = await this.request<ChatItemsResult>(Methods.CHAT_MODELS, { chatId: chat.chatId });
+    const current = this.header().model;
+    const items = models.items.map((m) => {
+      const id = `${String(m.provider)}/${String(m.id)}`;
+      const window = typeof m.contextWindow === 'number' ? `${formatTokens(m.contextWindow)} window` : '';
+      const prices = modelHasPrices(m) ? 'priced' : 'no prices';
+      return {
+        label: id,
+        description: id === current ? 'current' : typeof m.name === 'string' && m.name !== m.id ? m.name : '',
+        detail: [window, m.reasoning === true ? 'thinking' : '', prices].filter(Boolean).join(' · '),
+        id,
+      };
+    });
+    if (items.length === 0) {
+      void vscode.window.showWarningMessage('Pi has no model it can use: set up a provider for Pi (its models.json or a key).');
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: "The chat's model", placeHolder: current });
+    if (!pick) {
+      return;
+    }
+    await this.request(Methods.CHAT_SET_MODEL, { chatId: chat.chatId, model: pick.id });
+    await this.refreshState();
+    this.scheduleBudget();
+  }
+
+  async pickThinking(): Promise<void> {
+    const chat = await this.liveChat();
+    const current = this.header().thinkingLevel;
+    const pick = await vscode.window.showQuickPick(
+      THINKING_LEVELS.map((level) => ({ label: level, description: level === current ? 'current' : '' })),
+      { title: 'Thinking level', placeHolder: current },
+    );
+    if (!pick) {
+      return;
+    }
+    await this.request(Methods.CHAT_SET_THINKING_LEVEL, { chatId: chat.chatId, level: pick.label });
+    this.transcript.thinkingLevel = pick.label;
+    await this.refreshState();
+  }
+
+  /** End this chat's Pi (the session file stays) and start a new one. */
+  async newChat(): Promise<void> {
+    await this.replace(null);
+  }
+
+  async resume(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const result = await this.request<SessionsResult>(Methods.SESSIONS, folder ? { workspaceFolder: folder.uri.toString() } : {});
+    const items = result.sessions.map((s) => ({
+      label: s.name ?? path.basename(s.path, '.jsonl'),
+      description: s.path === this.chat?.session ? 'this chat' : new Date(s.modified * 1000).toLocaleString(),
+      detail: `${s.entryCount ?? '?'} entries · ${formatExact(s.size)} bytes`,
+      path: s.path,
+    }));
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(`No Pi session in ${result.sessionsDir} yet.`);
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: 'Resume a Pi session', matchOnDetail: true });
+    if (pick && pick.path !== this.chat?.session) {
+      await this.replace(pick.path);
+    }
+  }
+
+  /** Restart Pi after it exited, resuming its session. */
+  async restart(): Promise<void> {
+    const session = this.chat?.session ?? this.state.get<string>(SESSION_KEY) ?? null;
+    await this.begin(async () => {
+      this.exited = null;
+      this.chat = null;
+      await this.start(session);
+    });
+  }
+
+  private async replace(session: string | null): Promise<void> {
+    if (!this.client) {
+      throw new Error('The pi-context server is not running.');
+    }
+    const old = this.chat;
+    if (old && !this.exited) {
+      if (this.transcript.streaming) {
+        const choice = await vscode.window.showWarningMessage(
+          'Pi is still working on a reply. Stop it and leave this chat?',
+          { modal: true },
+          'Stop and Leave',
+        );
+        if (choice !== 'Stop and Leave') {
+          return;
+        }
+      }
+      this.chat = null; // its exit notice is not this view's any more
+      await this.request(Methods.CHAT_STOP, { chatId: old.chatId }).catch((e: unknown) =>
+        this.log.warn(`pi/chat/stop: ${errorText(e)}`),
+      );
+    }
+    await this.begin(async () => {
+      this.exited = null;
+      this.budget = null;
+      this.liveTokens = null;
+      this.transcript = new Transcript();
+      this.postAll();
+      await this.start(session);
+    });
+  }
+
+  /** Pi's extension dialogs as VS Code's own; the answer goes back with `pi/chat/uiResponse`. */
+  private async extensionUi(request: Json): Promise<void> {
+    const chat = this.chat;
+    const id = typeof request.id === 'string' ? request.id : null;
+    if (!chat || !id) {
+      return;
+    }
+    const title = typeof request.title === 'string' ? request.title : 'Pi';
+    const answer = (response: Json): Promise<unknown> =>
+      this.request(Methods.CHAT_UI_RESPONSE, { chatId: chat.chatId, id, ...response }).catch((e: unknown) =>
+        this.log.warn(`pi/chat/uiResponse: ${errorText(e)}`),
+      );
+    switch (request.method) {
+      case 'select': {
+        const options = Array.isArray(request.options) ? request.options.filter((o): o is string => typeof o === 'string') : [];
+        const pick = await vscode.window.showQuickPick(options, { title, ignoreFocusOut: true });
+        await answer(pick === undefined ? { cancelled: true } : { value: pick });
+        break;
+      }
+      case 'confirm': {
+        const detail = typeof request.message === 'string' ? request.message : undefined;
+        const choice = await vscode.window.showInformationMessage(title, { modal: true, detail }, 'Yes', 'No');
+        await answer(choice === undefined ? { cancelled: true } : { confirmed: choice === 'Yes' });
+        break;
+      }
+      case 'input':
+      case 'editor': {
+        const value = await vscode.window.showInputBox({
+          title,
+          placeHolder: typeof request.placeholder === 'string' ? request.placeholder : undefined,
+          value: typeof request.prefill === 'string' ? request.prefill : undefined,
+          ignoreFocusOut: true,
+        });
+        await answer(value === undefined ? { cancelled: true } : { value });
+        break;
+      }
+      case 'notify': {
+        const text = typeof request.message === 'string' ? request.message : title;
+        const kind = request.notifyType;
+        const show =
+          kind === 'error'
+            ? vscode.window.showErrorMessage
+            : kind === 'warning'
+              ? vscode.window.showWarningMessage
+              : vscode.window.showInformationMessage;
+        void show(`Pi: ${text}`);
+        break;
+      }
+      case 'setStatus': {
+        const key = typeof request.statusKey === 'string' ? request.statusKey : '';
+        if (typeof request.statusText === 'string' && request.statusText.length > 0) {
+          this.extensionStatus.set(key, request.statusText);
+        } else {
+          this.extensionStatus.delete(key);
+        }
+        this.postHeader();
+        break;
+      }
+      case 'set_editor_text':
+        if (typeof request.text === 'string') {
+          this.post({ type: 'setInput', text: request.text });
+        }
+        break;
+      default:
+        this.log.debug(`Pi extension UI ${String(request.method)} is not shown in VS Code`);
+        break;
+    }
+  }
+
+  /** Show the view (VS Code's generated `<view id>.focus` opens it when it was never shown). */
+  reveal(): void {
+    if (this.view) {
+      this.view.show?.(false);
+    } else {
+      void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    }
+  }
+
+  dispose(): void {
+    for (const timer of [this.postTimer, this.preflightTimer, this.budgetTimer]) {
+      if (timer) {
+        clearTimeout(timer);
+      }
+    }
+    for (const d of [...this.clientSubscriptions.splice(0), ...this.subscriptions.splice(0)]) {
+      d.dispose();
+    }
+  }
+}

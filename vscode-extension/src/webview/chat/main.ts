@@ -1,0 +1,586 @@
+/**
+ * The Chat view's DOM. The extension host owns the chat and posts the header and the transcript
+ * items; this script draws them (one element per item, replaced when the item changes, Markdown
+ * re-rendered at most once per frame while a reply streams) and posts what the user does.
+ * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
+ * end-to-end test finds.
+ */
+import type { ChatHeader, ChatHostMessage, ChatWebviewMessage } from '../../chat/messages';
+import { type Completion, completionsFor } from '../../chat/commands';
+import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
+import { usageText } from '../../chat/usage';
+import { formatExact } from '../../model/format';
+import { h } from '../dom';
+import { renderMarkdown } from './markdown';
+
+interface VsCodeApi {
+  postMessage(message: ChatWebviewMessage): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const send = (m: ChatWebviewMessage): void => vscode.postMessage(m);
+const MAX_OUTPUT = 20_000; // a tool's output beyond this is cut in the card (Pi keeps all of it)
+
+let header: ChatHeader | null = null;
+const items = new Map<string, ChatItem>();
+const order: string[] = [];
+const dirty = new Set<string>();
+let frame = 0;
+let completions: Completion[] = [];
+let selected = 0;
+
+// ---- the static frame ------------------------------------------------------------------------
+
+const root = document.getElementById('chat') as HTMLElement;
+const sessionEl = h('span', { class: 'session', attrs: { 'data-testid': 'chat-session' } });
+const modelButton = iconButton('sparkle', 'model', () => send({ type: 'pickModel' }), 'chat-model', "Pick the chat's model");
+const thinkingButton = iconButton('lightbulb', 'off', () => send({ type: 'pickThinking' }), 'chat-thinking-level', 'Pick the thinking level');
+const gaugeFill = h('span', { class: 'gauge-fill' });
+const gaugeLabel = h('span', { class: 'gauge-label' });
+const gauge = h(
+  'span',
+  { class: 'gauge', attrs: { 'data-testid': 'chat-gauge', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100' } },
+  h('span', { class: 'gauge-bar' }, gaugeFill),
+  gaugeLabel,
+);
+const statusLine = h('div', { class: 'status muted', attrs: { role: 'status' } });
+const headerEl = h(
+  'header',
+  { class: 'chat-header' },
+  h('div', { class: 'row' }, sessionEl),
+  h('div', { class: 'row' }, modelButton, thinkingButton, h('span', { class: 'spacer' }), gauge),
+  statusLine,
+);
+const noPi = h('div', { class: 'no-pi', attrs: { 'data-testid': 'chat-no-pi', role: 'alert' } });
+const log = h('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation with Pi' } });
+const extras = h('div', { class: 'extras' });
+const warning = h('div', { class: 'warning', attrs: { 'data-testid': 'chat-warning', role: 'alert' } });
+const queueEl = h('div', { class: 'queue muted', attrs: { 'data-testid': 'chat-queue' } });
+const completionList = h('ul', {
+  class: 'completions',
+  id: 'chat-completions',
+  attrs: { 'data-testid': 'chat-completions', role: 'listbox', 'aria-label': 'Commands' },
+});
+const input = h('textarea', {
+  class: 'input',
+  attrs: {
+    'data-testid': 'chat-input',
+    rows: '2',
+    placeholder: 'Ask Pi… (Enter to send, Shift+Enter for a new line, / for commands)',
+    'aria-label': 'Message to Pi',
+    'aria-autocomplete': 'list',
+    'aria-controls': 'chat-completions',
+  },
+});
+const sendButton = iconButton('send', '', () => submit(), 'chat-send', 'Send (Enter)');
+const stopButton = iconButton('stop-circle', '', () => send({ type: 'abort' }), 'chat-stop', 'Stop the reply');
+const composer = h(
+  'div',
+  { class: 'composer' },
+  completionList,
+  warning,
+  queueEl,
+  h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
+);
+root.replaceChildren(headerEl, noPi, log, extras, composer);
+root.removeAttribute('aria-busy');
+
+function iconButton(icon: string, label: string, onClick: () => void, testid: string, title: string): HTMLButtonElement {
+  const b = h(
+    'button',
+    { class: label ? 'chip' : 'icon', attrs: { type: 'button', 'data-testid': testid, title, 'aria-label': title } },
+    h('span', { class: `codicon codicon-${icon}`, attrs: { 'aria-hidden': 'true' } }),
+    label ? h('span', { class: 'chip-label' }, label) : null,
+  );
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function setChipLabel(button: HTMLButtonElement, text: string): void {
+  const label = button.querySelector('.chip-label');
+  if (label) {
+    label.textContent = text;
+  }
+}
+
+// ---- messages from the host -------------------------------------------------------------------
+
+window.addEventListener('message', (event: MessageEvent<ChatHostMessage>) => {
+  const m = event.data;
+  if (!m || typeof m !== 'object') {
+    return;
+  }
+  switch (m.type) {
+    case 'header':
+      header = m.header;
+      drawHeader();
+      break;
+    case 'reset':
+      items.clear();
+      order.length = 0;
+      log.replaceChildren();
+      for (const item of m.items) {
+        upsert(item);
+      }
+      flush();
+      break;
+    case 'items':
+      for (const item of m.items) {
+        upsert(item);
+      }
+      schedule();
+      break;
+    case 'setInput':
+      input.value = m.text;
+      input.focus();
+      onInput();
+      break;
+  }
+});
+
+function upsert(item: ChatItem): void {
+  if (!items.has(item.id)) {
+    order.push(item.id);
+  }
+  items.set(item.id, item);
+  dirty.add(item.id);
+}
+
+function schedule(): void {
+  if (frame === 0) {
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      flush();
+    });
+  }
+}
+
+/** Draw the changed items; keep the view at the bottom when it was there. */
+function flush(): void {
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  for (const id of order) {
+    if (!dirty.has(id)) {
+      continue;
+    }
+    const item = items.get(id);
+    if (!item) {
+      continue;
+    }
+    const el = draw(item);
+    const old = log.querySelector(`[data-item="${CSS.escape(id)}"]`);
+    if (old) {
+      // An open tool card or thinking block stays open across redraws.
+      for (const details of old.querySelectorAll('details[open]')) {
+        const key = details.getAttribute('data-key');
+        const again = key ? el.querySelector(`details[data-key="${CSS.escape(key)}"]`) : null;
+        again?.setAttribute('open', '');
+      }
+      old.replaceWith(el);
+    } else {
+      log.append(el);
+    }
+  }
+  dirty.clear();
+  if (atBottom) {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+// ---- the header, the notices and the composer ------------------------------------------------
+
+function drawHeader(): void {
+  const hd = header;
+  if (!hd) {
+    return;
+  }
+  root.setAttribute('data-state', hd.phase);
+  sessionEl.textContent = hd.session;
+  sessionEl.title = hd.sessionTitle;
+  setChipLabel(modelButton, hd.model);
+  setChipLabel(thinkingButton, hd.thinkingLevel);
+  thinkingButton.setAttribute('aria-label', `Thinking level: ${hd.thinkingLevel}. Pick another`);
+  modelButton.setAttribute('aria-label', `Model: ${hd.model}. Pick another`);
+  if (hd.gauge) {
+    gauge.hidden = false;
+    gauge.setAttribute('data-tokens', String(hd.gauge.tokens));
+    gauge.setAttribute('data-window', String(hd.gauge.window));
+    gauge.setAttribute('data-percent', String(hd.gauge.percent));
+    gauge.setAttribute('data-level', hd.gauge.level);
+    gauge.setAttribute('aria-valuenow', String(Math.min(100, hd.gauge.percent)));
+    gauge.setAttribute('aria-label', hd.gauge.title);
+    gauge.title = hd.gauge.title;
+    gaugeFill.style.setProperty('width', `${Math.min(100, hd.gauge.percent)}%`);
+    gaugeLabel.textContent = hd.gauge.label;
+  } else {
+    gauge.hidden = true;
+  }
+  const status = [hd.status, ...hd.extensionStatus].filter((s): s is string => Boolean(s)).join(' · ');
+  statusLine.textContent = status;
+  statusLine.hidden = status.length === 0;
+
+  noPi.hidden = hd.noPi === null;
+  if (hd.noPi) {
+    // The server's sentence usually names the install command already; say it once.
+    const { message, installCommand } = hd.noPi;
+    const at = message.indexOf(installCommand);
+    noPi.replaceChildren(
+      h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }),
+      ' ',
+      ...(at >= 0
+        ? [message.slice(0, at), h('code', null, installCommand), message.slice(at + installCommand.length)]
+        : [`${message} Install it with `, h('code', null, installCommand), '.']),
+      ' ',
+      h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
+    );
+  }
+  warning.hidden = hd.warning === null;
+  warning.replaceChildren(h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }), ` ${hd.warning ?? ''}`);
+  const queued = [...hd.queue.steering.map((s) => `steering: ${s}`), ...hd.queue.followUp.map((s) => `follow-up: ${s}`)];
+  queueEl.hidden = queued.length === 0;
+  queueEl.textContent = queued.length ? `Queued for Pi — ${queued.join(' · ')}` : '';
+
+  const streaming = hd.phase === 'streaming';
+  stopButton.disabled = !streaming;
+  sendButton.disabled = hd.phase === 'no-pi' || hd.phase === 'exited';
+  sendButton.title = streaming ? 'Steer: Pi reads this before its next step (Enter)' : 'Send (Enter)';
+  sendButton.setAttribute('aria-label', sendButton.title);
+  input.disabled = hd.phase === 'no-pi';
+  modelButton.disabled = thinkingButton.disabled = hd.phase === 'no-pi' || hd.phase === 'exited';
+  drawExtras(hd);
+  updateCompletions();
+}
+
+/** The compaction preview with its confirm button, and the restart offer after Pi exited. */
+function drawExtras(hd: ChatHeader): void {
+  const parts: HTMLElement[] = [];
+  if (hd.compactPreview) {
+    const p = hd.compactPreview.preview;
+    const facts = [
+      `${formatExact(p.tokensBefore)} tokens in the context now`,
+      `${p.messagesToSummarize + p.turnPrefixMessages} messages summarized${p.isSplitTurn ? ' (the current turn is split)' : ''}`,
+      `${p.keptEntries} entries kept verbatim (${formatExact(p.keptTokens)} tokens), the summary on top`,
+    ];
+    const files = [...p.readFiles.map((f) => `read ${f}`), ...p.modifiedFiles.map((f) => `modified ${f}`)];
+    parts.push(
+      h(
+        'section',
+        { class: 'card compact-preview', attrs: { 'data-testid': 'chat-compact-preview', 'aria-label': 'Compaction preview' } },
+        h('div', { class: 'card-title' }, h('span', { class: 'codicon codicon-fold', attrs: { 'aria-hidden': 'true' } }), ' Compact this session?'),
+        h('ul', null, ...facts.map((f) => h('li', null, f))),
+        files.length ? h('p', { class: 'muted' }, `Files it remembers: ${files.join(', ')}`) : null,
+        hd.compactPreview.focus ? h('p', { class: 'muted' }, `Focus: ${hd.compactPreview.focus}`) : null,
+        h('p', { class: 'muted' }, 'Pi writes the summary with the chat’s model; nothing is written before you confirm.'),
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'chat-compact-confirm' }, on: { click: () => send({ type: 'compactConfirm' }) } }, 'Compact'),
+          h('button', { attrs: { type: 'button', 'data-testid': 'chat-compact-cancel' }, on: { click: () => send({ type: 'compactCancel' }) } }, 'Cancel'),
+        ),
+      ),
+    );
+  }
+  if (hd.exited) {
+    parts.push(
+      h(
+        'section',
+        { class: 'card exited', attrs: { 'data-testid': 'chat-exited', role: 'alert' } },
+        h('p', null, h('span', { class: 'codicon codicon-debug-disconnect', attrs: { 'aria-hidden': 'true' } }), ` ${hd.exited.message}`),
+        h(
+          'div',
+          { class: 'actions' },
+          hd.exited.canRestart
+            ? h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'chat-restart' }, on: { click: () => send({ type: 'restart' }) } }, 'Restart Pi and Resume')
+            : null,
+          h('button', { attrs: { type: 'button' }, on: { click: () => send({ type: 'newChat' }) } }, 'New Chat'),
+        ),
+      ),
+    );
+  }
+  extras.replaceChildren(...parts);
+}
+
+function submit(): void {
+  const text = input.value;
+  if (text.trim().length === 0 || sendButton.disabled) {
+    return;
+  }
+  send({ type: 'send', text });
+  input.value = '';
+  onInput();
+}
+
+function onInput(): void {
+  send({ type: 'input', text: input.value });
+  selected = 0;
+  updateCompletions();
+}
+
+function updateCompletions(): void {
+  completions = header && header.phase !== 'no-pi' ? completionsFor(input.value, header.completions) : [];
+  completionList.hidden = completions.length === 0;
+  input.setAttribute('aria-expanded', completions.length > 0 ? 'true' : 'false');
+  completionList.replaceChildren(
+    ...completions.map((c, i) => {
+      const li = h(
+        'li',
+        {
+          class: i === selected ? 'completion selected' : 'completion',
+          id: `chat-completion-${i}`,
+          attrs: { 'data-testid': 'chat-completion', 'data-value': c.value, role: 'option', 'aria-selected': i === selected ? 'true' : 'false' },
+        },
+        h('span', { class: 'value' }, c.value),
+        h('span', { class: 'description muted' }, c.description),
+      );
+      li.addEventListener('mousedown', (e) => {
+        e.preventDefault(); // keep the focus in the input
+        accept(c);
+      });
+      return li;
+    }),
+  );
+  if (completions.length > 0) {
+    input.setAttribute('aria-activedescendant', `chat-completion-${selected}`);
+  } else {
+    input.removeAttribute('aria-activedescendant');
+  }
+}
+
+function accept(c: Completion): void {
+  input.value = `${c.value} `;
+  input.focus();
+  onInput();
+}
+
+input.addEventListener('input', onInput);
+input.addEventListener('keydown', (e: KeyboardEvent) => {
+  if (completions.length > 0) {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      selected = (selected + (e.key === 'ArrowDown' ? 1 : completions.length - 1)) % completions.length;
+      updateCompletions();
+      return;
+    }
+    const current = completions[selected];
+    if (current && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && input.value.trim() !== current.value))) {
+      e.preventDefault();
+      accept(current);
+      return;
+    }
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      completions = [];
+      completionList.hidden = true;
+      return;
+    }
+  }
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    submit();
+    return;
+  }
+  if (e.key === 'ArrowUp' && input.value.length === 0) {
+    const last = [...order].reverse().map((id) => items.get(id)).find((i): i is UserItem => i?.kind === 'user');
+    if (last) {
+      e.preventDefault();
+      input.value = last.text;
+      onInput();
+    }
+  }
+});
+
+// ---- one transcript item ---------------------------------------------------------------------
+
+function draw(item: ChatItem): HTMLElement {
+  const el = drawItem(item);
+  el.setAttribute('data-item', item.id);
+  return el;
+}
+
+function drawItem(item: ChatItem): HTMLElement {
+  switch (item.kind) {
+    case 'user':
+      return drawUser(item);
+    case 'assistant':
+      return drawAssistant(item);
+    case 'tool':
+      return drawTool(item);
+    case 'event':
+      return drawEvent(item);
+    default:
+      return drawNotice(item);
+  }
+}
+
+const copy = (text: string): void => send({ type: 'copy', text });
+
+function drawUser(item: UserItem): HTMLElement {
+  const attrs: Record<string, string | undefined> = { 'data-testid': 'chat-message', 'data-role': 'user', 'aria-label': 'You said' };
+  if (item.entryId) {
+    attrs['data-entry-id'] = item.entryId;
+  }
+  const fork = h(
+    'button',
+    {
+      class: 'icon fork',
+      attrs: { type: 'button', 'data-testid': 'chat-fork', title: 'Edit and resend from here (a fork: a new branch)', 'aria-label': 'Edit and resend from here' },
+      on: { click: () => send({ type: 'fork', itemId: item.id }) },
+    },
+    h('span', { class: 'codicon codicon-edit', attrs: { 'aria-hidden': 'true' } }),
+  );
+  return h('article', { class: 'message user', attrs }, h('div', { class: 'text' }, item.text), fork);
+}
+
+function drawAssistant(item: AssistantItem): HTMLElement {
+  const attrs: Record<string, string | undefined> = { 'data-testid': 'chat-message', 'data-role': 'assistant', 'aria-label': 'Pi said' };
+  if (item.streaming) {
+    attrs['data-streaming'] = 'true';
+    attrs['aria-busy'] = 'true';
+  }
+  const body: Node[] = [];
+  item.blocks.forEach((block, i) => {
+    if (block.type === 'thinking') {
+      body.push(
+        h(
+          'details',
+          { class: 'thinking', attrs: { 'data-testid': 'chat-thinking', 'data-key': `thinking-${i}` } },
+          h('summary', null, h('span', { class: 'codicon codicon-lightbulb', attrs: { 'aria-hidden': 'true' } }), item.streaming && i === item.blocks.length - 1 ? ' Thinking…' : ' Thinking'),
+          h('div', { class: 'thinking-text' }, block.text),
+        ),
+      );
+    } else {
+      const md = h('div', { class: 'markdown' });
+      md.append(renderMarkdown(block.text, copy));
+      body.push(md);
+    }
+  });
+  if (item.streaming && item.blocks.length === 0) {
+    body.push(h('p', { class: 'muted' }, h('span', { class: 'codicon codicon-loading codicon-modifier-spin', attrs: { 'aria-hidden': 'true' } }), ' Pi is thinking…'));
+  }
+  if (item.stopReason === 'aborted') {
+    body.push(h('p', { class: 'muted stopped' }, 'Stopped.'));
+  }
+  const usage = item.streaming ? null : usageText(item.usage, header?.hasPrices ?? false);
+  if (usage) {
+    // A reply that only called tools has no text: say whose numbers these are.
+    const text = item.blocks.length === 0 ? `tool call · ${usage.text}` : usage.text;
+    body.push(h('div', { class: 'usage muted', attrs: { 'data-testid': 'chat-usage', title: usage.title, 'aria-label': usage.title } }, text));
+  }
+  return h('article', { class: 'message assistant', attrs }, ...body);
+}
+
+const TOOL_ICONS: Record<string, string> = { read: 'file', bash: 'terminal', edit: 'edit', write: 'new-file' };
+const STATUS_ICONS: Record<ToolItem['status'], string> = {
+  pending: 'loading codicon-modifier-spin',
+  running: 'loading codicon-modifier-spin',
+  done: 'check',
+  error: 'error',
+};
+
+/** The argument a person reads first: the path for file tools, the command for bash. */
+function toolSubject(item: ToolItem): { text: string; path: string | null } {
+  try {
+    const args = JSON.parse(item.args) as Record<string, unknown>;
+    if (typeof args.path === 'string') {
+      return { text: args.path, path: args.path };
+    }
+    if (typeof args.command === 'string') {
+      return { text: args.command.split('\n')[0] ?? '', path: null };
+    }
+  } catch {
+    // still streaming: not JSON yet
+  }
+  return { text: '', path: null };
+}
+
+function drawTool(item: ToolItem): HTMLElement {
+  const subject = toolSubject(item);
+  const status = item.status === 'pending' ? 'running' : item.status;
+  const duration =
+    item.durationMs !== null ? `${formatExact(item.durationMs)} ms` : item.status === 'pending' || item.status === 'running' ? '…' : '';
+  const output = item.output.length > MAX_OUTPUT ? `${item.output.slice(0, MAX_OUTPUT)}\n… (${formatExact(item.output.length - MAX_OUTPUT)} more characters)` : item.output;
+  const subjectEl = subject.path
+    ? h(
+        'button',
+        {
+          class: 'link subject',
+          attrs: { type: 'button', title: item.line ? `Open ${subject.path} at line ${item.line}` : `Open ${subject.path}` },
+          on: { click: () => send({ type: 'openFile', path: subject.path ?? '', line: item.line }) },
+        },
+        subject.text,
+      )
+    : h('code', { class: 'subject' }, subject.text);
+  return h(
+    'section',
+    {
+      class: `tool ${status}`,
+      attrs: { 'data-testid': 'chat-tool', 'data-tool': item.name, 'data-status': status, 'aria-label': `Tool ${item.name}, ${status}` },
+    },
+    h(
+      'div',
+      { class: 'tool-head' },
+      h('span', { class: `codicon codicon-${STATUS_ICONS[item.status]}`, attrs: { 'aria-hidden': 'true' } }),
+      h('span', { class: `codicon codicon-${TOOL_ICONS[item.name] ?? 'tools'}`, attrs: { 'aria-hidden': 'true' } }),
+      h('strong', null, item.name),
+      subjectEl,
+      h('span', { class: 'spacer' }),
+      h('span', { class: 'duration muted', attrs: { 'data-testid': 'chat-tool-duration' } }, duration),
+    ),
+    h(
+      'details',
+      { class: 'tool-body', attrs: { 'data-key': 'body', ...(item.status === 'error' ? { open: '' } : {}) } },
+      h('summary', null, item.status === 'error' ? 'Error' : 'Arguments and output'),
+      h('div', { class: 'label muted' }, 'Arguments'),
+      h('pre', { class: 'args', attrs: { 'data-testid': 'chat-tool-args' } }, item.args),
+      h('div', { class: 'label muted' }, item.status === 'error' ? 'Error' : 'Output'),
+      h('pre', { class: 'output', attrs: { 'data-testid': 'chat-tool-output' } }, output),
+    ),
+    item.patch ? drawPatch(item.patch) : null,
+  );
+}
+
+/** An edit's unified patch, lines coloured by kind (text only: the patch is never parsed as markup). */
+function drawPatch(patch: string): HTMLElement {
+  const lines = patch.replace(/\n$/, '').split('\n');
+  const kind = (line: string): string =>
+    line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+  return h(
+    'details',
+    { class: 'tool-diff', attrs: { open: '', 'data-key': 'diff', 'data-testid': 'chat-tool-diff' } },
+    h('summary', null, 'Diff'),
+    h('pre', { class: 'diff' }, ...lines.map((line) => h('span', { class: `diff-${kind(line)}` }, `${line}\n`))),
+  );
+}
+
+const EVENT_ICONS: Record<EventItem['event'], string> = { retry: 'sync', compaction: 'fold', error: 'error', exited: 'debug-disconnect' };
+
+function drawEvent(item: EventItem): HTMLElement {
+  const icon = item.running ? 'loading codicon-modifier-spin' : EVENT_ICONS[item.event];
+  const el = h(
+    'div',
+    { class: `event ${item.event}`, attrs: { 'data-testid': 'chat-event', 'data-kind': item.event, role: item.event === 'error' ? 'alert' : 'note' } },
+    h('span', { class: `codicon codicon-${icon}`, attrs: { 'aria-hidden': 'true' } }),
+    h('span', { class: 'event-text' }, item.text),
+  );
+  if (item.summary) {
+    const md = h('div', { class: 'markdown' });
+    md.append(renderMarkdown(item.summary, copy));
+    el.append(h('details', { class: 'summary', attrs: { 'data-key': 'summary' } }, h('summary', null, 'Summary'), md));
+  }
+  return el;
+}
+
+function drawNotice(item: NoticeItem): HTMLElement {
+  return h(
+    'div',
+    { class: `message notice ${item.level}`, attrs: { 'data-testid': 'chat-message', 'data-role': 'notice', role: item.level === 'error' ? 'alert' : 'note' } },
+    h('span', { class: `codicon codicon-${item.level === 'info' ? 'info' : item.level}`, attrs: { 'aria-hidden': 'true' } }),
+    h('span', { class: 'text' }, ` ${item.text}`),
+  );
+}
+
+send({ type: 'ready' });
+input.focus();
