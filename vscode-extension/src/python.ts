@@ -20,19 +20,20 @@ export type InstallCheck =
   | { ok: false; reason: 'no-python' | 'not-installed' | 'broken'; detail: string };
 
 /**
- * Runs `python -c "import lsp_server"`; never throws. `isolated` adds `-I`: the working directory
- * (a workspace, which may hold a folder named `lsp_server`) and `PYTHON*` variables are not used.
+ * Runs `python <flags> -c "import lsp_server"`; never throws. The server passes the flags it starts
+ * the server with (`-P`, `-I`), so the check imports what will run: without them the working
+ * directory (a workspace, which may hold a folder named `lsp_server`) comes first on `sys.path`.
  */
 export function checkServerInstalled(
   python: string,
   cwd?: string,
   env?: NodeJS.ProcessEnv,
-  isolated = false,
+  flags: string[] = [],
 ): Promise<InstallCheck> {
   return new Promise((resolve) => {
     execFile(
       python,
-      [...(isolated ? ['-I'] : []), '-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
+      [...flags, '-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
       { timeout: 60_000, cwd, env, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) {

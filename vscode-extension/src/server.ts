@@ -97,6 +97,13 @@ interface Launch {
  */
 const BUNDLED_FLAGS = ['-I', '-u'];
 
+/**
+ * A user's own installation keeps its `PYTHON*` variables (a checkout on `PYTHONPATH` is a way to run
+ * one) but not the working directory on `sys.path` (`-P`, Python 3.11+ like pi-context itself): the
+ * server runs in the workspace folder, and a repository's `lsp_server` folder must not be imported.
+ */
+const OWN_FLAGS = ['-P'];
+
 /** Clears `piContext.python` (user settings): the configuration listener restarts the server. */
 async function useBundled(): Promise<void> {
   await vscode.workspace.getConfiguration('piContext').update('python', undefined, vscode.ConfigurationTarget.Global);
@@ -287,7 +294,7 @@ export class ServerManager implements vscode.Disposable {
     const interpreter = own ? { command: own, source: 'setting' as const } : await resolveInterpreter(folder);
     this.interpreter = interpreter;
     this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
-    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath);
+    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
     this.lastCheck = check;
     if (!check.ok) {
       this.log.error(check.detail);
@@ -298,7 +305,7 @@ export class ServerManager implements vscode.Disposable {
     }
     this.version = check.version;
     this.log.info(`pi-context ${check.version}`);
-    return { python: interpreter.command, flags: [], env: process.env, interpreter };
+    return { python: interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
   }
 
   private async prepareBundled(folder: vscode.WorkspaceFolder | undefined, bundle: Bundle, force: boolean): Promise<Launch | null> {
@@ -317,12 +324,12 @@ export class ServerManager implements vscode.Disposable {
     let result = await ensureEnvironment({ ...request, force });
     let check: InstallCheck | undefined;
     if (result.ok) {
-      check = await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), true);
+      check = await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS);
       if (!check.ok && !result.created) {
         // A reused environment that no longer works (its base Python was removed or upgraded): make it again.
         this.log.warn(`the bundled server's environment is broken (${check.detail}); creating it again`);
         result = await ensureEnvironment({ ...request, force: true });
-        check = result.ok ? await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), true) : undefined;
+        check = result.ok ? await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS) : undefined;
       }
     }
     if (!result.ok || !check?.ok) {

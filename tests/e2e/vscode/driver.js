@@ -247,6 +247,8 @@ function sidebarFrame() {
     await bars.nth(Math.floor(count / 2)).hover();
     await page.waitForTimeout(300);
     await shot('cost-chart');
+    // The part alone, for the README (docs/images/extension-cost-chart.png is a copy of it).
+    await frame.locator('#cost').screenshot({ path: require('path').join(config.outDir, 'cost-chart-part.png') });
     return `${count} bars; "${summary}"`;
   });
 
