@@ -158,6 +158,7 @@ class Targets:
     context_folders: list[str]  # folders holding more than one candidate or a candidate directory
     system_prompt_files: list[str] = field(default_factory=list)  # SYSTEM.md / APPEND_SYSTEM.md where Pi reads them
     walk_notes: list[WalkNote] = field(default_factory=list)  # folders the bounded walk did not enter
+    not_files: list[str] = field(default_factory=list)  # a SKILL.md that is a directory
 
 
 def _is_context_name(name: str) -> bool:
@@ -173,6 +174,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     seen_files: set[str] = set()
     visited: set[str] = set()
     budget = WalkBudget()
+    not_files: list[str] = []
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
         real = os.path.realpath(path)
@@ -207,6 +209,8 @@ def find_targets(paths: Sequence[str]) -> Targets:
             is_dir = _is_dir(entry)
             if entry.name == SKILL_FILE_NAME and not is_dir:
                 add_skill(path, root)
+            elif entry.name == SKILL_FILE_NAME:
+                not_files.append(path)
             elif _is_context_name(entry.name) and not is_dir:
                 context_files.append(path)
             elif entry.name in SYSTEM_PROMPT_NAMES and not is_dir and is_system_prompt_file(path):
@@ -230,7 +234,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 system_files.append(path)  # named on the command line: checked wherever it is
             else:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders, system_files, budget.notes)
+    return Targets(skills, context_files, folders, system_files, budget.notes, not_files)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -285,6 +289,10 @@ def check_workspace(
     for folder in targets.context_folders:
         findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
     findings.extend(walk_findings(targets.walk_notes, profile))
+    for path in targets.not_files:
+        em = Emitter(path, profile)
+        em.emit("skill/not-a-file", Range.file_start(), {"what": "a directory"})
+        findings.extend(em.findings)
     return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
 
 

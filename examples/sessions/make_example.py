@@ -6,11 +6,13 @@ another, so the file holds a branch. The stored system message carries the promp
 Pi 1.6.0 writes it. It is long enough (about 30,000 of Pi's estimated tokens) that the default
 ``keepRecentTokens`` (20,000) leaves something to summarize.
 
-Run ``python examples/sessions/make_example.py`` to regenerate it (deterministic).
+Run ``python examples/sessions/make_example.py`` to regenerate it (deterministic); ``--help`` says so
+and writes nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from collections.abc import Sequence
@@ -81,6 +83,7 @@ class Session:
         self.leaf: str | None = None
         self.second = 0
         self.tokens = 4000
+        self.pending: list[str] = []  # ids of the last assistant message's tool calls not yet answered
 
     def _time(self) -> str:
         self.second += RNG.randint(3, 40)
@@ -102,7 +105,9 @@ class Session:
     def assistant(self, text: str, calls: Sequence[tuple[str, dict[str, Any]]] = (), stop: str = "stop") -> str:
         self.tokens += 900
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-        content += [{"type": "toolCall", "id": f"toolu_{_id()}", "name": n, "arguments": a} for n, a in calls]
+        calls_content = [{"type": "toolCall", "id": f"toolu_{_id()}", "name": n, "arguments": a} for n, a in calls]
+        self.pending = [call["id"] for call in calls_content]  # the results that follow answer these
+        content += calls_content
         return self.message(
             {
                 "role": "assistant",
@@ -120,7 +125,7 @@ class Session:
         return self.message(
             {
                 "role": "toolResult",
-                "toolCallId": "toolu",
+                "toolCallId": self.pending.pop(0),
                 "toolName": tool,
                 "content": [{"type": "text", "text": text}],
                 "isError": False,
@@ -188,6 +193,11 @@ def build() -> list[dict[str, Any]]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Write examples/sessions/inventory-fix.jsonl, the made-up Pi 1.6.0 session of the README "
+        "(deterministic: the same bytes every run)."
+    )
+    parser.parse_args()
     header = {
         "type": "session",
         "version": 3,

@@ -37,6 +37,7 @@ from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.sessions import SessionListCache, session_summary_wire
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
+from lsp_server.session.transform import orphan_tool_results
 
 
 def register(subparsers: Any) -> None:
@@ -92,6 +93,7 @@ class Workspace:
 
     snapshot: PromptSnapshot
     note: str | None = None
+    untrusted_note: str | None = None  # what the untrusted project's prompt leaves out
 
     @property
     def cwd(self) -> str:
@@ -109,7 +111,7 @@ class Workspace:
 def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
     folder = session_folder(session_cwd, explicit=args.cwd, fallback=os.getcwd)
     project = open_project(project_inputs(args, folder.cwd, settings_from_args(args)))
-    return Workspace(project.build_prompt(), folder.note)
+    return Workspace(project.build_prompt(), folder.note, project.untrusted_note())
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -144,6 +146,12 @@ def _show(args: argparse.Namespace, path: str) -> int:
             print_ledger(sys.stdout, result)
         return 0
     report = _report(session, analysis, workspace)
+    if workspace.untrusted_note is not None:
+        # The projected request and the budget count the prompt Pi builds for an untrusted project.
+        sys.stderr.write(
+            f"pi-context: the next request is counted with the untrusted project's prompt: {workspace.untrusted_note}"
+            "; trust the project in Pi or pass --trusted to count them\n"
+        )
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -179,7 +187,8 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
                     "severity": "warning",
                 }
                 for problem in tree.problems
-            ],
+            ]
+            + _orphan_problems(session, analysis),
             "needsNewline": session.needs_newline,
         },
         "workspace": {
@@ -192,6 +201,25 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
         "request": request_result(workspace.snapshot, analysis, session.path).wire(),
         "budget": budget_wire(analysis),
     }
+
+
+def _orphan_problems(session: SessionFile, analysis: SessionAnalysis) -> list[dict[str, Any]]:
+    """A tool result on the path that answers no tool call before it (a provider would reject it)."""
+    line_of = {id(entry): line for entry, line in zip(session.entries, session.lines, strict=True)}
+    problems = []
+    for index in orphan_tool_results(analysis.branch):
+        entry = analysis.branch[index]
+        call_id = js_get(js_get(entry, "message"), "toolCallId")
+        problems.append(
+            {
+                "line": line_of.get(id(entry)),
+                "code": "session/orphan-tool-result",
+                "reason": f"tool result for call {call_id!r}, which no tool call on this path made "
+                "(the provider would reject the next request)",
+                "severity": "warning",
+            }
+        )
+    return problems
 
 
 def _n(value: int) -> str:

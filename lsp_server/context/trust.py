@@ -132,12 +132,13 @@ def nearest_trust_entry(store: TrustStore, cwd: str) -> TrustEntry | None:
         current = parent
 
 
-def trust_requiring_project_resources(cwd: str, home: str | None = None) -> tuple[str, ...]:
+def trust_requiring_project_resources(cwd: str, home: str | None = None, *, every: bool = False) -> tuple[str, ...]:
     """The paths that make ``cwd`` need trust (Pi's ``hasTrustRequiringProjectResources``).
 
     Pi stops at the first hit; this lists the ``.pi`` entries it checks first and, if none
     exists, the first ``.agents/skills`` found up the ancestors. ``~/.agents/skills`` is a user
-    resource and never counts.
+    resource and never counts. With ``every``, all of them: the ``.pi`` entries and every
+    ``.agents/skills`` up the ancestors (what an untrusted project leaves out of the prompt).
     """
     home_value = home if home is not None else home_dir()
     user_agents_skills = posixpath.join(canonicalize_path(resolve_path(home_value)), *AGENTS_SKILLS_DIR)
@@ -148,15 +149,17 @@ def trust_requiring_project_resources(cwd: str, home: str | None = None) -> tupl
         for entry in TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES
         if fsread.exists(posixpath.join(config_dir, entry))
     )
-    if found:
+    if found and not every:
         return found
     while True:
         agents_skills = posixpath.join(current, *AGENTS_SKILLS_DIR)
         if not paths_equal(agents_skills, user_agents_skills) and fsread.exists(agents_skills):
-            return (agents_skills,)
+            found = (*found, agents_skills)
+            if not every:
+                return found
         parent = posixpath.dirname(current)
         if parent == current:
-            return ()
+            return found
         current = parent
 
 

@@ -70,6 +70,7 @@ from lsp_server.js.strings import js_len, js_slice_head
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
 from lsp_server.rules.prompt_rules import xml_escaped
+from lsp_server.rules.registry import RULES
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, check_skill_text, suggest_name
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text, is_system_prompt_file
 from lsp_server.settings.limits import Thresholds
@@ -282,6 +283,20 @@ def _rename_folder(doc: _Document, finding: Finding, name: str) -> Fix | None:
     return Fix(f"Rename the folder to '{name}'", (finding,), rename=rename, guarded=NAME_GUARD)
 
 
+def _with_folder(doc: _Document, fix: Fix | None, match_folder: bool) -> Fix | None:
+    """A name fix whose new name is not the folder's: rename the folder to it in the same fix
+    (where the profile wants the name to match the folder)."""
+    if fix is None or not fix.edits or not match_folder:
+        return fix
+    name = fix.title.rsplit("'", 2)[-2]
+    if name == doc.folder:
+        return fix
+    rename = _rename_folder(doc, fix.findings[0], name)
+    if rename is None or rename.rename is None:
+        return fix
+    return replace(fix, title=f"{fix.title} and rename the folder to match", rename=rename.rename)
+
+
 def _name_fixes(doc: _Document, finding: Finding) -> list[Fix]:
     located = doc.fm.field("name")
     raw = located.value if located is not None else None
@@ -305,14 +320,31 @@ def _name_fixes(doc: _Document, finding: Finding) -> list[Fix]:
     valid = suggest_name(current)
     lowered = current.lower()
     if from_frontmatter:
-        # The first survivor is the preferred fix: the full repair, unless lowercasing is all it takes.
+        # The first survivor is the preferred fix. A valid name that differs from the folder trades this
+        # finding for VS Code's "name should match the folder": so the folder's own name comes first when
+        # it is valid, and a name that is not the folder's comes with the folder rename.
+        # Only where a name must match its folder (vscode, agentskills); Pi does not mind.
+        match_folder = RULES["skill/name-directory-mismatch"].severity(doc.profile) is not None
+        folder_valid = match_folder and suggest_name(doc.folder) == doc.folder
+        if doc.folder != current and folder_valid and valid != doc.folder:
+            candidates.append(
+                _set_name(doc, finding, f"Rename the skill to '{doc.folder}' (its folder name)", doc.folder)
+            )
         if lowered == valid:
-            candidates.append(_set_name(doc, finding, f"Lowercase the name: '{lowered}'", lowered))
+            candidates.append(
+                _with_folder(doc, _set_name(doc, finding, f"Lowercase the name: '{lowered}'", lowered), match_folder)
+            )
         else:
-            candidates.append(_set_name(doc, finding, f"Make the name valid: '{valid}'", valid))
+            candidates.append(
+                _with_folder(doc, _set_name(doc, finding, f"Make the name valid: '{valid}'", valid), match_folder)
+            )
             if lowered != current:
-                candidates.append(_set_name(doc, finding, f"Lowercase the name: '{lowered}'", lowered))
-        if doc.folder != current:
+                candidates.append(
+                    _with_folder(
+                        doc, _set_name(doc, finding, f"Lowercase the name: '{lowered}'", lowered), match_folder
+                    )
+                )
+        if doc.folder != current and not (folder_valid and valid != doc.folder):
             candidates.append(
                 _set_name(doc, finding, f"Rename the skill to '{doc.folder}' (its folder name)", doc.folder)
             )

@@ -100,7 +100,7 @@ def _length_line(value: Any, limit: int | None, tokens: bool = False) -> str | N
     return line
 
 
-def _pi_name_lines(pi: SkillFileResult, folder: str) -> list[str]:
+def _pi_name_lines(pi: SkillFileResult, folder: str, loads: str | None = None) -> list[str]:
     lines = []
     if pi.name is not None:
         source = "from the frontmatter" if pi.name_from_frontmatter else "the folder name"
@@ -110,7 +110,7 @@ def _pi_name_lines(pi: SkillFileResult, folder: str) -> list[str]:
             lines.append("Pi warns: " + "; ".join(warnings) + ".")
     elif pi.frontmatter is not None and pi.frontmatter.error is None:
         lines.append(f"Pi would use the folder name `{folder}`.")
-    lines.append(_pi_loads(pi))
+    lines.append(loads or _pi_loads(pi))
     return lines
 
 
@@ -161,7 +161,9 @@ def value_meaning(key: str, value: Any) -> list[str]:
     return explain(value) if explain is not None else []
 
 
-def _field_extras(located: FieldLocation, fm: Frontmatter, pi: SkillFileResult, folder: str) -> list[str]:
+def _field_extras(
+    located: FieldLocation, fm: Frontmatter, pi: SkillFileResult, folder: str, loads: str | None = None
+) -> list[str]:
     """What this file's value means, for the keys where it matters."""
     info = key_info(located.key)
     value = located.value
@@ -172,14 +174,14 @@ def _field_extras(located: FieldLocation, fm: Frontmatter, pi: SkillFileResult, 
             lines.append(length)
         if not (isinstance(value, str) and value):
             lines.append(f"This is {_describe(value)}: Pi ignores it and uses the folder name.")
-        lines.extend(_pi_name_lines(pi, folder))
+        lines.extend(_pi_name_lines(pi, folder, loads))
     elif located.key == "description":
         length = _length_line(value, info.limit if info else None, tokens=True)
         if length:
             lines.append(length)
         elif not isinstance(value, str):
             lines.append(f"This is {_describe(value)}, not a string: Pi treats the description as missing.")
-        lines.append(_pi_loads(pi))
+        lines.append(loads or _pi_loads(pi))
     elif located.key in _VALUE_MEANINGS:
         lines.extend(value_meaning(located.key, value))
     elif info is not None and info.limit is not None:
@@ -189,8 +191,14 @@ def _field_extras(located: FieldLocation, fm: Frontmatter, pi: SkillFileResult, 
     return lines
 
 
-def hover_at(path: str, text: str, position: Position, profile: ProfileId = DEFAULT_PROFILE) -> HoverInfo | None:
-    """The hover for ``position`` in a skill file, or None outside the frontmatter's keys and values."""
+def hover_at(
+    path: str, text: str, position: Position, profile: ProfileId = DEFAULT_PROFILE, loads: str | None = None
+) -> HoverInfo | None:
+    """The hover for ``position`` in a skill file, or None outside the frontmatter's keys and values.
+
+    ``loads`` is whether Pi loads the skill in its project and why (the server passes the code
+    lens's own sentence, ``FileRole.load_sentence``); without a project, what the file alone says.
+    """
     fm = parse_frontmatter(text)
     if fm.mapping is None or fm.error is not None:
         return None
@@ -203,7 +211,7 @@ def hover_at(path: str, text: str, position: Position, profile: ProfileId = DEFA
         pi = load_skill_from_text(path, text, "path")
         folder = os.path.basename(os.path.dirname(path))
         body = key_markdown(info, profile) if info is not None else unknown_key_markdown(located.key, profile)
-        extras = "\n\n".join(_field_extras(located, fm, pi, folder))
+        extras = "\n\n".join(_field_extras(located, fm, pi, folder, loads))
         if extras:  # on a value, what this value means comes first
             body = f"{extras}\n\n---\n\n{body}" if on_value else f"{body}\n\n---\n\n{extras}"
         where = located.key_range if on_key else located.value_range

@@ -11,7 +11,9 @@ What goes where:
 
 * Goal / Original Request: the first user request and, if different, the latest one;
 * Constraints & Preferences: user sentences with "must", "never", "prefer", "avoid", ...;
-* Done: files written or edited and commands run (from tool calls); In Progress: the latest request;
+* Done: files written or edited and commands run (from tool calls), and the latest request when the
+  conversation ends with the agent's reply to it; In Progress: the latest request while the agent is
+  still at work (its last message a tool call or a tool result, or an error since the last edit);
 * Blocked: error lines from tool results since the last file change;
 * Key Decisions: sentences with "decided", "instead", "because", "use", "chose", ...;
 * Next Steps: sentences of the last assistant message with "next", "then", "will", "need to", ...;
@@ -130,6 +132,7 @@ class _Facts:
     read_files: list[str] = field(default_factory=list)
     modified_files: list[str] = field(default_factory=list)
     embedded: list[ParsedSummary] = field(default_factory=list)
+    answered: bool = False  # the conversation ends with the agent's reply to the latest request
 
 
 class OfflineSummarizer:
@@ -251,16 +254,20 @@ def _extract(turns: list[Turn]) -> _Facts:
                 facts.embedded.append(parse_summary(inner))
                 continue
             if turn.text.strip():
+                facts.answered = False
                 facts.user_requests.append(turn.text)
                 facts.constraints.extend(s for s in _sentences(turn.text) if _CONSTRAINT_CUE.search(s))
                 facts.decisions.extend(s for s in _sentences(turn.text) if _DECISION_CUE.search(s))
         elif turn.role == "assistant":
             if turn.text.strip():
                 last_assistant = turn.text
+                facts.answered = True
             facts.decisions.extend(s for s in _sentences(turn.text) if _DECISION_CUE.search(s))
         elif turn.role == "tool_calls":
+            facts.answered = False  # the agent is still at work
             _add_tool_calls(facts, turn.text)
         elif turn.role == "tool_result":
+            facts.answered = False
             error = next((line for line in turn.text.split("\n") if _ERROR_CUE.search(line)), None)
             if error is not None and error.strip():
                 facts.errors.append(error)
@@ -310,8 +317,14 @@ def _section_items(facts: _Facts, previous: list[ParsedSummary], focus: str | No
     decisions = [_decision(s) for s in facts.decisions]
     errors = [_clip(e.strip(), MAX_ITEM_CHARS) for e in facts.errors]
     next_steps = [_clip(s, MAX_ITEM_CHARS) for s in facts.next_steps]
-    if not next_steps and requests:
+    # A request the agent answered last is done, not in progress: it and any earlier summary's
+    # in-progress items move to Done, and Next Steps come only from what the reply says is next.
+    # A reply that announces more work ("Next I will ...") has not finished the request.
+    answered = facts.answered and not facts.errors and not next_steps
+    if not next_steps and requests and not answered:
         next_steps = [f"Continue with the latest request: {requests[-1]}"]
+    carried = prev("in progress")
+    finished = [*carried, *requests[-1:]] if answered else []
 
     items: dict[Role, list[str]] = {
         "goal": _merge(prev("goal", "goals", "original request"), goals, keep="first", cap=_CAPS["goal"]),
@@ -320,8 +333,8 @@ def _section_items(facts: _Facts, previous: list[ParsedSummary], focus: str | No
             [_clip(s, MAX_ITEM_CHARS) for s in facts.constraints],
             cap=_CAPS["constraints"],
         ),
-        "done": _merge(prev("done", "progress so far", "early progress"), facts.done, cap=_CAPS["done"]),
-        "in_progress": _merge(prev("in progress"), requests[-1:], cap=_CAPS["in_progress"]),
+        "done": _merge(prev("done", "progress so far", "early progress"), facts.done + finished, cap=_CAPS["done"]),
+        "in_progress": [] if answered else _merge(carried, requests[-1:], cap=_CAPS["in_progress"]),
         "blocked": _merge(prev("blocked"), errors, cap=_CAPS["blocked"]),
         "decisions": _merge(prev("key decisions"), decisions, cap=_CAPS["decisions"]),
         "next_steps": _merge([], next_steps or prev("next steps"), cap=_CAPS["next_steps"]),

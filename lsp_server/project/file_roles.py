@@ -48,13 +48,29 @@ class FileRole:
     tokens: TokenPair | None = None  # the cost in the prompt
     body: TokenPair | None = None  # a skill's body, paid only when the model reads it
     reason: str | None = None  # not loaded (or not listed): why
+    is_skill: bool = False  # a SKILL.md (or a loose skill file): the title says whether Pi loads it
 
     @property
     def loaded(self) -> bool:
         return self.section is not None
 
+    def load_sentence(self) -> str:
+        """Whether Pi loads this skill and why: the one sentence the code lens and the hover both show."""
+        if self.loaded:
+            return f"Pi loads this skill: #{self.position} of {self.count} in the skills listing"
+        if self.reason is not None and self.reason.startswith("not listed: "):
+            return f"Pi loads this skill but does not list it: {self.reason.removeprefix('not listed: ')}"
+        return f"Pi does not load this skill: {self.reason or 'unknown reason'}"
+
     def title(self) -> str:
         """``project_context #2 of 3, ~1,234 tokens (Pi: 1,300)`` / ``not loaded: shadowed by AGENTS.override.md``."""
+        if self.is_skill:
+            text = self.load_sentence()
+            if self.tokens is not None:
+                text += f", ~{self.tokens.estimate:,} tokens (Pi: {self.tokens.pi:,})"
+            if self.body is not None:
+                text += f"; body ~{self.body.estimate:,} tokens when read"
+            return text
         if self.section is None:
             return f"not loaded: {self.reason}" if self.reason else "not loaded"
         where = f"{self.section} #{self.position} of {self.count}"
@@ -172,22 +188,29 @@ def _skill_role(snapshot: PromptSnapshot, path: str, text: str | None) -> FileRo
     if skill is None:
         problem = next((d for d in snapshot.resources.skill_diagnostics if d.path == path), None)
         if problem is not None:
-            return FileRole(path, body=body, reason=problem.message)
+            return FileRole(path, body=body, reason=problem.message, is_skill=True)
         untrusted_roots = [posixpath.join(snapshot.cwd, PROJECT_CONFIG_DIR)]
         if not snapshot.trust.trusted and any(is_path_within(root, path) for root in untrusted_roots):
-            return FileRole(path, body=body, reason="the project is not trusted, so Pi ignores its skills")
-        return FileRole(path, body=body, reason="not in a folder Pi scans for skills")
+            return FileRole(
+                path, body=body, reason="the project is not trusted, so Pi ignores its skills", is_skill=True
+            )
+        return FileRole(path, body=body, reason="not in a folder Pi scans for skills", is_skill=True)
     if skill.disable_model_invocation:
         return FileRole(
-            path, body=body, reason=f"not listed: disable-model-invocation (reachable as /skill:{skill.name})"
+            path,
+            body=body,
+            reason=f"not listed: disable-model-invocation (reachable as /skill:{skill.name})",
+            is_skill=True,
         )
     listed = snapshot.section("skills")
     visible = [s for s in skills if not s.disable_model_invocation]
     if listed is None:
-        return FileRole(path, body=body, reason="not listed: neither read nor bash is among the selected tools")
+        return FileRole(
+            path, body=body, reason="not listed: neither read nor bash is among the selected tools", is_skill=True
+        )
     entry = _listing_entry(listed.text, path)
     tokens = count_pair(snapshot, entry) if entry is not None else None
-    return FileRole(path, "skills", visible.index(skill) + 1, len(visible), "skill", tokens, body)
+    return FileRole(path, "skills", visible.index(skill) + 1, len(visible), "skill", tokens, body, is_skill=True)
 
 
 def _listing_entry(section_text: str, path: str) -> str | None:

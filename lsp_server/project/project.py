@@ -31,7 +31,7 @@ from lsp_server.budget.budget import BudgetConfig
 from lsp_server.budget.models import ModelWindow, ModelWindows, WindowOverrides, model_of
 from lsp_server.context.paths import resolve_agent_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
-from lsp_server.context.trust import TrustDecision, project_trust
+from lsp_server.context.trust import TrustDecision, project_trust, trust_requiring_project_resources
 from lsp_server.cost.prices import PriceCatalog
 from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
 from lsp_server.session.tokens import CompactionSettings
@@ -175,7 +175,8 @@ class Project:
         decision = self.trust
         if decision.trusted or not decision.project_resources:
             return None
-        skipped = ", ".join(posixpath.relpath(path, self.cwd) for path in decision.project_resources)
+        every = trust_requiring_project_resources(self.cwd, self.inputs.home, every=True)
+        skipped = ", ".join(posixpath.relpath(path, self.cwd) for path in every or decision.project_resources)
         return f"project not trusted ({decision.reason}): left out {skipped}"
 
 

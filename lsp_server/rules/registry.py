@@ -60,6 +60,14 @@ _RULES: list[Rule] = [
         {"*": "{error}"},
     ),
     Rule(
+        "skill/not-a-file",
+        "A directory (or FIFO, socket, ...) is named SKILL.md.",
+        "Pi loads a skill only from a regular SKILL.md file; a directory of that name is walked as a folder "
+        "and whatever was meant to be in it never becomes a skill.",
+        _every(INFO),
+        {"*": "'SKILL.md' is {what}: Pi loads no skill from it"},
+    ),
+    Rule(
         "skill/walk-limit",
         "A folder was not searched for skills: a symlink loop, or the walk's depth or folder limit.",
         "A repository is untrusted input: a link to / or to its own parent, or a tree thousands of folders deep, "

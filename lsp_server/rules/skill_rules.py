@@ -116,8 +116,10 @@ class _SkillChecker:
             return SkillCheck(self.path, tuple(self.em.findings))  # loose .md skills are a Pi feature
         if fm.error is not None:
             error = fm.error
-            text = error.text if not error.positioned else f"{error.text} at line {error.line}, column {error.column}"
-            self.em.emit("skill/yaml-error", fm.error_range(), {"text": text}, {"yamlLine": error.line})
+            where = fm.error_range()
+            # The position in the message counts lines in the file, as the finding's own position does.
+            shown = f" at line {where.start.line + 1}, column {where.start.column + 1}" if error.positioned else ""
+            self.em.emit("skill/yaml-error", where, {"text": error.text + shown}, {"yamlLine": error.line})
             if not error.is_limit:  # past pi-context's own limits, whether Pi loads the skill is unknown
                 self.em.emit("skill/not-loaded", self.anchor(fm), {"reason": "the frontmatter is not valid YAML"})
             return SkillCheck(self.path, tuple(self.em.findings))

@@ -43,7 +43,13 @@ from pygls.uris import from_fs_path, to_fs_path
 from lsp_server import __version__
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
-from lsp_server.server.diagnostics import CheckStats, DiagnosticsBook, FileDiagnostics, to_diagnostics
+from lsp_server.server.diagnostics import (
+    CheckStats,
+    DiagnosticsBook,
+    FileDiagnostics,
+    left_to_the_editor,
+    to_diagnostics,
+)
 from lsp_server.server.documents import DocumentStore, path_key
 from lsp_server.server.errors import guard, is_notification, log_failure
 from lsp_server.server.progress import (
@@ -54,7 +60,6 @@ from lsp_server.server.progress import (
 )
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
-from lsp_server.session.bounds import SessionReadLimits
 
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
@@ -63,6 +68,7 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.project.summaries import PreviewCache
     from lsp_server.server.config import ServerSettings
     from lsp_server.server.projects import OpenProjects
+    from lsp_server.session.bounds import SessionReadLimits
 
 logger = logging.getLogger(__name__)
 
@@ -175,11 +181,18 @@ class PiLanguageServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
 
+    def session_limits(self) -> SessionReadLimits:
+        """How much of a session file is read: ``piContext.limits.sessionMaxBytes``."""
+        from lsp_server.session.bounds import SessionReadLimits
+
+        return SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
+
     def apply_session_limits(self) -> None:
-        """Session reads follow ``piContext.limits.sessionMaxBytes`` (followed files, lists, summaries)."""
-        limits = SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
-        self.sessions.read_limits = limits
-        self.session_lists.read_limits = limits
+        """Session reads follow the settings (followed files, lists, summaries); stores not built yet wait."""
+        if self._sessions is not None:
+            self._sessions.read_limits = self.session_limits()
+        if self._session_lists is not None:
+            self._session_lists.read_limits = self.session_limits()
 
     # --- the domain's objects, built on first use ---------------------------------------------
     # Importing the domain (rules, YAML, sessions, pydantic models) costs more than the rest of the
@@ -225,7 +238,7 @@ class PiLanguageServer(LanguageServer):
         if self._sessions is None:
             from lsp_server.project.sessions import SessionStore
 
-            self._sessions = SessionStore()
+            self._sessions = SessionStore(read_limits=self.session_limits())
         return self._sessions
 
     @property
@@ -233,7 +246,7 @@ class PiLanguageServer(LanguageServer):
         if self._session_lists is None:
             from lsp_server.project.sessions import SessionListCache
 
-            self._session_lists = SessionListCache()
+            self._session_lists = SessionListCache(self.session_limits())
         return self._session_lists
 
     @property
@@ -466,7 +479,7 @@ class PiLanguageServer(LanguageServer):
             except TimeoutError:
                 self._publish_not_fully_checked(path, source.text, source.version, settings)
                 analysis = await work
-        findings = self.checker.apply(analysis, settings)
+        findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile)
         if source.text is None:
             self.checked.discard(path)
         else:

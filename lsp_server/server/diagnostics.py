@@ -92,6 +92,30 @@ class DiagnosticsBook:
         return len(self._files)
 
 
+# What VS Code's own skill validation (promptValidator, /work/shared/spec/ecosystem.md §2.3) already
+# reports in a SKILL.md: under the ``vscode`` profile the server leaves these to VS Code, so the
+# Problems view does not list each problem twice. ``pi-context check --profile vscode`` keeps them.
+REPORTED_BY_VSCODE = frozenset(
+    {
+        "skill/unknown-key",  # unknownAttribute.skill
+        "skill/description-missing",  # skillDescriptionMissing
+        "skill/name-missing",  # skillNameMissing
+        "skill/name-not-string",  # nameMustBeString / nameShouldNotBeEmpty
+        "skill/name-invalid-chars",  # skillNameInvalidChars
+        "skill/name-directory-mismatch",  # skillNameFolderMismatch
+        "skill/boolean-value",  # userInvocableMustBeBoolean / disableModelInvocationMustBeBoolean
+        "skill/missing-reference",  # fileNotFound
+    }
+)
+
+
+def left_to_the_editor(findings: Sequence[Finding], profile: str) -> list[Finding]:
+    """The findings the server publishes: under ``vscode``, without those VS Code reports itself."""
+    if profile != "vscode":
+        return list(findings)
+    return [finding for finding in findings if finding.code not in REPORTED_BY_VSCODE]
+
+
 @dataclass
 class CheckStats:
     """How often each file was validated, and which version the last validation saw."""

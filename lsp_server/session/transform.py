@@ -109,3 +109,26 @@ def transform_messages(
             out.append(SentMessage(message, index))
     close_pending()
     return out
+
+
+def orphan_tool_results(branch: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Indices in ``branch`` of the tool results whose ``toolCallId`` no earlier tool call on it has.
+
+    Providers reject such a result (Anthropic: "unexpected tool_use_id"; OpenAI: a tool message
+    must answer a preceding tool call), so the next request would fail; Pi sends it as it is.
+    """
+    called: set[Any] = set()
+    orphans: list[int] = []
+    for index, entry in enumerate(branch):
+        if js_get(entry, "type") != "message":
+            continue
+        message = js_get(entry, "message")
+        role = js_get(message, "role")
+        if role == "assistant":
+            content = js_get(message, "content")
+            for block in content if isinstance(content, list) else []:
+                if js_get(block, "type") == "toolCall":
+                    called.add(js_get(block, "id"))
+        elif role == "toolResult" and js_get(message, "toolCallId") not in called:
+            orphans.append(index)
+    return orphans

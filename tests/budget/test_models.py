@@ -178,7 +178,9 @@ def test_a_window_setting_must_be_positive() -> None:
     assert [problem.key_path for problem in problems] == [("budget", "contextWindows", "p/m")]
 
 
-@pytest.mark.skipif(not PI_PACKAGE.is_dir(), reason="Pi is not installed in ~/.cache/pi-oracle (oracle install.sh)")
+@pytest.mark.skipif(
+    not PI_PACKAGE.is_dir(), reason="Pi is not installed in ~/.cache/pi-oracle: run tests/support/install_pi.sh"
+)
 def test_the_table_agrees_with_pis_catalog_where_both_know_the_model() -> None:
     catalog = PiCatalog(find_pi_ai_data_dir(str(PI_PACKAGE)))
     assert catalog.data_dir is not None

@@ -32,7 +32,12 @@ def oracle_command() -> list[str]:
     node, script, package = _paths()
     missing = [str(p) for p in (node, script, package) if not p.exists()]
     if missing:
-        reason = f"the Pi oracle is not installed (missing: {', '.join(missing)}); run ../shared/oracle/install.sh"
+        steps = []
+        if not node.exists() or not package.exists():
+            steps.append("run tests/support/install_pi.sh (Node and Pi into ~/.cache/pi-oracle)")
+        if not script.exists():
+            steps.append("point PI_ORACLE_SCRIPT at pi-oracle.mjs (docs/conformance.md)")
+        reason = f"the Pi oracle is not installed (missing: {', '.join(missing)}); " + " and ".join(steps)
         if os.environ.get("PI_CONTEXT_REQUIRE_ORACLE") == "1":
             pytest.fail(reason)
         pytest.skip(reason)

@@ -376,3 +376,25 @@ def test_a_fixed_description_counts_in_utf16_like_pi(skills: Skills) -> None:
     fixed = skills.apply(skills.write(text), text, "pi", "skill/description-too-long")
     value = fixed.split("description: ")[1].split("\n")[0].strip('"')
     assert js_len(value) <= 1024
+
+
+def test_under_vscode_making_the_name_valid_keeps_it_matching_the_folder(skills: Skills) -> None:
+    """VS Code warns when a skill's name is not its folder's: no name fix may trade one warning for that."""
+    text = "---\nname: PDF Tools\ndescription: d\n---\n"
+    path = skills.write(text, folder="pdf")
+    fixes = skills.fixes(path, text, "vscode", "skill/name-invalid-chars")
+    titles = [fix.title for fix in fixes]
+    assert titles[0] == "Rename the skill to 'pdf' (its folder name)"
+    combined = next(fix for fix in fixes if fix.title.startswith("Make the name valid: 'pdf-tools'"))
+    assert combined.title.endswith("and rename the folder to match")
+    assert combined.rename is not None and combined.rename.new_path == str(path.parent.parent / "pdf-tools")
+    for fix in fixes:
+        assert fix.rename is not None or "name: pdf\n" in skills.apply(
+            path, text, "vscode", "skill/name-invalid-chars", fix.title
+        )
+
+
+def test_under_pi_the_name_fix_does_not_touch_the_folder(skills: Skills) -> None:
+    text = "---\nname: PDF Tools\ndescription: d\n---\n"
+    fix = skills.fix(skills.write(text, folder="pdf"), text, "pi", "skill/name-invalid-chars")
+    assert fix.title == "Make the name valid: 'pdf-tools'" and fix.rename is None

@@ -237,3 +237,34 @@ async def test_offline_client_honours_a_cancelled_token() -> None:
     token.cancel()
     reply = await OfflineSummarizer().complete(CompletionRequest.single_prompt("s", "p"), cancel=token)
     assert (reply.stop_reason, reply.text) == ("aborted", "")
+
+
+def test_a_request_the_agent_answered_last_is_done_not_in_progress() -> None:
+    conversation = "\n\n".join(
+        [
+            "[User]: Fix the crash in src/app.ts.",
+            '[Assistant tool calls]: edit(path="src/app.ts", oldText="a", newText="b")',
+            "[Tool result]: Successfully replaced text in src/app.ts.",
+            "[User]: Use a guard clause instead.",
+            '[Assistant tool calls]: edit(path="src/app.ts", oldText="b", newText="c")',
+            "[Tool result]: Successfully replaced text in src/app.ts.",
+            "[Assistant]: The crash is fixed with a guard clause; all tests pass.",
+        ]
+    )
+    summary = summarize_extractively(history_prompt(conversation))
+    assert section(summary, "In Progress") == ["- (none)"]
+    assert "- [x] Use a guard clause instead." in section(summary, "Done")
+    assert section(summary, "Next Steps") == ["- (none)"]
+
+
+def test_a_request_still_being_worked_on_stays_in_progress() -> None:
+    conversation = "\n\n".join(
+        [
+            "[User]: Use a guard clause instead.",
+            '[Assistant tool calls]: edit(path="src/app.ts", oldText="b", newText="c")',
+            "[Tool result]: Successfully replaced text in src/app.ts.",
+        ]
+    )
+    summary = summarize_extractively(history_prompt(conversation))
+    assert section(summary, "In Progress") == ["- [ ] Use a guard clause instead."]
+    assert section(summary, "Next Steps") == ["1. Continue with the latest request: Use a guard clause instead."]

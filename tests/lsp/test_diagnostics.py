@@ -171,3 +171,22 @@ async def test_the_limits_setting_decides_the_size_rules(launch: Launch, workspa
     await wait_for_codes(session, agents, ["context/too-large"])
     message = next(d.message for d in session.client.diagnostics[session.workspace.uri(agents)])
     assert "40" in message
+
+
+async def test_under_the_vscode_profile_what_vs_code_reports_itself_is_left_to_it(
+    launch: Launch, workspace: Workspace
+) -> None:
+    """VS Code's own skill validation reports bad names, unknown keys and missing files; the server
+    publishes only what VS Code does not check, so Problems lists each problem once."""
+    text = "---\nname: Demo!\ndescription: Shows the demo.\ncolour: blue\n---\nSee `scripts\\run.py`.\n"
+    path = workspace.write(SKILL, text)
+    from lsp_server.rules.skill_rules import check_skill_text
+
+    everything = sorted(f.code for f in check_skill_text(str(path), text, "vscode").findings)
+    assert {"skill/name-invalid-chars", "skill/unknown-key", "skill/windows-path"} <= set(everything)
+    session = await launch(init_options={"piContext": {"ruleProfile": "vscode"}})
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: bool(codes(session, path)))
+    assert "skill/windows-path" in codes(session, path)
+    assert not {"skill/name-invalid-chars", "skill/unknown-key", "skill/name-directory-mismatch"} & set(
+        codes(session, path)
+    )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from tests.lsp.conftest import Launch, Session
+from tests.lsp.conftest import Launch, Session, Workspace
 from tests.lsp.editing_client import encoding_of, position_of
 
 SKILL = ".pi/skills/pdf/SKILL.md"
@@ -61,7 +62,25 @@ async def test_hover_on_the_name_shows_the_name_pi_uses(launch: Launch) -> None:
     session = await launch("neovim")
     text = "---\nname: 12\ndescription: d\n---\n"
     value = markup(await hover(session, text, 1, 1)).value
-    assert "Pi uses the name `pdf` (the folder name)." in value and "Pi loads this skill." in value
+    assert "Pi uses the name `pdf` (the folder name)." in value
+    # The workspace is not trusted: the hover says what the code lens says (FileRole.load_sentence).
+    assert "Pi does not load this skill: the project is not trusted, so Pi ignores its skills." in value
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_the_code_lens_and_the_hover_agree_on_whether_pi_loads_the_skill(
+    launch: Launch, workspace: Workspace, trusted: bool
+) -> None:
+    from tests.lsp.test_symbols import lenses, title
+
+    text = "---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\n"
+    path = workspace.write(SKILL, text)
+    session = await launch(init_options={"piContext": {"trust": "trusted" if trusted else "untrusted"}})
+    value = markup(await hover(session, text, 2, 2)).value  # opens the file
+    (lens,) = await lenses(session, path)
+    sentence = title(lens).split(", ~")[0].split("; body")[0]  # the sentence, without the costs
+    assert sentence.startswith("Pi loads this skill" if trusted else "Pi does not load this skill")
+    assert f"{sentence}." in value
 
 
 async def test_a_plaintext_client_gets_plain_text(launch: Launch) -> None:

@@ -69,7 +69,7 @@ async def test_a_skill_shows_its_listing_entry_and_body_cost(launch: Launch, wor
     skill.write_text("---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\nLong instructions.\n", encoding="utf-8")
     session = await launch()
     (lens,) = await lenses(session, skill)
-    assert title(lens).startswith("skills #1 of 1, ~")
+    assert title(lens).startswith("Pi loads this skill: #1 of 1 in the skills listing, ~")
     assert title(lens).endswith("tokens when read")
 
 

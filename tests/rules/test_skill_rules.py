@@ -60,13 +60,13 @@ def test_yaml_error_is_placed_where_pi_reports_it(tmp_path: Path) -> None:
     findings = check(tmp_path, "---\nname: x\ndescription: [oops\n---\n")
     finding = only(findings, "skill/yaml-error")
     assert finding.range.start == Position(2, 18)  # yaml line 2, column 19 -> file line 3
-    assert finding.message.endswith("at line 2, column 19")
+    assert finding.message.endswith("at line 3, column 19")  # file lines, as the position (Pi: line 2 of the YAML)
     assert "skill/not-loaded" in codes(findings)
 
 
 def test_duplicate_keys_are_a_yaml_error(tmp_path: Path) -> None:
     finding = only(check(tmp_path, "---\ndescription: a\ndescription: b\n---\n"), "skill/yaml-error")
-    assert finding.message == "Map keys must be unique at line 2, column 1" and finding.range.start == Position(2, 0)
+    assert finding.message == "Map keys must be unique at line 3, column 1" and finding.range.start == Position(2, 0)
 
 
 def test_a_yaml_limit_is_a_yaml_error_naming_the_limit_without_claiming_what_pi_does(tmp_path: Path) -> None:

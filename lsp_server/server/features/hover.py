@@ -14,8 +14,9 @@ from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._editing import is_context_file, markup_kind, profile_of, read_source, skill_source
 
 
-def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
     from lsp_server.editing.hovers import context_file_hover, hover_at
+    from lsp_server.server.features.symbols import role_of
 
     uri = params.text_document.uri
     path = ls.uri_to_path(uri)
@@ -27,7 +28,9 @@ def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None
     if context:
         info = context_file_hover(source.path, source.text, position)
     else:
-        info = hover_at(source.path, source.text, position, profile_of(ls))
+        found = await role_of(ls, source.path, source.text)
+        loads = f"{found[0].load_sentence()}." if found is not None and found[0].is_skill else None
+        info = hover_at(source.path, source.text, position, profile_of(ls), loads)
     if info is None:
         return None
     capabilities = ls.protocol.client_capabilities.text_document
@@ -40,4 +43,4 @@ def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
         await ls.wait_ready()
-        return hover(ls, params)
+        return await hover(ls, params)
