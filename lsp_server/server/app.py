@@ -161,6 +161,7 @@ class PiLanguageServer(LanguageServer):
         self._settings: ServerSettings | None = None
         self.init_options: Any = None
         self.config_layer: Any = None  # last piContext from workspace/configuration or a push
+        self.config_pushes = 0  # didChangeConfiguration notifications handled (a push is newer than a pull)
         self.documents = DocumentStore()
         self.cancels = CancelRegistry()
         self.book = DiagnosticsBook()

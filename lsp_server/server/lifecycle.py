@@ -100,8 +100,13 @@ def register(server: PiLanguageServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
         try:
+            pushes = ls.config_pushes
             await asyncio.to_thread(preload_domain)
-            await apply_settings(ls, await pull_configuration(ls), initial=True)
+            pulled = await pull_configuration(ls)
+            # A client may push its settings (didChangeConfiguration) while the domain loads or the pull
+            # is answered (Neovim does from on_init): that push is newer than what the pull returned.
+            layer = ls.config_layer if ls.config_pushes != pushes else pulled
+            await apply_settings(ls, layer, initial=True)
             await register_for_configuration_changes(ls)
             ls.start_watcher()
             count = await ls.check_workspace()
@@ -116,6 +121,7 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: PiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        ls.config_pushes += 1
         pushed = params.settings
         if isinstance(pushed, Mapping) and isinstance(pushed.get(SECTION), Mapping):
             layer: Any = pushed[SECTION]
