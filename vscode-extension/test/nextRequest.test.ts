@@ -19,6 +19,7 @@ test('while the cache lives, the line gives the warm split and its cost', () => 
   const text = nextRequestText(priced, expiresAt - 100_000);
   assert.equal(text.expired, false);
   assert.equal(text.line, 'Next request: 168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2897');
+  assert.equal(text.summary, '168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2897');
   assert.match(text.title, /^Next request: about 200,896 prompt tokens/);
   assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply 000003e8\): the whole previous request, about 167,988 tokens\./);
   assert.match(text.title, /Cache: cache alive for 1 min 40 s; lifetime 5 min for short retention, from models\.json\./);

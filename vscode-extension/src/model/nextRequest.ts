@@ -12,6 +12,8 @@ import { formatUsd } from './ledger';
 export interface NextRequestText {
   /** One line: what is cached, what is new, the cache's state and the expected cost. */
   line: string;
+  /** The line without its "Next request:" label, for under a title that already says so. */
+  summary: string;
   /** The hover text: the same with the prefix, the lifetime's source and the server's notes. */
   title: string;
   /** Whether the cache has probably expired at `now` (null: lifetime or last request unknown). */
@@ -64,9 +66,10 @@ export function nextRequestText(next: NextRequestCostInfo, now: number): NextReq
   // Expired: the whole prompt is new input. Alive or unknown: the warm case, which is what Pi's
   // breakpoints aim for; the hover gives both.
   const expected = expired === true ? next.cold : next.warm;
-  const line =
-    `Next request: ${formatTokens(expected.cacheRead)} cached + ${formatTokens(expected.newInput)} new · ` +
+  const summary =
+    `${formatTokens(expected.cacheRead)} cached + ${formatTokens(expected.newInput)} new · ` +
     `${stateWords(next, expired, now)} · ${cost(expected.cost)}`;
+  const line = `Next request: ${summary}`;
 
   const lines: string[] = [];
   const total = next.warm.cacheRead + next.warm.newInput;
@@ -100,5 +103,5 @@ export function nextRequestText(next: NextRequestCostInfo, now: number): NextReq
   for (const note of next.notes ?? []) {
     lines.push(note);
   }
-  return { line, title: lines.join('\n'), expired };
+  return { line, summary, title: lines.join('\n'), expired };
 }

@@ -413,7 +413,7 @@ function requestPrice(view: SidebarView): HTMLElement | null {
     return null;
   }
   const attrs = { title: price.title, 'data-testid': 'request-price', 'data-expired': String(price.expired) };
-  return h('p', { class: 'muted request-price', attrs }, price.line);
+  return h('p', { class: 'muted request-price', attrs }, price.summary);
 }
 
 function requestList(r: RequestView): HTMLElement {
