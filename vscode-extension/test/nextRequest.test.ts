@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { cacheExpired, formatDuration, nextRequestText } from '../src/model/nextRequest';
-import type { NextRequestCostInfo, TurnLedgerResult } from '../src/protocol.generated';
+import type { ChatPreflightResult, NextRequestCostInfo, TurnLedgerResult } from '../src/protocol.generated';
 
 const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost');
 // Real server answers. Priced: `pi-context session tests/fixtures/pi/before-compaction.jsonl --costs --json
@@ -67,4 +67,17 @@ test('durations read in whole units', () => {
   assert.equal(formatDuration(250_400), '4 min 10 s');
   assert.equal(formatDuration(5_400_000), '1.5 h');
   assert.equal(formatDuration(-5), '0 s');
+});
+
+test("the chat's preflight answer, from the real Pi, words the price of sending the prompt", () => {
+  // pi/chat/preflight after one turn through Pi 1.6.0 and the loopback model (tests/lsp/test_chat_costs.py's
+  // scenario, answer saved as it came): models.json prices the fake model at 0 and gives it no cache lifetime.
+  const found = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'chat-preflight.json'), 'utf8')) as ChatPreflightResult;
+  const next = found.nextRequest as NextRequestCostInfo;
+  const text = nextRequestText(next, (next.lastRequestAt ?? 0) + 1000);
+  assert.equal(text.expired, null);
+  assert.equal(text.line, 'Next request: 1.5k cached + 275 new · cache lifetime unknown · ≈ $0.0000');
+  assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply 22c729db\): the whole previous request, about 1,500 tokens\./);
+  assert.match(text.title, /prices from models\.json/);
+  assert.match(text.title, /fake\/fake-1: no cache lifetime known/);
 });
