@@ -12,6 +12,12 @@ It builds bench_skills.py's workspace (N skills in a 30-level tree, an AGENTS.md
 
 Run it on a checkout without the rules (``PYTHONPATH=<that checkout> python bench/bench_prompt_rules.py``)
 for the "before" figure of ``check_workspace``: the per-rule lines are skipped there.
+
+Figures (2 shared cores, load average 11-15, best of 3): ``check_workspace`` 4.4-5.9 s before the
+rules and 4.2-5.2 s after (the difference is within the machine's noise); forged tags 19 ms,
+invisible characters 1 ms, secrets 78 ms (the gate alone: 0 of 12,002 lines reach detect-secrets),
+mixed-script names 1 ms; detect-secrets on every line without the gate 2.2-3.2 s; its first import
+1.3-1.7 s.
 """
 
 from __future__ import annotations

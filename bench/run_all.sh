@@ -10,6 +10,7 @@ run() { echo; echo "### $*"; python "$@"; }
 
 if [ "$FULL" = 1 ]; then
   run bench/bench_skills.py 100 1000 5000
+  run bench/bench_prompt_rules.py --skills 5000
   run bench/bench_yaml.py
   run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
@@ -24,6 +25,7 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_chat.py --events 10000 --mb 100 --runs 3 --render
 else
   run bench/bench_skills.py 100 1000
+  run bench/bench_prompt_rules.py
   run bench/bench_yaml.py
   run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30

@@ -291,7 +291,6 @@ class ProjectedRequestResult(WireModel):
 
 # --- cost ----------------------------------------------------------------------------------
 
-TURN_LEDGER = "pi/turnLedger"
 
 Number = int | float  # token counts stay integers on the wire; a hand-edited file may hold fractions
 

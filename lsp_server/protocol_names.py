@@ -38,6 +38,7 @@ __all__ = [
     "SESSION_CHANGED",
     "SESSION_TREE",
     "SYSTEM_PROMPT",
+    "TURN_LEDGER",
 ]
 
 # --- requests, notifications, commands -------------------------------------------------------
@@ -52,6 +53,7 @@ CMD_COMPACT = "pi.compact"
 CMD_BRANCH_SUMMARY = "pi.branchSummary"
 CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
 SESSION_CHANGED = "pi/sessionChanged"
+TURN_LEDGER = "pi/turnLedger"
 
 # --- chat (Pi's RPC mode, driven by the server) ----------------------------------------------
 

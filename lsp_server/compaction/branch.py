@@ -47,7 +47,8 @@ from lsp_server.compaction.summarize import (
     conversation_text,
     summarize_once,
 )
-from lsp_server.js.values import js_get, js_truthy
+from lsp_server.js.errors import JsTypeError
+from lsp_server.js.values import js_get, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import Usage
 from lsp_server.session.entries import Entry
@@ -58,7 +59,7 @@ from lsp_server.session.messages import (
     create_custom_message,
 )
 from lsp_server.session.projection import apply_context_edit, entry_to_context_messages
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens
+from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens, estimate_tokens_failure
 from lsp_server.session.tree import build_index
 
 DEFAULT_CONTEXT_WINDOW: Final = 128000
@@ -118,6 +119,18 @@ class BranchSummary:
             "readFiles": self.read_files,
             "modifiedFiles": self.modified_files,
         }
+
+
+class PiWouldFail(JsTypeError):
+    """Pi's branch-summary preparation throws on this entry; ``str()`` is Pi's (V8's) message."""
+
+    def __init__(self, message: str, entry_id: Any) -> None:
+        super().__init__(message)
+        self.entry_id = entry_id
+
+    def describe(self) -> str:
+        """What to tell the user: Pi would fail, why, and on which entry."""
+        return f"Pi would fail on this session: {self} (entry {js_to_string(self.entry_id)})"
 
 
 def branch_of(index: Mapping[Any, Entry], from_id: Any) -> list[Entry]:
@@ -242,6 +255,9 @@ def prepare_branch_entries(entries: Sequence[Entry], token_budget: float = 0) ->
         if message is None:
             continue
         extract_file_ops_from_message(message, file_ops)
+        failure = estimate_tokens_failure(message)
+        if failure is not None:  # Pi's estimateTokens throws here: so does its branch summary
+            raise PiWouldFail(str(failure), js_get(entry, "id"))
         tokens = estimate_tokens(message)
         if token_budget > 0 and total + tokens > token_budget:
             if js_get(entry, "type") in ("compaction", "branch_summary") and total < token_budget * SQUEEZE_RATIO:
@@ -271,7 +287,10 @@ async def generate_branch_summary(
     on_progress: ProgressCallback | None = None,
 ) -> BranchSummary | SummaryFailure:
     """Pi's ``generateBranchSummary``: a summary, or a failure (``cancelled`` for an abort)."""
-    prepared = prepare_branch_entries(entries, branch_token_budget(context_window, reserve_tokens))
+    try:
+        prepared = prepare_branch_entries(entries, branch_token_budget(context_window, reserve_tokens))
+    except PiWouldFail as exc:
+        return SummaryFailure(exc.describe())
     if not prepared.messages:
         return BranchSummary(NO_CONTENT_TO_SUMMARIZE)
     prompt = branch_prompt(conversation_text(prepared.messages), options.custom_instructions, replace_instructions)

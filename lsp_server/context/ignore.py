@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from lsp_server.context.names import IGNORE_FILE_NAMES
@@ -370,13 +370,20 @@ def to_posix(path: str) -> str:
     return path.replace(os.sep, "/")
 
 
-def add_ignore_rules(matcher: IgnoreMatcher, directory: str, root: str) -> None:
-    """Pi's ``addIgnoreRules``: read this directory's ignore files into the walk's matcher."""
+def add_ignore_rules(matcher: IgnoreMatcher, directory: str, root: str, names: Collection[str] | None = None) -> None:
+    """Pi's ``addIgnoreRules``: read this directory's ignore files into the walk's matcher.
+
+    ``names``: the directory's listing when the walk has it; an ignore file not in it does not
+    exist, so it is not looked up (three ``stat`` calls per folder saved; a name that is listed
+    is still checked as Pi checks it, symlinks followed).
+    """
     relative_dir = os.path.relpath(directory, root) if directory != root else ""
     if relative_dir == ".":
         relative_dir = ""
     prefix = f"{to_posix(relative_dir)}/" if relative_dir else ""
     for filename in IGNORE_FILE_NAMES:
+        if names is not None and filename not in names:
+            continue
         path = os.path.join(directory, filename)
         if not exists(path):
             continue

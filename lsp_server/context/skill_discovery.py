@@ -90,11 +90,12 @@ def collect_skill_entries(
         return entries
     root = root if root is not None else directory
     matcher = matcher if matcher is not None else IgnoreMatcher()
-    add_ignore_rules(matcher, directory, root)
     try:
-        os.listdir(directory)
+        names = set(os.listdir(directory))
     except OSError:
+        add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
         return entries
+    add_ignore_rules(matcher, directory, root, names)
     listing = list_dir_sorted(directory)
     for entry in listing:
         if entry.name != SKILL_FILE_NAME:

@@ -267,7 +267,6 @@ def _walk(
         return
     root = root if root is not None else directory
     matcher = matcher if matcher is not None else IgnoreMatcher()
-    add_ignore_rules(matcher, directory, root)
 
     def load(path: str) -> None:
         result = load_skill_from_file(path, source)
@@ -278,9 +277,11 @@ def _walk(
             files.append(result)
 
     try:
-        os.listdir(directory)  # readdirSync throws on a non-directory or unreadable one
+        names = set(os.listdir(directory))  # readdirSync throws on a non-directory or unreadable one
     except OSError:
+        add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
         return
+    add_ignore_rules(matcher, directory, root, names)
     entries = list_dir_sorted(directory)
     for entry in entries:
         if entry.name != SKILL_FILE_NAME:

@@ -26,6 +26,7 @@ from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_
 from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_len
 from lsp_server.rules.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
+from lsp_server.rules.secrets import could_hold_secret
 from lsp_server.tokens.pi import pi_tokens_for_chars
 
 
@@ -79,7 +80,7 @@ def _describe(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, str):
-        return f'the string "{value}"'
+        return "a string that may be a secret (not shown)" if could_hold_secret(value) else f'the string "{value}"'
     if isinstance(value, (int, float)):
         return f"the number {value}"
     return "a list" if isinstance(value, list) else "a mapping"

@@ -27,7 +27,7 @@ def _kind(value: Any) -> str:
 
 
 def cannot_read(value: Any, key: str) -> JsTypeError:
-    """``value[key]`` on ``null`` (``None``) or ``undefined``."""
+    """``value[key]`` on ``null`` (``None``) or ``undefined`` (anything else)."""
     shown = "null" if value is None else "undefined"
     return JsTypeError(f"Cannot read properties of {shown} (reading '{key}')")
 

@@ -110,12 +110,13 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
   verification. Lines are read as the language they are in (frontmatter as YAML, fenced blocks by
   their info string: {fences}; prose needs quotes around a keyword's value). Bounds per file: lines
   are scanned up to {line_chars} characters, files up to {scan_chars} characters, at most
-  {max_findings} secrets reported; only lines with a keyword, a URL, an `@` or a token of 11 or
-  more characters with a digit reach the plugins. The value is never shown (not in the message, the
-  data, hovers, code actions or logs). Known gap: detect-secrets has no plugin for Anthropic keys or
-  OpenAI project keys (`sk-ant-...`, `sk-proj-...`), which are found only in a keyword assignment
-  (`API_KEY = "..."`, `api_key: ...` in YAML, `export API_KEY=...` in a shell block) or as a quoted
-  high-entropy string.
+  {max_findings} secrets reported; only lines with a keyword of the keyword plugin, a private-key
+  header, a URL with credentials, a token of 16 or more characters with a digit, an
+  Artifactory-like token or a quoted token reach the plugins (and detect-secrets is imported then).
+  The value is never shown (not in the message, the data, hovers, code actions or logs). Known
+  gap: detect-secrets has no plugin for Anthropic keys or OpenAI project keys (`sk-ant-...`,
+  `sk-proj-...`), which are found only in a keyword assignment (`API_KEY = "..."`, `api_key: ...`
+  in YAML, `export API_KEY=...` in a shell block) or as a quoted high-entropy string.
 
 ## Left out (for now)
 

@@ -14,12 +14,13 @@ in code), so each line is scanned as the language it is written in: a skill's fr
 a fenced block by its info string (``bash``/``sh``/``env``/``ini`` as INI, ``yaml``, ``python``,
 ``js``, ...), prose as text (quotes required).
 
-Bounded work: a line is handed to the plugins only when it could hold a secret (a run of 11 or
-more token characters with a digit, or a keyword, a URL or an ``@``), at most the first
-:data:`MAX_LINE_CHARS` characters of a line, at most :data:`MAX_SCAN_CHARS` characters and
-:data:`MAX_FINDINGS` secrets per file. detect-secrets is imported on the first line that passes
-that gate (it takes about half a second, mostly for ``requests``), so workspaces without
-candidates never pay for it.
+Bounded work: a line is handed to the plugins only when it could hold a secret (a keyword of the
+keyword plugin, a private-key header, a URL with credentials, a run of 16 or more token characters
+with a digit, an Artifactory-like token, a quoted token: :func:`could_hold_secret`, a superset of
+what the plugins match), at most the first :data:`MAX_LINE_CHARS` characters of a line, at most
+:data:`MAX_SCAN_CHARS` characters and :data:`MAX_FINDINGS` secrets per file. detect-secrets is
+imported on the first line that passes that gate (it takes half a second or more, mostly for
+``requests``), so workspaces without candidates never pay for it.
 
 A hit carries the detector's kind ("AWS Access Key") and the secret's columns; the secret's value
 never leaves this module (not in the finding's message or data).
@@ -81,8 +82,19 @@ FENCE_LANGUAGES: dict[str, str] = {
 PROSE = "text.md"
 YAML = "frontmatter.yaml"
 
-_TOKEN = re.compile(r"[A-Za-z0-9+/=_.-]{11,}")
-_HINT = re.compile(r"key|pass|pwd|secret|token|contras|private|://|@", re.IGNORECASE)
+# The gate: every plugin needs one of these to fire. Tokens of 16+ characters cover the fixed-format
+# keys (AWS 20, GitLab 20+, GitHub 40, Stripe, Slack, JWT, ...) and base64 entropy (4.5 bits needs 23+);
+# shorter ones matter only for Artifactory's AP/AKC tokens (11+) and quoted hex strings (entropy 3.0).
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
+_HINT_WORDS = ("key", "pass", "pwd", "secret", "contrase", "authtoken", "://")  # every _HINT has one
+_SHORT_TOKEN = re.compile(r"(?:AP[0-9A-F]|AKC)[a-zA-Z0-9]{8,}|['\"][A-Za-z0-9+/=_.-]{8,}['\"]")
+# The keyword plugin's DENYLIST (its values may be short: 'password = "hunter2"'), the private-key
+# headers and a URL with credentials (basic auth); tests/rules/test_prompt_rules.py checks the list.
+_HINT = re.compile(
+    r"(?:api|auth|service|account|db|database|priv|private|client)_?key|(?:db|database|key)_?pass|passw(?:or)?d"
+    r"|pwd|secret|contrase|private key|putty-user-key|authtoken|://[^\s/@]*:[^\s/@]*@",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+.-]*)")
 
 
@@ -97,8 +109,12 @@ class SecretHit:
 
 
 def could_hold_secret(line: str) -> bool:
-    """The gate before the plugins: a keyword, a URL or ``@``, or a long token with a digit."""
-    if _HINT.search(line):
+    """The gate before the plugins: a keyword of theirs, a private-key header, a URL with credentials,
+    a token of 16+ characters with a digit, an Artifactory-like token or a quoted token of 8+ characters."""
+    lowered = line.lower()
+    if any(word in lowered for word in _HINT_WORDS) and _HINT.search(line):
+        return True
+    if _SHORT_TOKEN.search(line):
         return True
     return any(any(c.isdigit() for c in match.group()) for match in _TOKEN.finditer(line))
 

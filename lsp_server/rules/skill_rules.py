@@ -29,6 +29,7 @@ from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile,
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
+from lsp_server.rules.secrets import could_hold_secret
 from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
@@ -62,7 +63,8 @@ def suggest_name(text: str) -> str:
 
 def _describe_value(value: Any) -> str:
     if isinstance(value, str):
-        return f'the string "{value}"'
+        # Never repeat what may be a key pasted into the wrong field (the message goes to every front end).
+        return "a string that may be a secret (not shown)" if could_hold_secret(value) else f'the string "{value}"'
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -361,6 +363,9 @@ class _SkillChecker:
             within = _within(lines, located.value_range, shift)
             check_forged_tags(self.em, within, located.value_range.start.line, at, "description")
         first, body = fm.body_lines()
+        if self.body_bytes is not None and self.body_bytes > BODY_CHECK_MAX_BYTES:
+            # file/body-not-checked already says the body is not read: only the frontmatter is.
+            lines, body = lines[:first], []
         check_forged_tags(self.em, body, first, at, "skill-body")
         check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
         yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0

@@ -16,7 +16,7 @@ from lsp_server.fsread import is_regular_file, read_text
 from lsp_server.js.strings import normalize_newlines, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
-from lsp_server.rules.registry import Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
 
 SYSTEM_PROMPT_NAMES = frozenset({SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE})
 
@@ -35,6 +35,10 @@ def check_system_prompt_text(path: str, text: str, profile: ProfileId = DEFAULT_
     """Findings about a SYSTEM.md / APPEND_SYSTEM.md whose content is ``text`` (positions in ``text``)."""
     profile = check_profile(profile)
     em = Emitter(path, profile)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > BODY_CHECK_MAX_BYTES:
+        em.emit("file/body-not-checked", Range.file_start(), {"size": size, "limit": BODY_CHECK_MAX_BYTES})
+        return em.findings
     shift = 1 if text.startswith("\ufeff") else 0
     lines = normalize_newlines(strip_bom(text)).split("\n")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import importlib
 import logging
 import os
@@ -430,6 +431,20 @@ class PiLanguageServer(LanguageServer):
             self._propagate.add(key)
         self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
 
+    def request_checks(self, paths: list[str]) -> None:
+        """Validate many files (workspace check, watcher batch), one started per loop iteration.
+
+        Requests keep being answered in between (``DebouncedScheduler.submit_many``).
+        """
+        items = []
+        for path in paths:
+            key = path_key(path)
+            if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
+                continue
+            self._propagate.add(key)
+            items.append((key, functools.partial(self.check_now, key)))
+        self.scheduler.submit_many(items)
+
     async def check_now(self, path: str) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed.
 
@@ -513,8 +528,7 @@ class PiLanguageServer(LanguageServer):
         for note in self.checker.walk_notes:
             self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())
-        for path in sorted(wanted):
-            self.request_check(path, delay_s=0)
+        self.request_checks(sorted(wanted))
         return len(wanted)
 
     def start_watcher(self) -> None:
@@ -555,8 +569,7 @@ class PiLanguageServer(LanguageServer):
         for deleted in batch.deleted:  # a deleted folder takes its files with it
             prefix = deleted.rstrip(os.sep) + os.sep
             gone.update(p for p in self.checked | set(self.book.paths()) if p.startswith(prefix))
-        for path in sorted(gone | batch.added | batch.modified):  # the watcher debounced already
-            self.request_check(path, delay_s=0)
+        self.request_checks(sorted(gone | batch.added | batch.modified))  # the watcher debounced already
         self.notify_listeners("disk", batch.paths())
         if self.debug:
             self.protocol.notify("pi/debug/watchEvents", batch.to_json())
@@ -573,6 +586,7 @@ DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads th
     "lsp_server.protocol",
     "lsp_server.server.projects",
     "lsp_server.project.analysis",
+    "lsp_server.project.costs",
     "lsp_server.project.sessions",
     "lsp_server.project.summaries",
     "lsp_server.project.wire",

@@ -14,9 +14,11 @@ Typing sends a ``didChange`` per keystroke, a ``git checkout`` touches hundreds 
   that, even if the burst goes on (the run then takes the newest work, and the burst goes on).
 
 ``submit(..., delay_s=d)`` asks for a plain quiet-period debounce of ``d`` instead (0: at the next
-loop iteration); the server uses it for the work it fans out itself (the workspace check,
-dependent files), which has no editor waiting on it. Work for the same key never runs twice at
-the same time.
+loop iteration); the server uses it for the work it fans out itself (dependent files), which has
+no editor waiting on it. ``submit_many`` queues work for many keys at once (the workspace check,
+a ``git checkout``): one key is submitted per loop iteration, so requests that arrive meanwhile (a
+hover, a completion) are answered between two checks instead of after thousands of them. Work
+for the same key never runs twice at the same time.
 
 A failing job is reported to ``on_error`` and forgotten; the scheduler, and the server, go on.
 All methods must be called from the event loop's thread.
@@ -28,7 +30,8 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -75,6 +78,8 @@ class DebouncedScheduler:
         self._slots: dict[str, _Slot] = {}
         self._last_runs: dict[str, tuple[float, float]] = {}  # key -> (when its last run ended, how long it took)
         self._prune_at = _LAST_RUNS_KEPT
+        self._backlog: deque[tuple[str, Work]] = deque()  # submit_many's keys, not yet submitted
+        self._feeder: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = False
@@ -118,6 +123,28 @@ class DebouncedScheduler:
             return
         self._arm(key, slot, wait)
 
+    def submit_many(self, items: Iterable[tuple[str, Work]]) -> None:
+        """Queue ``(key, work)`` pairs, submitted one per loop iteration (at once each, in order)."""
+        if self._closed:
+            return
+        self._backlog.extend(items)
+        if not self._backlog:
+            return
+        self._idle.clear()
+        if self._feeder is None:
+            self._feeder = asyncio.get_running_loop().create_task(self._feed(), name="pi-context backlog")
+
+    async def _feed(self) -> None:
+        try:
+            while self._backlog:
+                key, work = self._backlog.popleft()
+                self.submit(key, work, delay_s=0)
+                await asyncio.sleep(0)  # let the loop read and answer requests between two checks
+        finally:
+            self._feeder = None
+            if not self._slots and not self._backlog:
+                self._idle.set()
+
     def _arm(self, key: str, slot: _Slot, delay_s: float) -> None:
         slot.due = False
         if slot.timer is not None:
@@ -140,7 +167,8 @@ class DebouncedScheduler:
         self._forget_if_done(key, slot)
 
     def pending_keys(self) -> list[str]:
-        return sorted(key for key, slot in self._slots.items() if slot.work is not None)
+        waiting = {key for key, slot in self._slots.items() if slot.work is not None}
+        return sorted(waiting | {key for key, _ in self._backlog})
 
     async def idle(self) -> None:
         """Wait until no job is waiting or running."""
@@ -149,6 +177,9 @@ class DebouncedScheduler:
     def close(self) -> None:
         """Cancel everything; later submissions are ignored (server shutdown)."""
         self._closed = True
+        self._backlog.clear()
+        if self._feeder is not None:
+            self._feeder.cancel()
         for slot in self._slots.values():
             if slot.timer is not None:
                 slot.timer.cancel()
@@ -218,5 +249,5 @@ class DebouncedScheduler:
     def _forget_if_done(self, key: str, slot: _Slot) -> None:
         if slot.work is None and slot.timer is None and slot.task is None and self._slots.get(key) is slot:
             del self._slots[key]
-        if not self._slots:
+        if not self._slots and not self._backlog and self._feeder is None:
             self._idle.set()

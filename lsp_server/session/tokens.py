@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from lsp_server.js.errors import JsTypeError, cannot_read
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import js_len
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_to_string, js_truthy
@@ -156,6 +157,51 @@ def message_token_parts(message: Any) -> list[TokenPart]:
 def estimate_tokens(message: Any) -> int:
     """Pi's ``estimateTokens``: ``ceil(chars / 4)`` over the counted parts (0 for unknown roles)."""
     return math.ceil(sum(part.chars for part in message_token_parts(message)) / 4)
+
+
+_LENGTH_FIELDS: Final = {"text": "text", "thinking": "thinking", "toolCall": "name"}  # whose .length Pi reads
+
+
+def estimate_tokens_failure(message: Any) -> JsTypeError | None:
+    """The ``TypeError`` Pi's ``estimateTokens`` throws for ``message``, or ``None`` when it returns.
+
+    :func:`estimate_tokens` counts what it can (the budget views must not fail on a broken entry);
+    where Pi's answer is a throw (branch summaries), this says which, with V8's message: content
+    that is neither a string nor an array is not iterable, a ``null`` block has no ``type``, a
+    ``null``/missing ``text``, ``thinking``, ``name`` or ``arguments`` has no ``length``.
+    """
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role in ("system", "user", "custom", "toolResult"):
+        content = message.get("content", UNDEFINED)
+        if isinstance(content, str):
+            return None
+        if not isinstance(content, list):
+            return JsTypeError("content is not iterable")
+        return next((cannot_read(block, "type") for block in content if block is None), None)
+    if role == "assistant":
+        content = message.get("content", UNDEFINED)
+        if isinstance(content, str):
+            return None
+        if not isinstance(content, list):
+            return JsTypeError("assistant.content is not iterable")
+        for block in content:
+            if block is None:
+                return cannot_read(block, "type")
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            field = _LENGTH_FIELDS.get(kind) if isinstance(kind, str) else None
+            if field is not None and block.get(field) is None:
+                return cannot_read(block.get(field, UNDEFINED), "length")
+            if kind == "toolCall" and "arguments" not in block:
+                return cannot_read(UNDEFINED, "length")  # JSON.stringify(undefined).length
+    if role == "bashExecution":
+        for key in ("command", "output"):
+            if message.get(key) is None:
+                return cannot_read(message.get(key, UNDEFINED), "length")
+    return None
 
 
 def estimate_tokens_with(message: Any, count_text: Callable[[str], int], image_tokens: int = 1200) -> int:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from lsp_server.compaction.branch import (
     BranchSummary,
+    PiWouldFail,
     branch_token_budget,
     collect_entries_for_branch_summary,
     generate_branch_summary,
@@ -137,3 +140,29 @@ def test_a_user_message_target_puts_the_summary_under_its_parent() -> None:
     assert summary_parent_for_target(entries["b1"]) == "r2"
     assert summary_parent_for_target(entries["r1"]) is None  # a new root
     assert summary_parent_for_target(entries["b2"]) == "b2"
+
+
+def test_a_message_pi_cannot_count_fails_the_summary_as_pi_fails_naming_the_entry() -> None:
+    client = ScriptedClient(["unused"])
+    entries = [
+        {
+            "type": "message",
+            "id": "m1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "user", "content": "a"},
+        },
+        {
+            "type": "message",
+            "id": "m2",
+            "parentId": "m1",
+            "timestamp": "t",
+            "message": {"role": "user", "content": None},
+        },
+    ]
+    with pytest.raises(PiWouldFail, match=r"^content is not iterable$") as failure:
+        prepare_branch_entries(entries)
+    assert failure.value.entry_id == "m2"
+    result = asyncio.run(generate_branch_summary(entries, client))
+    assert result == SummaryFailure("Pi would fail on this session: content is not iterable (entry m2)")
+    assert client.requests == []  # no model call for a session Pi itself cannot summarize

@@ -323,9 +323,29 @@ def test_the_gate_lets_every_detected_line_through() -> None:
     """Lines the gate skips are lines the plugins find nothing in: the gate only saves time."""
     from lsp_server.rules.secrets import could_hold_secret
 
-    for line in (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----"):
+    detected = (AWS, GITHUB, SLACK, f"DB_PASSWORD={PASSWORD}", f'"{HEX}"', "-----BEGIN RSA PRIVATE KEY-----")
+    detected += ("curl https://deploy:hunter2@example.com/x", "PuTTY-User-Key-File-2: ssh-rsa")
+    short = ("AKCp8jQcdsE2w", 'x = "3f78a6850e3c9"')  # Artifactory's shortest form, a 13-digit quoted hex
+    for line in (*detected, *short):
         assert could_hold_secret(line), line
-    assert not could_hold_secret("Skill number 17, used when the task mentions topic 17.")
+    for line in short:
+        assert of(check_context_text("/w/AGENTS.md", line + "\n"), "prompt/secret"), line  # the plugins do fire
+    for line in (
+        "Skill number 17, used when the task mentions topic 17.",
+        "name: skill-00017",
+        "See https://example.com/docs or mail me@example.com about the keyboard token.",
+    ):
+        assert not could_hold_secret(line), line
+
+
+def test_the_gate_knows_every_keyword_of_the_keyword_plugin() -> None:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    from lsp_server.rules.secrets import could_hold_secret
+
+    for pattern in DENYLIST:
+        for spelled in {pattern.replace("_?", "_"), pattern.replace("_?", "")}:
+            assert could_hold_secret(f"{spelled.upper()} = 'x'"), pattern
 
 
 def test_anthropic_keys_are_found_in_assignments_only() -> None:
@@ -335,3 +355,28 @@ def test_anthropic_keys_are_found_in_assignments_only() -> None:
     found = of(check_context_text("/w/AGENTS.md", text), "prompt/secret")
     assert [(f.range.start.line, f.range.start.column, f.range.end.column) for f in found] == [(1, 25, 70), (4, 11, 56)]
     assert_never_echoed(found, key)
+
+
+def test_a_key_pasted_as_a_boolean_value_is_not_repeated_in_the_message_or_the_hover() -> None:
+    from lsp_server.editing.hovers import hover_at
+
+    path = "/w/.pi/skills/deploy/SKILL.md"
+    text = f"---\nname: deploy\ndescription: d\ndisable-model-invocation: {GITHUB}\n---\n"
+    (finding,) = of(check_skill_text(path, text).findings, "skill/boolean-value")
+    assert "a string that may be a secret (not shown)" in finding.message
+    hover = hover_at(path, text, Position(3, 30))
+    assert hover is not None and "may be a secret" in hover.markdown
+    assert_never_echoed([finding], GITHUB)
+    assert GITHUB[:8] not in hover.markdown
+    (plain,) = of(check_skill_text(path, text.replace(GITHUB, "yes")).findings, "skill/boolean-value")
+    assert 'the string "yes"' in plain.message
+
+
+def test_prompt_rules_skip_what_is_too_large_to_check() -> None:
+    from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES
+
+    huge = "</system>\n" + "x" * BODY_CHECK_MAX_BYTES
+    assert [f.code for f in check_system_prompt_text("/w/.pi/SYSTEM.md", huge)] == ["file/body-not-checked"]
+    skill = "---\nname: big\ndescription: Use </available_skills>\n---\n</skill>\n" + "y" * BODY_CHECK_MAX_BYTES
+    codes = [f.code for f in check_skill_text("/w/.pi/skills/big/SKILL.md", skill, size=len(skill)).findings]
+    assert "prompt/forged-tag" in codes and codes.count("prompt/forged-tag") == 1  # the description only

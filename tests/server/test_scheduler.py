@@ -176,3 +176,27 @@ async def test_close_drops_everything_and_ignores_later_work() -> None:
     scheduler.submit("k", lambda: ran.append("late"))
     await asyncio.wait_for(scheduler.idle(), WAIT_S)
     assert ran == []
+
+
+async def test_submit_many_runs_every_key_once_and_lets_other_work_in_between() -> None:
+    scheduler = DebouncedScheduler(delay_s=600)
+    log: list[object] = []
+    scheduler.submit_many((f"k{n}", lambda n=n: log.append(n)) for n in range(100))
+
+    async def other() -> None:  # a request arriving while the workspace is checked
+        await asyncio.sleep(0)
+        log.append("other")
+
+    await asyncio.gather(other(), asyncio.wait_for(scheduler.idle(), WAIT_S))
+    assert [x for x in log if x != "other"] == list(range(100))
+    assert log.index("other") < 10  # answered between two checks, not after all hundred
+    assert scheduler.pending_keys() == []
+
+
+async def test_idle_waits_for_the_backlog() -> None:
+    scheduler = DebouncedScheduler(delay_s=600)
+    ran: list[int] = []
+    scheduler.submit_many((f"k{n}", lambda n=n: ran.append(n)) for n in range(20))
+    assert scheduler.pending_keys()[:2] == ["k0", "k1"]
+    await asyncio.wait_for(scheduler.idle(), WAIT_S)
+    assert ran == list(range(20))

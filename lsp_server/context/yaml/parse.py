@@ -55,7 +55,8 @@ def parse_yaml(text: str, *, fast: bool = True) -> YamlResult:
         return YamlResult(None, None)
     if len(text) > limits.CHARACTERS.value:
         return _failed(text, limit_failure(limits.CHARACTERS, limits.CHARACTERS.value))
-    deep = flow_depth_overflow(text, limits.DEPTH.value)
+    # only a bracket opens a flow collection: text without one needs no scan (nearly every skill)
+    deep = flow_depth_overflow(text, limits.DEPTH.value) if "[" in text or "{" in text else None
     if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
         return _failed(text, limit_failure(limits.DEPTH, deep))
     if fast:

@@ -6,20 +6,25 @@ The answer is :func:`lsp_server.project.costs.turn_ledger` in the project the se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsp_server import protocol
-from lsp_server.project.costs import turn_ledger
-from lsp_server.project.project import header_cwd, session_folder
+from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, resolve_folder
 from lsp_server.server.features.sessions import read_session, session_path
-from lsp_server.session.tail import SessionFile
+
+if TYPE_CHECKING:  # imported in the handler: the server answers initialize without them
+    from lsp_server import protocol
+    from lsp_server.session.tail import SessionFile
 
 
 def register(server: PiLanguageServer) -> None:
-    @server.feature(protocol.TURN_LEDGER)
+    @server.feature(names.TURN_LEDGER)
     async def ledger(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server import protocol
+        from lsp_server.project.costs import turn_ledger
+        from lsp_server.project.project import header_cwd, session_folder
+
         method = protocol.TURN_LEDGER
         request = parse_params(protocol.TurnLedgerParams, params, method)
         await ls.wait_ready()
