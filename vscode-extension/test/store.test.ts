@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { ContextStore, type ServerApi, sameFolder } from '../src/model/store';
-import type { SessionsResult, SystemPromptResult } from '../src/protocol.generated';
+import type { SessionsResult, SystemPromptResult, TurnLedgerResult } from '../src/protocol.generated';
 import { budget, change, changed, prompt, section } from './fixtures';
 
 /** A stand-in for the server's side of the wire: answers from fixed data, records what was asked. */
@@ -17,7 +19,7 @@ class FakeServer implements ServerApi {
   };
   missing = new Set<string>();
 
-  private answer<T>(method: string, params: unknown, value: T): Promise<T> {
+  protected answer<T>(method: string, params: unknown, value: T): Promise<T> {
     this.asked.push([method, params]);
     if (this.missing.has(method)) {
       return Promise.reject(Object.assign(new Error('Method Not Found'), { code: -32601 }));
@@ -181,4 +183,23 @@ test('a change of the current session refreshes its views, a change of another o
   server.asked = [];
   await store.onSessionChanged({ session: '/s/new.jsonl', reason: 'compaction', entryId: 'e1', size: 10 });
   assert.deepEqual(server.asked.map(([m]) => m).sort(), ['pi/contextBudget', 'pi/projectedRequest', 'pi/sessionTree', 'pi/sessions']);
+});
+
+test("the projected request carries the turn ledger's next-request price", async () => {
+  // `pi-context session examples/sessions/inventory-fix.jsonl --costs --json`: a real server answer.
+  const file = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost', 'inventory-fix.turnLedger.json');
+  const ledger = JSON.parse(fs.readFileSync(file, 'utf8')) as TurnLedgerResult;
+  class Priced extends FakeServer {
+    turnLedger(p: { session: string }) {
+      return this.answer('pi/turnLedger', p, ledger);
+    }
+  }
+  const store = storeWith(new Priced());
+  await store.refreshAll();
+  const price = store.view().requestPrice;
+  assert.equal(price?.line, 'Next request: 0 cached + 54k new · cache lifetime unknown · cost unknown');
+  assert.match(price?.title ?? '', /Byte-identical prefix with the previous request/);
+  const bare = storeWith(new FakeServer());
+  await bare.refreshAll();
+  assert.equal(bare.view().requestPrice ?? null, null);
 });

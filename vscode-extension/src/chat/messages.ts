@@ -5,6 +5,7 @@
  * strings, and drops everything else.
  */
 import type { ChatCompactPreview } from '../protocol.generated';
+import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './usage';
@@ -30,6 +31,8 @@ export interface ChatHeader {
   compacting: boolean;
   /** The preflight's sentence for the text being typed (it will pass the compaction threshold). */
   warning: string | null;
+  /** The preflight's price of sending the text being typed (`nextRequest`, model/nextRequest.ts). */
+  nextRequest?: NextRequestText | null;
   compactPreview: { preview: ChatCompactPreview; focus: string | null } | null;
   /** Pi exited: its message, and whether a restart can resume the session. */
   exited: { message: string; canRestart: boolean } | null;

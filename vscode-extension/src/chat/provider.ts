@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { formatExact, formatTokens } from '../model/format';
+import { nextRequestText } from '../model/nextRequest';
 import type { ContextStore } from '../model/store';
 import {
   type ChatCompactPreview,
@@ -34,6 +35,7 @@ import {
   type ChatPromptResult,
   type ContextBudgetResult,
   Methods,
+  type NextRequestCostInfo,
   type SessionChangedParams,
   type SessionsResult,
 } from '../protocol.generated';
@@ -82,6 +84,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private piCommands: Completion[] = [];
   private status: string | null = 'Starting the pi-context server…';
   private warning: string | null = null;
+  /** The preflight's `nextRequest` for the text being typed; worded at each header (the cache's state ages). */
+  private price: NextRequestCostInfo | null = null;
   private compactPreview: ChatHeader['compactPreview'] = null;
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
@@ -225,6 +229,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       queue: this.transcript.queue,
       compacting: this.transcript.compacting,
       warning: this.warning,
+      nextRequest: this.price ? nextRequestText(this.price, Date.now()) : null,
       compactPreview: this.compactPreview,
       exited: this.exited,
       completions: this.piCommands,
@@ -353,6 +358,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.exited = null;
     this.compactPreview = null;
     this.warning = null;
+    this.price = null;
     this.extensionStatus.clear();
     this.replaceTranscript(new Transcript());
     this.status = null;
@@ -615,6 +621,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const chat = await this.liveChat();
     this.warning = null;
+    this.price = null;
     if (this.transcript.clearErrors()) {
       this.postAll(); // sending again clears the errors of the attempts before
     }
@@ -651,8 +658,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const chat = this.chat;
     if (!chat || this.exited || text.trim().length === 0 || parseInput(text).kind !== 'prompt') {
-      if (this.warning !== null) {
+      if (this.warning !== null || this.price !== null) {
         this.warning = null;
+        this.price = null;
         this.postHeader();
       }
       return;
@@ -668,6 +676,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
               ? `This prompt brings the context to about ${formatExact(r.afterPrompt)} tokens, past the compaction ` +
                 `threshold (${formatExact(r.threshold)} of ${formatTokens(r.window)}).`
               : null);
+          this.price = r.nextRequest ?? null;
           this.postHeader();
         })
         .catch((e: unknown) => this.log.debug(`pi/chat/preflight: ${errorText(e)}`));

@@ -25,6 +25,7 @@ import type { ChangeSummary, PartStatus, SidebarView } from '../sidebar/messages
 import { budgetView, modelLabel, statusBarView, type StatusBarView } from './budget';
 import type { EstimateChoice } from './estimate';
 import { costChart } from './ledger';
+import { nextRequestText } from './nextRequest';
 import { requestView } from './messages';
 import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';
@@ -311,6 +312,8 @@ export class ContextStore {
       requestStatus: this.status.request,
       cost: this.ledger && this.session ? costChart(this.ledger) : null,
       costStatus: this.status.ledger,
+      requestPrice:
+        this.ledger?.nextRequest && this.session ? nextRequestText(this.ledger.nextRequest, Date.now()) : null,
     };
   }
 

@@ -6,6 +6,7 @@
 import type { BudgetView } from '../model/budget';
 import type { EstimateChoice } from '../model/estimate';
 import type { CostChartView } from '../model/ledger';
+import type { NextRequestText } from '../model/nextRequest';
 import type { RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
 
@@ -113,6 +114,8 @@ export interface SidebarView {
   /** The "Cost" chart from `pi/turnLedger` (absent: no session, or a server without the method). */
   cost?: CostChartView | null;
   costStatus?: PartStatus;
+  /** The next request's price (`pi/turnLedger`'s `nextRequest`), shown under the projected request's title. */
+  requestPrice?: NextRequestText | null;
 }
 
 export type HostMessage = { type: 'view'; view: SidebarView };

@@ -394,6 +394,7 @@ function requestPart(view: SidebarView): HTMLElement {
     'request',
     'Next request',
     `${r.messageCount} messages · ${formatExact(r.total)} tokens`,
+    requestPrice(view),
     h(
       'div',
       { class: 'tools' },
@@ -403,6 +404,16 @@ function requestPart(view: SidebarView): HTMLElement {
     h('p', { class: 'muted' }, `${r.modelLabel} · thinking ${r.thinkingLevel}`),
     requestList(r),
   );
+}
+
+/** The next request's price (docs/cost.md), its details in the hover. */
+function requestPrice(view: SidebarView): HTMLElement | null {
+  const price = view.requestPrice;
+  if (!price) {
+    return null;
+  }
+  const attrs = { title: price.title, 'data-testid': 'request-price', 'data-expired': String(price.expired) };
+  return h('p', { class: 'muted request-price', attrs }, price.summary);
 }
 
 function requestList(r: RequestView): HTMLElement {

@@ -61,6 +61,7 @@ const log = h('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': '
 const extras = h('div', { class: 'extras' });
 const warning = h('div', { class: 'warning', attrs: { 'data-testid': 'chat-warning', role: 'alert' } });
 const queueEl = h('div', { class: 'queue muted', attrs: { 'data-testid': 'chat-queue' } });
+const nextRequestEl = h('div', { class: 'next-request muted', attrs: { 'data-testid': 'chat-next-request' } });
 const completionList = h('ul', {
   class: 'completions',
   id: 'chat-completions',
@@ -86,6 +87,7 @@ const composer = h(
   completionList,
   warning,
   queueEl,
+  nextRequestEl,
   h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
 );
 root.replaceChildren(headerEl, noPi, log, extras, composer);
@@ -244,6 +246,12 @@ function drawHeader(): void {
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
     );
   }
+  // The price of sending what is typed (the preflight's nextRequest), its details in the hover.
+  const price = hd.nextRequest ?? null;
+  nextRequestEl.hidden = price === null;
+  nextRequestEl.textContent = price?.line ?? '';
+  nextRequestEl.title = price?.title ?? '';
+  nextRequestEl.dataset.expired = String(price?.expired ?? null);
   warning.hidden = hd.warning === null;
   warning.replaceChildren(h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }), ` ${hd.warning ?? ''}`);
   const queued = [...hd.queue.steering.map((s) => `steering: ${s}`), ...hd.queue.followUp.map((s) => `follow-up: ${s}`)];
