@@ -64,7 +64,7 @@ def test_a_generated_frontmatter_parses_to_a_value_or_an_error(text: str) -> Non
 
 
 @given(text=skill_texts(), profile=st.sampled_from(PROFILES))
-@cases(default=60, fuzz=25_000)
+@cases(default=60, fuzz=22_000)
 def test_a_generated_skill_is_checked_with_findings_inside_the_file(text: str, profile: str) -> None:
     path = "/fuzz/skills/my-skill/SKILL.md"
     with timed("skill: check", text):

@@ -53,7 +53,7 @@ def _write(home: Path, text: str) -> tuple[Path, bytes]:
 
 
 @given(text=session_texts())
-@cases(default=40, fuzz=20_000)
+@cases(default=40, fuzz=18_000)
 def test_a_generated_session_is_read_projected_and_planned_without_an_exception(home: Path, text: str) -> None:
     path, data = _write(home, text)
     with timed("session: load, project, plan", text[:200]):
