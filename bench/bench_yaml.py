@@ -5,6 +5,10 @@ whose YAML once took tens of seconds or crashed (a million keys, 100,000 anchors
 flow sequences nested thousands deep, ...). It prints the time of ``parse_frontmatter`` and the
 error that ended it; every case must finish in seconds with an error naming a limit (or yaml's
 own resource-exhaustion rule), never hang.
+
+``--differential N``: the fast path for simple frontmatter (``lsp_server/context/yaml/fast.py``)
+against the full parser on N generated frontmatters (the test suite's generator): how many took
+the fast path, how many differ (must be 0), and the time per document of each parser.
 """
 
 from __future__ import annotations
@@ -42,10 +46,41 @@ CASES: dict[str, Callable[[], str]] = {
 }
 
 
+def differential(count: int, seed: int = 2026) -> None:
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from lsp_server.context.yaml import parse_yaml
+    from lsp_server.context.yaml.fast import parse_simple
+    from tests.context.yaml.frontmatter_gen import frontmatter
+
+    rng = random.Random(seed)
+    texts = [frontmatter(rng) for _ in range(count)]
+    hits = sum(parse_simple(text) is not None for text in texts)
+    start = time.perf_counter()
+    fast = [repr(parse_yaml(text)) for text in texts]
+    fast_s = time.perf_counter() - start
+    start = time.perf_counter()
+    full = [repr(parse_yaml(text, fast=False)) for text in texts]
+    full_s = time.perf_counter() - start
+    wrong = [text for text, a, b in zip(texts, fast, full, strict=True) if a != b]
+    print(f"{count:,} generated frontmatters: {hits:,} took the fast path, {len(wrong)} differ")
+    print(f"per document: {fast_s / count * 1e6:.0f} us with the fast path, {full_s / count * 1e6:.0f} us full parser")
+    for text in wrong[:5]:
+        print(f"  differs: {text!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", metavar="case", help=f"one of: {', '.join(CASES)}")
-    names = parser.parse_args().cases or list(CASES)
+    parser.add_argument("--differential", type=int, metavar="N", help="fast path vs full parser on N documents")
+    args = parser.parse_args()
+    if args.differential:
+        differential(args.differential)
+        return
+    names = args.cases or list(CASES)
     unknown = [name for name in names if name not in CASES]
     if unknown:
         parser.error(f"unknown case(s): {', '.join(unknown)}")

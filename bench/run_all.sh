@@ -11,6 +11,7 @@ run() { echo; echo "### $*"; python "$@"; }
 if [ "$FULL" = 1 ]; then
   run bench/bench_skills.py 100 1000 5000
   run bench/bench_yaml.py
+  run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10,100
@@ -24,6 +25,7 @@ if [ "$FULL" = 1 ]; then
 else
   run bench/bench_skills.py 100 1000
   run bench/bench_yaml.py
+  run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10

@@ -302,6 +302,16 @@ def walk_findings(notes: Iterable[WalkNote], profile: ProfileId) -> list[Finding
 # The language server's per-file checker: profile and limits come from the typed settings
 
 
+@dataclass(frozen=True)
+class FileAnalysis:
+    """One file's check before it meets the skill index: a context file's findings, or a skill's check."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    skill: SkillCheck | None = None
+    gone: bool = False  # a skill file that no longer exists: drop it from the index
+
+
 class WorkspaceChecker:
     """Checks one file at a time for the language server, keeping the skill index between calls."""
 
@@ -330,21 +340,33 @@ class WorkspaceChecker:
         return name.endswith(".md") and _skills_root(path) is not None
 
     def check(self, path: str, text: str | None, settings: PiContextSettings) -> Sequence[Finding]:
+        return self.apply(self.analyze(path, text, settings), settings)
+
+    @staticmethod
+    def analyze(path: str, text: str | None, settings: PiContextSettings) -> FileAnalysis:
+        """The expensive, self-contained part of a check: safe in a worker thread (no shared state)."""
         profile, limits = settings.rule_profile, settings.limits
-        index = self._index(profile)
-        name = os.path.basename(path)
-        if _is_context_name(name):
+        if _is_context_name(os.path.basename(path)):
             if text is None:
-                return []
+                return FileAnalysis(path, ())
             own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
-            return sort_findings([*own, *check_context_text(path, text, profile, thresholds=limits)])
+            return FileAnalysis(path, tuple([*own, *check_context_text(path, text, profile, thresholds=limits)]))
         if is_system_prompt_file(path):
-            return [] if text is None else sort_findings(check_system_prompt_text(path, text, profile))
+            return FileAnalysis(path, () if text is None else tuple(check_system_prompt_text(path, text, profile)))
         if text is None:
+            return FileAnalysis(path, (), gone=True)
+        return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
+
+    def apply(self, analysis: FileAnalysis, settings: PiContextSettings) -> Sequence[Finding]:
+        """Record an analysis in the skill index (collisions) and return the file's findings: on one thread."""
+        index = self._index(settings.rule_profile)
+        path = analysis.path
+        if analysis.gone:
             index.remove(path)
             return []
-        result = check_skill_text(path, text, profile, thresholds=limits)
-        index.update(result, placement_for(path, self._root_for(path)))
+        if analysis.skill is None:
+            return sort_findings(analysis.findings)
+        index.update(analysis.skill, placement_for(path, self._root_for(path)))
         return sort_findings(index.findings(path))
 
     def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:

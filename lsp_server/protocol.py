@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from lsp_server.protocol_names import *  # noqa: F403  (the method names, re-exported: see protocol_names)
 from lsp_server.tokens.counter import TokenEstimator
 
 
@@ -27,19 +28,6 @@ class WireModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
-
-# --- methods -------------------------------------------------------------------------------
-
-SYSTEM_PROMPT = "pi/systemPrompt"
-PROMPT_SECTIONS_CHANGED = "pi/promptSectionsChanged"
-CONTEXT_BUDGET = "pi/contextBudget"
-PROJECTED_REQUEST = "pi/projectedRequest"
-SESSIONS = "pi/sessions"
-SESSION_TREE = "pi/sessionTree"
-CMD_COMPACT = "pi.compact"
-CMD_BRANCH_SUMMARY = "pi.branchSummary"
-CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
-SESSION_CHANGED = "pi/sessionChanged"
 
 EstimatorName = TokenEstimator
 
@@ -592,28 +580,6 @@ class SessionChangedParams(WireModel):
 
 # --- chat (Pi's RPC mode, driven by the server) ----------------------------------------------------
 
-CHAT_LOCATE = "pi/chat/locate"
-CHAT_START = "pi/chat/start"
-CHAT_LIST = "pi/chat/list"
-CHAT_STATE = "pi/chat/state"
-CHAT_PROMPT = "pi/chat/prompt"
-CHAT_ABORT = "pi/chat/abort"
-CHAT_STOP = "pi/chat/stop"
-CHAT_COMPACT = "pi/chat/compact"
-CHAT_COMPACT_PREVIEW = "pi/chat/compactPreview"
-CHAT_FORK = "pi/chat/fork"
-CHAT_FORK_POINTS = "pi/chat/forkPoints"
-CHAT_SET_MODEL = "pi/chat/setModel"
-CHAT_SET_THINKING_LEVEL = "pi/chat/setThinkingLevel"
-CHAT_MESSAGES = "pi/chat/messages"
-CHAT_COMMANDS = "pi/chat/commands"
-CHAT_MODELS = "pi/chat/models"
-CHAT_PREFLIGHT = "pi/chat/preflight"
-CHAT_UI_RESPONSE = "pi/chat/uiResponse"
-CHAT_EVENT = "pi/chat/event"
-CHAT_EXITED = "pi/chat/exited"
-CHAT_NOTICE = "pi/chat/notice"
-
 ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
@@ -752,6 +718,9 @@ class ChatPreflightResult(WireModel):
     window: int
     crosses_threshold: bool
     message: str | None = None
+    next_request: NextRequestCostInfo | None = Field(
+        default=None, description="What sending the prompt now costs, warm and cold (docs/cost.md)."
+    )
 
 
 class ChatUiResponseParams(WireModel):

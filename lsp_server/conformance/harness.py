@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lsp_server import __version__
+from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
 
 Json = Any
@@ -222,7 +223,8 @@ def handle(raw: dict[str, Any]) -> dict[str, Any]:
             result = relativize(result, tmp, fixtures)
         return {"ok": True, "op": name, "implementation": f"pi-context {__version__}", "result": result}
     except Exception as exc:  # every failure is an answer, as in the oracle
-        message = str(exc) if isinstance(exc, OpError) else f"{type(exc).__name__}: {exc}"
+        # OpError: the request was wrong; JsTypeError: Pi's own code throws here (V8's message, as the oracle's)
+        message = str(exc) if isinstance(exc, (OpError, JsTypeError)) else f"{type(exc).__name__}: {exc}"
         if tmp is not None:
             message = message.replace(str(tmp), "${TMP}")
         return {"ok": False, "op": name, "error": message}

@@ -130,8 +130,8 @@ def parse_session_jsonl_op(req: dict[str, Any], ctx: EvalContext) -> Json:
         raise OpError("jsonl must be a string")
     parsed = parse_session_text(jsonl)
     if req.get("migrate") is not False:
-        migrate_session_entries(parsed.entries)
-    return as_json({"fileEntries": parsed.entries, "pi-context": {"problems": _problems(parsed)}})
+        migrate_session_entries(parsed.values)  # Pi's fileEntries: every JSON line, whatever its type
+    return as_json({"fileEntries": parsed.values, "pi-context": {"problems": _problems(parsed)}})
 
 
 @op("load_session_file")

@@ -182,17 +182,32 @@ def _trim_trailing_space(text: str, start: int, end: int) -> int:
 
 
 class _LineMap:
-    """Offsets in the normalized text -> (line, column) in the original text."""
+    """Offsets in the normalized text -> (line, column) in the original text.
+
+    Line starts are found only as far as a position is asked for: the frontmatter's positions
+    are near the top, and a 50 MB body must not cost a pass over all its lines to place them.
+    """
 
     def __init__(self, normalized: str, bom: bool) -> None:
         self.starts = [0]
-        index = normalized.find("\n")
-        while index >= 0:
-            self.starts.append(index + 1)
-            index = normalized.find("\n", index + 1)
+        self._text = normalized
+        self._next = 0  # where the search for the next line start resumes; past the end when done
         self.bom = bom
 
+    def _extend(self, offset: int) -> None:
+        text, index = self._text, self._next
+        while index <= offset:
+            newline = text.find("\n", index)
+            if newline < 0:
+                index = len(text) + 1
+                break
+            index = newline + 1
+            self.starts.append(index)
+        self._next = index
+
     def position(self, offset: int) -> Position:
+        if offset >= self._next:
+            self._extend(offset)
         line = bisect_right(self.starts, offset) - 1
         column = offset - self.starts[line]
         if line == 0 and self.bom:

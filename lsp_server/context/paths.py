@@ -27,6 +27,16 @@ def node_resolve(*parts: str) -> str:
     Relative results are made absolute with the process cwd, as Node does. Unlike
     ``os.path.normpath``, a leading ``//`` collapses to ``/``.
     """
+    if len(parts) == 1:
+        only = parts[0]
+        if (
+            only.startswith("/")
+            and not only.endswith(("/", "/.", "/.."))
+            and "//" not in only
+            and "/./" not in only
+            and "/../" not in only
+        ):
+            return only  # absolute and already normal (the walks pass such paths thousands of times)
     resolved = ""
     for part in reversed(parts):
         if not part:

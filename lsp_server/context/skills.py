@@ -69,7 +69,13 @@ def node_join(*parts: str) -> str:
 
 def posix_relative(root: str, path: str) -> str:
     """``path.relative(root, path)`` with ``/`` separators ("" for the same path)."""
-    rel = posixpath.relpath(node_resolve(path), node_resolve(root))
+    resolved, base = node_resolve(path), node_resolve(root)
+    if resolved == base:
+        return ""
+    prefix = base if base == "/" else base + "/"
+    if resolved.startswith(prefix):  # inside root (both normal and absolute): what relpath would say
+        return resolved[len(prefix) :]
+    rel = posixpath.relpath(resolved, base)
     return "" if rel == "." else rel
 
 

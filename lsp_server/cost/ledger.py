@@ -42,27 +42,30 @@ def _int_or_float(value: float) -> int | float:
 
 def usage_counts(usage: Any) -> UsageCounts:
     """A recorded ``usage`` as counts (missing or non-numeric counts are 0, as Pi's sums treat them)."""
-    write_1h = js_get(usage, "cacheWrite1h")
+    fields = usage if isinstance(usage, dict) else {}
+    write_1h = fields.get("cacheWrite1h")
     return UsageCounts(
-        input=_num(js_get(usage, "input")),
-        output=_num(js_get(usage, "output")),
-        cache_read=_num(js_get(usage, "cacheRead")),
-        cache_write=_num(js_get(usage, "cacheWrite")),
+        input=_num(fields.get("input")),
+        output=_num(fields.get("output")),
+        cache_read=_num(fields.get("cacheRead")),
+        cache_write=_num(fields.get("cacheWrite")),
         cache_write_1h=_num(write_1h) if isinstance(write_1h, (int, float)) else None,
     )
 
 
 def recorded_cost(usage: Any) -> CostParts | None:
     """``usage.cost`` as Pi recorded it, when it has a numeric total."""
-    cost = js_get(usage, "cost")
-    total = js_get(cost, "total")
+    cost = usage.get("cost") if isinstance(usage, dict) else None
+    if not isinstance(cost, dict):
+        return None
+    total = cost.get("total")
     if not isinstance(total, (int, float)) or isinstance(total, bool):
         return None
     return CostParts(
-        _num(js_get(cost, "input")),
-        _num(js_get(cost, "output")),
-        _num(js_get(cost, "cacheRead")),
-        _num(js_get(cost, "cacheWrite")),
+        _num(cost.get("input")),
+        _num(cost.get("output")),
+        _num(cost.get("cacheRead")),
+        _num(cost.get("cacheWrite")),
         total,
     )
 
@@ -239,9 +242,14 @@ def _context_tokens(usage: Any, counts: UsageCounts) -> float:
     return counts.input + counts.output + counts.cache_read + counts.cache_write
 
 
+_PAID_KINDS = frozenset({"message", "usage", "compaction", "branch_summary"})
+
+
 def request_of(entry: Entry, prices_for: PricesFor) -> Request | None:
     """The paid request an entry records, if any (an assistant reply, a usage entry, a summary's usage)."""
     kind = js_get(entry, "type")
+    if kind not in _PAID_KINDS:
+        return None
     entry_id = _str(js_get(entry, "id"))
     if kind == "message":
         message = js_get(entry, "message")

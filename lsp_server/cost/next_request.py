@@ -26,7 +26,7 @@ the price both ways instead of a verdict that would age.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from lsp_server.budget.parts import llm_message_text
@@ -360,3 +360,17 @@ def price_next_request(
         previous, last_ms, retention, lifetime, cache_source, same_model, api, prefix, next_pi, next_est, scale,
         warm, cold, prices.price_source, tuple(notes),
     )  # fmt: skip
+
+
+def with_prompt(cost: NextRequestCost, prompt_tokens: int, prices: ModelPrices) -> NextRequestCost:
+    """The same request with a user prompt of ``prompt_tokens`` (estimated) appended: new input both ways."""
+    extra = round(prompt_tokens * cost.scale)
+    warm = Expected(cost.warm.cache_read, cost.warm.new_input + extra, None)
+    cold = Expected(0, cost.cold.new_input + extra, None)
+    return replace(
+        cost,
+        next_pi_tokens=cost.next_pi_tokens + prompt_tokens,
+        next_tokens=cost.next_tokens + prompt_tokens,
+        warm=replace(warm, cost=_prompt_cost(prices, warm.cache_read, warm.new_input)),
+        cold=replace(cold, cost=_prompt_cost(prices, 0, cold.new_input)),
+    )

@@ -21,6 +21,8 @@ never its value).
 from __future__ import annotations
 
 import os
+import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -79,6 +81,25 @@ class SummarizerConfig:
         return Timeouts(self.connect_timeout_s, self.read_idle_timeout_s, self.total_timeout_s)
 
 
+def base_url_problem(url: str) -> str | None:
+    """What is wrong with a summarizer base URL, or None: checked before any client or socket sees it."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        return f"is not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        shown = f"{parts.scheme!r}" if parts.scheme else "none"
+        return f"must start with http:// or https:// (scheme: {shown})"
+    if not parts.hostname:
+        return "has no host"
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        port = parts.netloc.rpartition(":")[2]
+        return f"has an invalid port {port!r} (a number from 0 to 65535)"
+    return None
+
+
 def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
     """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
     problems: list[str] = []
@@ -88,6 +109,11 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
         return [f"summarizer kind must be {spoken_list([OFFLINE, *WIRE_FORMATS])}, not {config.kind!r}"]
     if not config.model:
         problems.append(f"summarizer model is required for kind {config.kind!r}")
+    if config.base_url is not None:
+        problem = base_url_problem(config.base_url)
+        if problem is not None:
+            source = PROVIDER_BY_ID[config.kind].base_url_env
+            problems.append(f"summarizer URL {config.base_url!r} {problem} (set by summarizer.url or ${source})")
     if config.max_retries < 0:
         problems.append("summarizer maxRetries must be 0 or more")
     for name in ("connect_timeout_s", "read_idle_timeout_s", "total_timeout_s", "max_tokens"):
@@ -95,7 +121,7 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
             problems.append(f"summarizer {name} must be positive")
     key_env = _key_env(config)
     if key_env is not None and not config.api_key and not (env if env is not None else os.environ).get(key_env):
-        problems.append(f"summarizer API key missing: environment variable {key_env} is not set")
+        problems.append(f"summarizer API key missing: {_variable(key_env)} is not set")
     return problems
 
 
@@ -111,6 +137,20 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
     key = _api_key(config, env if env is not None else os.environ)
     build = provider.adapter()
     return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
+
+
+_VARIABLE_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}|[A-Za-z_][A-Za-z0-9_]{0,15}")
+
+
+def _variable(name: str) -> str:
+    """``environment variable NAME``, unless the name does not look like one: a key pasted into
+    ``apiKeyEnv`` by mistake must not be printed back."""
+    if _VARIABLE_NAME.fullmatch(name):
+        return f"environment variable {name}"
+    return (
+        "the environment variable that summarizer.apiKeyEnv names (not shown: it does not look like a variable "
+        "name; is it the key itself?)"
+    )
 
 
 def _key_env(config: SummarizerConfig) -> str | None:

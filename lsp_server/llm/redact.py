@@ -52,10 +52,28 @@ def redact(text: str, secrets: Iterable[Secret | str | None]) -> str:
     """``text`` with every occurrence of every secret replaced by ``***``.
 
     Values shorter than 4 characters are left alone: replacing them would mangle ordinary text and
-    they are not real keys.
+    they are not real keys. A text that was cut somewhere may hold only part of a key at its ends:
+    a start of the key (8 characters or more) ending the text, or an end of it starting the text,
+    is replaced too.
     """
     for secret in secrets:
         value = secret.reveal() if isinstance(secret, Secret) else secret
         if value and len(value) >= 4:
             text = text.replace(value, REDACTED)
+            text = _cut_ends(text, value)
+    return text
+
+
+PARTIAL_MIN = 8  # the shortest piece of a key at a cut end that is redacted
+
+
+def _cut_ends(text: str, value: str) -> str:
+    for size in range(min(len(value) - 1, len(text)), PARTIAL_MIN - 1, -1):
+        if text.endswith(value[:size]):
+            text = text[: len(text) - size] + REDACTED
+            break
+    for size in range(min(len(value) - 1, len(text)), PARTIAL_MIN - 1, -1):
+        if text.startswith(value[-size:]):
+            text = REDACTED + text[size:]
+            break
     return text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsp_server import protocol
 from lsp_server.budget.projected import SessionAnalysis
 from lsp_server.cost.ledger import TurnLedger, build_ledger
-from lsp_server.cost.next_request import NextRequestCost, price_next_request
+from lsp_server.cost.next_request import NextRequestCost, price_next_request, with_prompt
 from lsp_server.cost.prices import default_retention
 from lsp_server.js.values import UNDEFINED
 from lsp_server.project.analysis import analyze
@@ -18,6 +18,7 @@ from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.session.entries import Entry
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.tree import build_path
+from lsp_server.tokens.pi import pi_text_tokens
 
 
 def session_ledger(
@@ -75,3 +76,14 @@ def next_request_cost(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> Ne
         retention=default_retention(),
         workspace_system=workspace,
     )
+
+
+def next_request_with_prompt(
+    snapshot: PromptSnapshot, analysis: SessionAnalysis, text: str
+) -> protocol.NextRequestCostInfo:
+    """The next request if ``text`` is sent now (the chat's preflight): the prompt is new input."""
+    upcoming = next_request_cost(snapshot, analysis)
+    model = analysis.request.model
+    prices = snapshot.project.prices.prices_for(model.provider, model.model_id)
+    counted = with_prompt(upcoming, pi_text_tokens(text), prices)
+    return protocol.NextRequestCostInfo.model_validate(counted.to_json())

@@ -19,7 +19,7 @@ from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.references import find_imports
-from lsp_server.rules.registry import Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
 from lsp_server.rules.skill_rules import check_references
 from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
@@ -96,6 +96,9 @@ def check_context_text(
         extra = shift if line == 0 else 0
         return Range(Position(line, start + extra), Position(line, end + extra))
 
+    if byte_size > BODY_CHECK_MAX_BYTES:
+        em.emit("file/body-not-checked", Range.file_start(), {"size": byte_size, "limit": BODY_CHECK_MAX_BYTES})
+        return em.findings
     check_references(em, path, lines, 0, at, "context")
     check_prompt_text(em, lines, 0, at, "context")
     base = os.path.dirname(path)

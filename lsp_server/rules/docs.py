@@ -190,6 +190,7 @@ _AREAS = (
     ("skill", "Skill rules"),
     ("context", "Context-file rules"),
     ("prompt", "Rules for text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills)"),
+    ("file", "Limits of every file"),
 )
 
 

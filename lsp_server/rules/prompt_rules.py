@@ -22,6 +22,7 @@ from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
 from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.secrets import find_secrets
+from lsp_server.rules.volatile_content import check_volatile
 
 At = Callable[[int, int, int], Range]
 
@@ -88,3 +89,4 @@ def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: 
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
     check_secrets(em, lines, first, at)
+    check_volatile(em, lines, first, at, place)

@@ -23,6 +23,9 @@ E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity
 
 Severities = Mapping[ProfileId, Severity | None]
 
+MAX_FINDINGS_PER_FILE = 1000  # then one file/too-many-findings (docs/limits.md)
+BODY_CHECK_MAX_BYTES = 8 * 1024 * 1024  # larger files get file/body-not-checked instead of body checks
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -32,7 +35,7 @@ class Rule:
     severities: Severities  # profile -> severity (None: off)
     messages: Mapping[str, str]  # profile id -> str.format template; "*" for the others
     fix: str | None = None  # what the quick fix does (``Finding.data["fix"]`` names it)
-    applies_to: str = "skill"  # "skill", "context" or "prompt" (every file whose text is sent)
+    applies_to: str = "skill"  # "skill", "context", "prompt" (text sent to the model) or "file" (docs/limits.md)
 
     def severity(self, profile: ProfileId) -> Severity | None:
         return self.severities.get(profile)
@@ -82,6 +85,33 @@ _RULES: list[Rule] = [
         "the upload limit for Claude skills).",
         _every(W),
         {"*": "file is {size} bytes (limit {limit})"},
+    ),
+    Rule(
+        "file/body-not-checked",
+        "The file is too large for its body to be checked.",
+        "Checking the lines and links of a body of many megabytes would cost seconds and gigabytes; above "
+        "8 MiB pi-context checks the frontmatter (what Pi reads to load the skill) and says the body was skipped.",
+        _every(INFO),
+        {"*": "body not checked: the file is {size:,} bytes, over the {limit:,} whose lines and links are checked"},
+        applies_to="file",
+    ),
+    Rule(
+        "file/too-many-findings",
+        "The file has more findings than are reported for one file.",
+        "A generated file can hold a problem on every line (a link per line gave two million findings); "
+        "pi-context reports the first ones and this finding instead of the rest.",
+        _every(INFO),
+        {"*": "more than {limit:,} findings in this file; the rest are not reported (limit per file)"},
+        applies_to="file",
+    ),
+    Rule(
+        "file/not-fully-checked",
+        "The file's check is taking longer than its time budget.",
+        "The language server checks files in worker threads and reports a file whose check outlasts its "
+        "budget instead of waiting on it; the findings follow when the check ends.",
+        _every(INFO),
+        {"*": "not fully checked yet: checking this file takes more than {budget:g} s; its findings follow"},
+        applies_to="file",
     ),
     Rule(
         "skill/not-loaded",
@@ -510,6 +540,22 @@ _RULES: list[Rule] = [
         },
         applies_to="prompt",
     ),
+    # -- prompt cache ---------------------------------------------------------------------------
+    Rule(
+        "prompt/volatile-content",
+        "Content that changes between sessions or runs, in the part of the prompt every request repeats.",
+        "A provider's prompt cache only hits on a byte-identical prefix, and SYSTEM.md, APPEND_SYSTEM.md and the "
+        "context files are the start of every request. A date, a generated timestamp, a build number, a commit "
+        "hash or a temporary folder's path in them (usually written by a script that regenerates the file) makes "
+        "every new session miss the cache for everything after it. Put such facts where they are read when "
+        'needed instead (docs/cost.md, "Volatile content").',
+        _every(H),
+        {
+            "*": "{what} '{text}' may change between sessions: the {after} tokens after it here, and {later}, "
+            "miss the prompt cache in every new session"
+        },
+        applies_to="prompt",
+    ),
 ]
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
@@ -522,6 +568,8 @@ class Emitter:
     path: str
     profile: ProfileId
     findings: list[Finding] = field(default_factory=list)
+    limit: int = MAX_FINDINGS_PER_FILE
+    capped: bool = False
 
     def enabled(self, code: str) -> bool:
         return RULES[code].severity(self.profile) is not None
@@ -537,6 +585,15 @@ class Emitter:
         rule = RULES[code]
         severity = rule.severity(self.profile)
         if severity is None:
+            return None
+        if len(self.findings) >= self.limit:
+            if not self.capped:
+                self.capped = True
+                capped = RULES["file/too-many-findings"]
+                text = capped.message(self.profile, {"limit": self.limit})
+                self.findings.append(
+                    Finding(self.path, where, capped.severity(self.profile) or INFO, capped.code, text)
+                )
             return None
         text = message if message is not None else rule.message(self.profile, facts or {})
         finding = Finding(self.path, where, severity, code, text, dict(data or {}))

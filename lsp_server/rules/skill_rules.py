@@ -28,7 +28,7 @@ from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
-from lsp_server.rules.registry import RULES, Emitter
+from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.settings.limits import Thresholds
 
 MAX_COMPATIBILITY_LENGTH = 500
@@ -93,6 +93,7 @@ class _SkillChecker:
         self.declared = declared
         self.em = Emitter(path, profile)
         self.folder = os.path.basename(os.path.dirname(path))
+        self.body_bytes: int | None = None  # the file's size when it crosses a limit
 
     # -- anchors ------------------------------------------------------------------------------
 
@@ -316,6 +317,11 @@ class _SkillChecker:
     # -- body -----------------------------------------------------------------------------------
 
     def check_body(self, fm: Frontmatter) -> None:
+        if self.body_bytes is not None and self.body_bytes > BODY_CHECK_MAX_BYTES:
+            self.em.emit(
+                "file/body-not-checked", Range.file_start(), {"size": self.body_bytes, "limit": BODY_CHECK_MAX_BYTES}
+            )
+            return
         first, lines = fm.body_lines()
         shift = 1 if fm.has_bom and first == 0 else 0
 
@@ -376,7 +382,10 @@ def _within(lines: list[str], where: Range, shift: int) -> list[str]:
 def check_references(em: Emitter, path: str, lines: list[str], first: int, at: Any, area: str) -> None:
     """Windows separators and missing files among a document's relative references."""
     base = os.path.dirname(path)
+    present: dict[str, bool] = {}  # a target linked on every line is looked up once
     for ref in find_references(lines, first):
+        if em.capped:
+            return  # the findings cap is reached: looking further cannot add a finding
         where = at(ref.line, ref.start, ref.end)
         if ref.has_backslash:
             if area == "skill":
@@ -390,7 +399,10 @@ def check_references(em: Emitter, path: str, lines: list[str], first: int, at: A
         if ref.kind != "link":
             continue
         resolved = os.path.normpath(os.path.join(base, ref.path))
-        if not exists(resolved):
+        found = present.get(resolved)
+        if found is None:
+            found = present[resolved] = exists(resolved)
+        if not found:
             em.emit(f"{area}/missing-reference", where, {"target": ref.path, "resolved": resolved})
 
 
@@ -412,6 +424,11 @@ def check_skill_text(
     thresholds = thresholds or Thresholds()
     declared = os.path.basename(path) == SKILL_FILE_NAME
     checker = _SkillChecker(path, text, profile, thresholds, declared)
+    if size is None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= thresholds.skill_max_bytes and size <= BODY_CHECK_MAX_BYTES:
+            size = None  # a buffer's size is only reported when it crosses a limit
+    checker.body_bytes = size
     if invalid_utf8 is not None:
         where = Range.at(invalid_utf8.line, invalid_utf8.column, invalid_utf8.line, invalid_utf8.column + 1)
         checker.em.emit("skill/invalid-utf8", where, {"offset": invalid_utf8.byte_offset})

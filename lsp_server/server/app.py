@@ -20,13 +20,16 @@ Two pygls behaviours are adjusted here, both in ``PiProtocol``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import importlib
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator, Callable, Generator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -37,13 +40,8 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_server import __version__
-from lsp_server.chat.registry import ChatRegistry
-from lsp_server.checks import WorkspaceChecker
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
-from lsp_server.project.sessions import SessionListCache, SessionStore
-from lsp_server.project.summaries import PreviewCache
-from lsp_server.server.config import ServerSettings, resolve_agent_dir
 from lsp_server.server.diagnostics import CheckStats, DiagnosticsBook, FileDiagnostics, to_diagnostics
 from lsp_server.server.documents import DocumentStore, path_key
 from lsp_server.server.errors import guard, is_notification, log_failure
@@ -53,12 +51,55 @@ from lsp_server.server.progress import (
     create_progress_token,
     long_operation,
 )
-from lsp_server.server.projects import OpenProjects
 from lsp_server.server.scheduler import DebouncedScheduler
 from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
 from lsp_server.session.bounds import SessionReadLimits
 
+if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
+    from lsp_server.chat.registry import ChatRegistry
+    from lsp_server.checks import WorkspaceChecker
+    from lsp_server.project.sessions import SessionListCache, SessionStore
+    from lsp_server.project.summaries import PreviewCache
+    from lsp_server.server.config import ServerSettings
+    from lsp_server.server.projects import OpenProjects
+
 logger = logging.getLogger(__name__)
+
+CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
+CHECK_BUDGET_S = 2.0  # a check still running after this is reported as not fully checked (docs/limits.md)
+
+R = TypeVar("R")
+
+
+def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, fn: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+    """``fn(*args)`` in a new daemon thread: a check that outlives ``shutdown`` never holds up ``exit``.
+
+    (The default executor's threads are joined when the interpreter ends, so a long check there
+    would keep a server that was told to exit alive until the check is done.)
+    """
+    future: asyncio.Future[R] = loop.create_future()
+
+    def settle(value: R | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # handed to the awaiting task, which reports it
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server is gone
+                loop.call_soon_threadsafe(settle, None, exc)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=run, name="pi-context-check", daemon=True).start()
+    return future
+
 
 SERVER_NAME = "pi-context"
 DEBUG_ENV = "PI_CONTEXT_DEBUG"
@@ -109,8 +150,8 @@ class PiLanguageServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.debug = debug
-        self.checker = WorkspaceChecker()
-        self.settings = ServerSettings()
+        self._checker: WorkspaceChecker | None = None
+        self._settings: ServerSettings | None = None
         self.init_options: Any = None
         self.config_layer: Any = None  # last piContext from workspace/configuration or a push
         self.documents = DocumentStore()
@@ -123,12 +164,13 @@ class PiLanguageServer(LanguageServer):
         self.checked: set[str] = set()  # files checked and present (the checker may index them)
         self._propagate: set[str] = set()  # pending checks that must also re-check dependents
         self.listeners: list[Callable[[str, list[str]], None]] = []
-        self.projects = OpenProjects(self)
-        self.sessions = SessionStore()
-        self.session_lists = SessionListCache()
-        self.previews = PreviewCache()
-        self.chats = ChatRegistry()
+        self._projects: OpenProjects | None = None
+        self._sessions: SessionStore | None = None
+        self._session_lists: SessionListCache | None = None
+        self._previews: PreviewCache | None = None
+        self._chats: ChatRegistry | None = None
         self._scheduler: DebouncedScheduler | None = None
+        self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
 
@@ -137,6 +179,77 @@ class PiLanguageServer(LanguageServer):
         limits = SessionReadLimits(max_bytes=self.settings.limits.session_max_bytes)
         self.sessions.read_limits = limits
         self.session_lists.read_limits = limits
+
+    # --- the domain's objects, built on first use ---------------------------------------------
+    # Importing the domain (rules, YAML, sessions, pydantic models) costs more than the rest of the
+    # server: these are built when a handler first asks (``initialized`` does), not at start-up, so
+    # ``initialize`` is answered after importing pygls alone. ``preload_domain`` imports them in a
+    # thread right after ``initialize`` so that first use finds them loaded.
+
+    @property
+    def settings(self) -> ServerSettings:
+        """The settings in force: ``initializationOptions`` until ``initialized`` has pulled the client's."""
+        if self._settings is None:
+            from lsp_server.server.config import parse_settings
+
+            self._settings, _ = parse_settings(self.init_options)  # apply_settings logs the problems
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: ServerSettings) -> None:
+        self._settings = value
+
+    def reset_settings(self) -> None:
+        """Forget the settings: the next use parses ``init_options`` again."""
+        self._settings = None
+
+    @property
+    def checker(self) -> WorkspaceChecker:
+        if self._checker is None:
+            from lsp_server.checks import WorkspaceChecker
+
+            self._checker = WorkspaceChecker()
+        return self._checker
+
+    @property
+    def projects(self) -> OpenProjects:
+        if self._projects is None:
+            from lsp_server.server.projects import OpenProjects
+
+            self._projects = OpenProjects(self)
+        return self._projects
+
+    @property
+    def sessions(self) -> SessionStore:
+        if self._sessions is None:
+            from lsp_server.project.sessions import SessionStore
+
+            self._sessions = SessionStore()
+        return self._sessions
+
+    @property
+    def session_lists(self) -> SessionListCache:
+        if self._session_lists is None:
+            from lsp_server.project.sessions import SessionListCache
+
+            self._session_lists = SessionListCache()
+        return self._session_lists
+
+    @property
+    def previews(self) -> PreviewCache:
+        if self._previews is None:
+            from lsp_server.project.summaries import PreviewCache
+
+            self._previews = PreviewCache()
+        return self._previews
+
+    @property
+    def chats(self) -> ChatRegistry:
+        if self._chats is None:
+            from lsp_server.chat.registry import ChatRegistry
+
+            self._chats = ChatRegistry()
+        return self._chats
 
     # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
 
@@ -236,6 +349,8 @@ class PiLanguageServer(LanguageServer):
 
     @property
     def agent_dir(self) -> str:
+        from lsp_server.server.config import resolve_agent_dir
+
         return resolve_agent_dir(self.settings)
 
     def workspace_roots(self) -> list[str]:
@@ -315,14 +430,28 @@ class PiLanguageServer(LanguageServer):
             self._propagate.add(key)
         self.scheduler.submit(key, lambda: self.check_now(key), delay_s=delay_s)
 
-    def check_now(self, path: str) -> FileDiagnostics:
-        """Validate the file's current text (buffer or disk), record, and push if it changed."""
+    async def check_now(self, path: str) -> FileDiagnostics:
+        """Validate the file's current text (buffer or disk), record, and push if it changed.
+
+        The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
+        completion and other files' diagnostics are answered meanwhile; the skill index is
+        updated back here on the loop. A check still running after ``CHECK_BUDGET_S`` publishes
+        ``file/not-fully-checked`` at once and its findings when it ends.
+        """
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
         before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
-        findings = self.checker.check(path, source.text, self.settings)
+        settings = self.settings
+        async with self._check_slots:
+            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings)
+            try:
+                analysis = await asyncio.wait_for(asyncio.shield(work), CHECK_BUDGET_S)
+            except TimeoutError:
+                self._publish_not_fully_checked(path, source.text, source.version, settings)
+                analysis = await work
+        findings = self.checker.apply(analysis, settings)
         if source.text is None:
             self.checked.discard(path)
         else:
@@ -334,6 +463,19 @@ class PiLanguageServer(LanguageServer):
             for other in sorted((before | self.dependents(path)) - {path}):
                 self.request_check(other, delay_s=0, propagate=False)
         return entry
+
+    def _publish_not_fully_checked(
+        self, path: str, text: str | None, version: int | None, settings: ServerSettings
+    ) -> None:
+        self.stats.over_budget += 1
+        from lsp_server.findings import Range
+        from lsp_server.rules.registry import Emitter
+
+        em = Emitter(path, settings.rule_profile)
+        em.emit("file/not-fully-checked", Range.file_start(), {"budget": CHECK_BUDGET_S})
+        entry = FileDiagnostics(path, tuple(em.findings), text, version)
+        if self.book.record(entry):
+            self.publish(entry)
 
     def dependents(self, path: str) -> set[str]:
         """Files whose findings may change with ``path``: same-named skills, sibling context files."""
@@ -423,6 +565,34 @@ class PiLanguageServer(LanguageServer):
         self.stop_watcher()
         if self._scheduler is not None:
             self._scheduler.close()
+
+
+DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads them off the event loop
+    "lsp_server.server.config",
+    "lsp_server.checks",
+    "lsp_server.protocol",
+    "lsp_server.server.projects",
+    "lsp_server.project.analysis",
+    "lsp_server.project.sessions",
+    "lsp_server.project.summaries",
+    "lsp_server.project.wire",
+    "lsp_server.project.file_roles",
+    "lsp_server.editing.completions",
+    "lsp_server.editing.hovers",
+    "lsp_server.editing.fixes",
+    "lsp_server.editing.outline",
+    "lsp_server.chat.registry",
+    "lsp_server.chat.lens",
+    "lsp_server.llm.factory",
+    "lsp_server.session.tail",
+    "lsp_server.session.writer",
+)
+
+
+def preload_domain() -> None:
+    """Import the domain (in a worker thread: the event loop keeps answering while it loads)."""
+    for name in DOMAIN_MODULES:
+        importlib.import_module(name)
 
 
 def debug_enabled(flag: bool | None = None) -> bool:

@@ -102,6 +102,7 @@ class CheckStats:
     published: int = 0
     watch_batches: int = 0
     watch_paths: int = 0
+    over_budget: int = 0  # checks that outlasted their time budget (file/not-fully-checked)
 
     def count(self, path: str, version: int | None) -> None:
         """One validation of ``path`` at editor ``version`` (``None``: from disk)."""
@@ -115,6 +116,7 @@ class CheckStats:
             "validations": dict(sorted(self.validations.items())),
             "lastVersion": dict(sorted(self.last_version.items())),
             "repeats": dict(sorted(self.repeats.items())),
+            "overBudget": self.over_budget,
             "published": self.published,
             "watchBatches": self.watch_batches,
             "watchPaths": self.watch_paths,

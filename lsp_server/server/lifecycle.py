@@ -9,16 +9,21 @@ roots or debounce change, files are re-checked when the rule profile, trust or a
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from lsp_server import __version__
-from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.config import SECTION, ServerSettings, parse_settings
+from lsp_server.server.app import PiLanguageServer, preload_domain
+
+if TYPE_CHECKING:
+    from lsp_server.server.config import ServerSettings
+
+SECTION = "piContext"  # the settings section (``lsp_server.server.config.SECTION``; a test keeps them equal)
 
 # Settings whose change requires a new watcher, or new findings for every file.
 _WATCH_KEYS = frozenset({"watch", "agent_dir", "debounce_ms"})
@@ -26,7 +31,7 @@ _CHECK_KEYS = frozenset({"rule_profile", "trust", "agent_dir", "tokens", "limits
 
 
 def changed_keys(old: ServerSettings, new: ServerSettings) -> set[str]:
-    return {name for name in ServerSettings.model_fields if getattr(old, name) != getattr(new, name)}
+    return {name for name in type(new).model_fields if getattr(old, name) != getattr(new, name)}
 
 
 async def pull_configuration(ls: PiLanguageServer) -> Any:
@@ -45,6 +50,8 @@ async def pull_configuration(ls: PiLanguageServer) -> Any:
 
 async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bool = False) -> set[str]:
     """Rebuild the settings from ``initializationOptions`` + ``config_layer``; returns changed keys."""
+    from lsp_server.server.config import parse_settings
+
     ls.config_layer = config_layer
     new, problems = parse_settings(ls.init_options, config_layer)
     for problem in problems:
@@ -84,17 +91,16 @@ async def register_for_configuration_changes(ls: PiLanguageServer) -> None:
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
+        # Answered before the domain is imported: the settings are parsed on first use, the rest
+        # is imported in a thread once the client has the answer (``initialized`` below).
         ls.init_options = params.initialization_options
-        settings, problems = parse_settings(ls.init_options)
-        ls.settings = settings
-        ls.apply_session_limits()
-        for problem in problems:
-            ls.log(f"settings: {problem}", types.MessageType.Warning)
+        ls.reset_settings()
         ls.roots = ls.workspace_roots()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
         try:
+            await asyncio.to_thread(preload_domain)
             await apply_settings(ls, await pull_configuration(ls), initial=True)
             await register_for_configuration_changes(ls)
             ls.start_watcher()

@@ -64,7 +64,7 @@ def register(server: PiLanguageServer) -> None:
         ls.notify_listeners("closed", [path])
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, DIAGNOSTIC_OPTIONS)
-    def pull_diagnostics(
+    async def pull_diagnostics(
         ls: PiLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.RelatedFullDocumentDiagnosticReport:
         path = ls.uri_to_path(params.text_document.uri)
@@ -76,7 +76,7 @@ def register(server: PiLanguageServer) -> None:
                 uri = ls.path_to_uri(path)
                 ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         ls.scheduler.cancel(path)
-        entry: FileDiagnostics = ls.check_now(path)
+        entry: FileDiagnostics = await ls.check_now(path)
         return types.RelatedFullDocumentDiagnosticReport(
             items=to_diagnostics(entry.findings, entry.text, ls.workspace.position_codec)
         )

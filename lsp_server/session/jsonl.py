@@ -9,7 +9,12 @@ are migrated the way Pi migrates them, but only in memory, with deterministic id
 gives the same ids every time.
 
 JSON is parsed with ``JSON.parse``'s rules: ``NaN``/``Infinity`` are rejected (Python's json
-accepts them) and integers beyond 2**53 become floats as in JavaScript.
+accepts them), integers beyond 2**53 become floats as in JavaScript, ``-0`` is negative zero and
+``1e999`` is infinity. Complete lines go through orjson first (several times faster than the
+standard library, and it shares the key strings of all entries); a line orjson refuses or could
+read differently from ``JSON.parse`` (invalid UTF-8, a lone surrogate, a number out of range, 16
+or more digits in a row, ``-0``) is read again with the standard library's decoder under the rules
+above, so both give the same values (a differential test checks it).
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message
+from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.strings import js_trim, js_trim_start
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, line_too_long_reason, open_session
@@ -35,6 +43,8 @@ def _js_int(text: str) -> int | float:
     if len(text) > 20:  # beyond 2**53 whatever the digits; and int() refuses more than 4300 of them
         return float(text)
     value = int(text)
+    if value == 0 and text.startswith("-"):
+        return -0.0  # JSON.parse("-0") is negative zero
     return value if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER else float(text)
 
 
@@ -90,12 +100,55 @@ class ParsedLines:
     entries: list[Entry] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     problems: list[LineProblem] = field(default_factory=list)
+    # Pi's fileEntries: every line that parses as JSON, whatever its type, in order. Only
+    # parse_session_text fills it (what Pi-compatible answers start from); the entries above
+    # hold the objects alone, and the others are reported as problems.
+    values: list[Any] = field(default_factory=list)
 
 
 def _describe_value(value: Any) -> str:
     if value is None:
         return "null"
     return _KIND_NAMES.get(type(value), "not an object")
+
+
+# Where orjson's number could differ from JSON.parse's: an integer of 16+ digits (beyond 2**53 it
+# must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript). The
+# check also hits such text inside strings; those lines just take the slower decoder. It runs on
+# the line mapped to its number shape (digits -> "0", ".eE+" -> "e", "-" kept, the rest -> " "),
+# so two C-speed ``find``s do it.
+_SHAPE: Final = bytes(
+    ord("0") if chr(b).isdigit() and b < 128 else b if b == ord("-") else ord("e") if chr(b) in ".eE+" else ord(" ")
+    for b in range(256)
+)
+_LONG_INTEGER: Final = b"0" * 16
+_SLOW: Final = object()
+
+
+def _needs_js_numbers(raw: bytes) -> bool:
+    shape = raw.translate(_SHAPE)
+    return _LONG_INTEGER in shape or b"-0 " in shape or shape.endswith(b"-0")
+
+
+def _fast_value(raw: bytes) -> Any:
+    """``JSON.parse`` of a complete line through orjson, or ``_SLOW`` when the full rules must decide."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path says which
+    if _needs_js_numbers(raw):
+        return _SLOW
+    return value
+
+
+def _accept(value: Any, line: int, out: ParsedLines) -> None:
+    if not isinstance(value, dict):
+        out.problems.append(
+            LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object")
+        )
+        return
+    out.entries.append(value)
+    out.lines.append(line)
 
 
 def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False) -> None:
@@ -113,14 +166,8 @@ def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False)
             reason = f"last line is incomplete (no newline at the end; cut off mid-write?): {reason}"
         out.problems.append(LineProblem(line, "session/invalid-json", reason, Severity.ERROR))
         return
-    if not isinstance(value, dict):
-        out.problems.append(
-            LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object")
-        )
-        return
-    out.entries.append(value)
-    out.lines.append(line)
-    if partial:
+    _accept(value, line, out)
+    if partial and isinstance(value, dict):
         out.problems.append(
             LineProblem(
                 line,
@@ -160,10 +207,15 @@ def parse_bytes(
     start = 0
     while start < end:
         newline = data.index(b"\n", start)
+        raw = data[start:newline]
         if max_line_bytes is not None and newline - start > max_line_bytes:
             out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
         else:
-            parse_line(decode_line(data[start:newline], line, out.problems), line, out)
+            value = _fast_value(raw)
+            if value is _SLOW:
+                parse_line(decode_line(raw, line, out.problems), line, out)
+            else:
+                _accept(value, line, out)
         start = newline + 1
         line += 1
     if final and end < len(data):
@@ -178,13 +230,18 @@ def parse_bytes(
 def parse_session_text(content: str) -> ParsedLines:
     """Pi's ``parseSessionEntries`` (the whole text trimmed, then split on ``\\n``), with problems.
 
-    Pi keeps any JSON value; we keep objects only and report the rest.
+    Pi keeps any JSON value (``values``); ``entries`` keeps objects only and the rest are reported.
     """
     trimmed = js_trim(content)
     first_line = 1 + content[: len(content) - len(js_trim_start(content))].count("\n")
     out = ParsedLines()
     for offset, text in enumerate(trimmed.split("\n")):
+        entries, problems = len(out.entries), len(out.problems)
         parse_line(text, first_line + offset, out)
+        if len(out.entries) > entries:
+            out.values.append(out.entries[-1])
+        elif any(problem.code == "session/not-an-object" for problem in out.problems[problems:]):
+            out.values.append(parse_json(text))  # a number, string, array, boolean or null: Pi keeps it
     return out
 
 
@@ -248,9 +305,18 @@ class Migration:
     def restore(self, snapshot: tuple[int, Any]) -> None:
         self.next_number, self.previous_id = snapshot
 
-    def apply(self, file_entries: list[Entry], start: int = 0) -> None:
-        """Migrate ``file_entries[start:]``; earlier ones were migrated by this same instance."""
+    def apply(self, file_entries: list[Any], start: int = 0) -> None:
+        """Migrate ``file_entries[start:]``; earlier ones were migrated by this same instance.
+
+        Pi's file entries can be any JSON value (``parse_session_text``'s ``values``): a ``null``
+        fails as Pi's ``entry.type`` fails, a number, string or boolean where Pi assigns an id
+        fails as that assignment does (:class:`~lsp_server.js.errors.JsTypeError`), and an array
+        gets an id Pi's JSON never shows (it still takes its place in the id sequence).
+        """
         if not self.needed:
+            return
+        if any(not isinstance(entry, dict) for entry in file_entries[start:]):
+            self._apply_values(file_entries, start)
             return
         for index in range(start, len(file_entries)):
             entry = file_entries[index]
@@ -276,21 +342,77 @@ class Migration:
             ):
                 message["role"] = "custom"
 
+    def _apply_values(self, file_entries: list[Any], start: int) -> None:
+        """Pi's two passes (v1 -> v2, then v2 -> v3) over values of any JSON type, throwing as Pi throws."""
+        array_ids: dict[int, Any] = {}
+        if self.from_version < 2:
+            for index in range(start, len(file_entries)):
+                entry = file_entries[index]
+                if entry is None:
+                    raise cannot_read(entry, "type")
+                if isinstance(entry, dict) and entry.get("type") == "session":
+                    entry["version"] = 2
+                    continue
+                if is_primitive(entry):
+                    raise cannot_create(entry, "id")
+                new_id = migration_id(self.next_number)
+                self.next_number += 1
+                if isinstance(entry, list):
+                    array_ids[id(entry)] = new_id  # a property on the array: invisible in its JSON
+                else:
+                    entry["id"] = new_id
+                    entry["parentId"] = self.previous_id
+                self.previous_id = new_id
+                if isinstance(entry, dict) and entry.get("type") == "compaction":
+                    self._convert_first_kept_index(entry, file_entries, array_ids)
+        if self.from_version < 3:
+            for index in range(start, len(file_entries)):
+                entry = file_entries[index]
+                if entry is None:
+                    raise cannot_read(entry, "type")
+                if not isinstance(entry, dict):
+                    continue
+                if entry.get("type") == "session":
+                    entry["version"] = 3
+                    continue
+                message = entry.get("message")
+                if (
+                    entry.get("type") == "message"
+                    and isinstance(message, dict)
+                    and message.get("role") == "hookMessage"
+                ):
+                    message["role"] = "custom"
+
     @staticmethod
-    def _convert_first_kept_index(entry: Entry, file_entries: list[Entry]) -> None:
+    def _convert_first_kept_index(
+        entry: Entry, file_entries: list[Any], array_ids: dict[int, Any] | None = None
+    ) -> None:
         index = entry.get("firstKeptEntryIndex", UNDEFINED)
         if isinstance(index, bool) or not isinstance(index, (int, float)):
             return
         if float(index).is_integer() and 0 <= index < len(file_entries):
             target = file_entries[int(index)]
-            if target.get("type") != "session" and "id" in target:
-                entry["firstKeptEntryId"] = target["id"]
+            if isinstance(target, dict):
+                if target.get("type") != "session" and "id" in target:
+                    entry["firstKeptEntryId"] = target["id"]
+            elif isinstance(target, list) and array_ids is not None and id(target) in array_ids:
+                entry["firstKeptEntryId"] = array_ids[id(target)]
+            # a number, string or boolean has no id: Pi sets undefined, which JSON drops
         del entry["firstKeptEntryIndex"]
 
 
-def migrate_session_entries(file_entries: list[Entry]) -> float | None:
-    """Pi's ``migrateSessionEntries`` in place; returns the version migrated from, or ``None``."""
-    header = next((e for e in file_entries if e.get("type") == "session"), None)
+def migrate_session_entries(file_entries: list[Any]) -> float | None:
+    """Pi's ``migrateSessionEntries`` in place; returns the version migrated from, or ``None``.
+
+    ``file_entries`` may hold any JSON values (Pi's ``fileEntries``); see ``Migration.apply``.
+    """
+    header = None
+    for entry in file_entries:  # Pi's entries.find((e) => e.type === "session")
+        if entry is None:
+            raise cannot_read(entry, "type")
+        if isinstance(entry, dict) and entry.get("type") == "session":
+            header = entry
+            break
     migration = Migration.for_header(header)
     if not migration.needed:
         return None

@@ -97,8 +97,19 @@ def parse_json_text(text: str, file: str) -> JsonLoad:
         return JsonLoad(None, SettingsProblem(file, (), f"invalid JSON: {exc}"))
 
 
+# A run of token characters this long, with a digit, may be a key: such values are not shown.
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
+
+
+def _may_be_secret(text: str) -> bool:
+    return any(any(c.isdigit() for c in match.group()) for match in _TOKEN.finditer(text))
+
+
 def _describe(value: Any) -> str:
+    """The value for a message: short, and never something that may be a key (a user may paste one)."""
     text = js_json_stringify(value) if _jsonable(value) else repr(value)
+    if _may_be_secret(text):
+        return "a value that may be a secret, not shown"
     return text if len(text) <= 60 else text[:57] + "..."
 
 

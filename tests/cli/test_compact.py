@@ -239,3 +239,36 @@ def test_branch_summary_help_describes_its_own_instructions(env: dict[str, str])
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     assert "/compact" not in text and "branch summary in /tree" in text
+
+
+BAD_URLS = [
+    ("http://[::1", "is not a valid URL (Invalid IPv6 URL)"),
+    ("http://127.0.0.1:99999", "has an invalid port '99999' (a number from 0 to 65535)"),
+    ("ftp://127.0.0.1/", "must start with http:// or https:// (scheme: 'ftp')"),
+]
+
+
+@pytest.mark.parametrize(("url", "problem"), BAD_URLS)
+@pytest.mark.parametrize("source", ["setting", "env"])
+def test_a_bad_summarizer_url_is_one_line_and_exit_2(tmp_path: Path, url: str, problem: str, source: str) -> None:
+    import shutil
+
+    session = tmp_path / "s.jsonl"
+    shutil.copy(Path(__file__).resolve().parents[2] / "examples" / "sessions" / "inventory-fix.jsonl", session)
+    before = session.read_bytes()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_", "OPENAI_"))}
+    env["HOME"] = str(tmp_path)
+    args = [sys.executable, "-m", "lsp_server", "compact", str(session)]
+    if source == "setting":
+        settings = tmp_path / "settings.json"
+        settings.write_text(json.dumps({"summarizer": {"mode": "endpoint", "url": url, "model": "m"}}))
+        args += ["--settings", str(settings)]
+    else:
+        env.update({"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k"})
+        args += ["--model", "openai/gpt-4o"]
+    result = subprocess.run(args, capture_output=True, text=True, env=env, check=False, cwd=tmp_path, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"pi-context: summarizer URL {url!r} {problem} (set by summarizer.url or $OPENAI_BASE_URL)\n"
+    )
+    assert session.read_bytes() == before

@@ -103,22 +103,30 @@ def test_every_dependency_has_a_wheel_for_every_python_of_the_bundle(vsix: Path)
         assert name.endswith("-none-any.whl") or ("x86_64" in name and manifest["target"] == "linux-x64"), name
 
 
+def _allowlist() -> list[str]:
+    """The `!pattern` lines of .vscodeignore (everything else is ignored by its `**`)."""
+    lines = (EXTENSION / ".vscodeignore").read_text(encoding="utf-8").splitlines()
+    return [line[1:].strip() for line in lines if line.startswith("!")]
+
+
+def _allowed(name: str, patterns: list[str]) -> bool:
+    # vsce renames the readme, changelog and license inside the package.
+    renamed = {"readme.md": "README.md", "changelog.md": "CHANGELOG.md", "LICENSE.txt": "LICENSE"}
+    name = renamed.get(name, name)
+    return any(name.startswith(p[:-2]) if p.endswith("/**") else name == p for p in patterns)
+
+
 def test_the_package_holds_only_what_belongs_in_it(vsix: Path) -> None:
     with zipfile.ZipFile(vsix) as zf:
-        files = [n for n in zf.namelist() if n.startswith("extension/")]
-    allowed = (
-        "extension/package.json",
-        "extension/readme.md",
-        "extension/changelog.md",
-        "extension/LICENSE.txt",
-        "extension/dist/extension.js",
-        "extension/dist/webview.js",
-        "extension/media/",
-        "extension/bundled/",
-    )
-    stray = [f for f in files if not f.startswith(allowed)]
-    assert not stray, f"files that do not belong in the .vsix: {stray}"
-    for needed in ("extension/dist/extension.js", "extension/readme.md", "extension/changelog.md"):
+        files = [n.removeprefix("extension/") for n in zf.namelist() if n.startswith("extension/")]
+    patterns = _allowlist()
+    assert "**" in (EXTENSION / ".vscodeignore").read_text(encoding="utf-8").splitlines(), "not an allowlist"
+    stray = [f for f in files if not _allowed(f, patterns)]
+    assert not stray, f"files .vscodeignore does not let in: {stray}"
+    source_dirs = ("src/", "test/", "scripts/", "node_modules/", "out/")
+    sources = [f for f in files if f.startswith(source_dirs) or f.endswith((".ts", ".map"))]
+    assert not sources, sources
+    for needed in ("dist/extension.js", "readme.md", "changelog.md", "LICENSE.txt", "media/pi-context.png"):
         assert needed in files
 
 

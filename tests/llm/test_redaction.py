@@ -114,3 +114,9 @@ async def test_a_key_crossing_the_message_cut_is_redacted_before_the_cut(
         for text in shown:
             assert long_key[:12] not in text, lead  # not even a prefix of it
         assert (reply.error_message or "").startswith("503 " + "e" * lead + "***")
+
+
+def test_a_piece_of_the_key_at_a_cut_end_is_redacted() -> None:
+    assert redact(f"401 invalid key {KEY[:12]}", [Secret(KEY)]) == "401 invalid key ***"
+    assert redact(f"{KEY[-9:]} was rejected", [Secret(KEY)]) == "*** was rejected"
+    assert redact(f"ends with {KEY[:7]}", [Secret(KEY)]) == f"ends with {KEY[:7]}"  # too short to be told apart

@@ -25,7 +25,7 @@ def test_every_enabled_rule_has_a_message_for_its_profile() -> None:
 
 
 def test_codes_are_area_slugs() -> None:
-    assert all(code.split("/")[0] in ("skill", "context", "prompt") and code == code.lower() for code in RULES)
+    assert all(code.split("/")[0] in ("skill", "context", "prompt", "file") and code == code.lower() for code in RULES)
     assert all(rule.code.split("/")[0] == rule.applies_to for rule in RULES.values())
 
 

@@ -93,3 +93,12 @@ def test_validation_error_becomes_one_line_per_problem() -> None:
         "cfg.json:1:1: tokens.estimator: Input should be 'pi', 'weighted' or 'exact' (got 3)",
         "cfg.json:1:1: debounceMs: Input should be greater than or equal to 0 (got -1)",
     ]
+
+
+def test_a_value_that_may_be_a_key_is_not_echoed_in_a_problem() -> None:
+    key = "sk-ant-api03-Xq7vR2mZ9pL4kT8wN1cB6yH3jF5dS0aG"
+    _, problems = parse_pi_context_settings({"apiKey": key, "summarizer": {"retries": key}})
+    assert sorted((p.key, p.message) for p in problems) == [
+        ("apiKey", "Extra inputs are not permitted (got a value that may be a secret, not shown)"),
+        ("summarizer.retries", "Input should be a valid integer (got a value that may be a secret, not shown)"),
+    ]

@@ -130,6 +130,24 @@ async def main(only: set[str]) -> None:
     )
     await scenario(
         only,
+        "edit-turn",
+        [
+            ScriptedResponse(
+                tool_calls=[
+                    {
+                        "name": "edit",
+                        "arguments": {"path": "notes.txt", "edits": [{"oldText": "line two", "newText": "line 2"}]},
+                        "id": "call_e1",
+                    }
+                ],
+                finish="tool",
+            ),
+            ScriptedResponse(text="Renamed the second line."),
+        ],
+        ["Rename line two"],
+    )
+    await scenario(
+        only,
         "retry-fail",
         [ScriptedResponse(status=503, body={"error": {"message": "overloaded"}}) for _ in range(3)],
         ["Are you there?"],

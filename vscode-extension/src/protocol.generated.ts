@@ -213,6 +213,8 @@ export interface ChatPreflightResult {
   window: number;
   crossesThreshold: boolean;
   message?: string | null;
+  /** What sending the prompt now costs, warm and cold (docs/cost.md). */
+  nextRequest?: NextRequestCostInfo | null;
 }
 
 export interface ChatPromptParams {

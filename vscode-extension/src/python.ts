@@ -19,12 +19,21 @@ export type InstallCheck =
   | { ok: true; version: string }
   | { ok: false; reason: 'no-python' | 'not-installed' | 'broken'; detail: string };
 
-/** Runs `python -c "import lsp_server"`; never throws. */
-export function checkServerInstalled(python: string, cwd?: string, env?: NodeJS.ProcessEnv): Promise<InstallCheck> {
+/**
+ * Runs `python <flags> -c "import lsp_server"`; never throws. The server passes the flags it starts
+ * the server with (`-P`, `-I`), so the check imports what will run: without them the working
+ * directory (a workspace, which may hold a folder named `lsp_server`) comes first on `sys.path`.
+ */
+export function checkServerInstalled(
+  python: string,
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+  flags: string[] = [],
+): Promise<InstallCheck> {
   return new Promise((resolve) => {
     execFile(
       python,
-      ['-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
+      [...flags, '-c', 'import sys, lsp_server; sys.stdout.write(lsp_server.__version__)'],
       { timeout: 60_000, cwd, env, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) {

@@ -39,6 +39,8 @@ import {
   type SessionTreeResult,
   type SystemPromptParams,
   type SystemPromptResult,
+  type TurnLedgerParams,
+  type TurnLedgerResult,
 } from './protocol.generated';
 
 export const CLIENT_ID = 'piContext';
@@ -82,9 +84,25 @@ const USE_BUNDLED = 'Use Bundled Server';
 /** Where the server runs: the interpreter, and the environment it is started with. */
 interface Launch {
   python: string;
+  /** Arguments before `-m lsp_server serve`. */
+  flags: string[];
   env: NodeJS.ProcessEnv;
   interpreter: InterpreterChoice;
 }
+
+/**
+ * The bundled server runs isolated (`-I`: no working directory on `sys.path`, no `PYTHON*`
+ * variables, no user site) and unbuffered: a repository holding a folder named `lsp_server` must not
+ * replace the server the extension installed. (Python 3.11+, which the bundle requires, has `-I`.)
+ */
+const BUNDLED_FLAGS = ['-I', '-u'];
+
+/**
+ * A user's own installation keeps its `PYTHON*` variables (a checkout on `PYTHONPATH` is a way to run
+ * one) but not the working directory on `sys.path` (`-P`, Python 3.11+ like pi-context itself): the
+ * server runs in the workspace folder, and a repository's `lsp_server` folder must not be imported.
+ */
+const OWN_FLAGS = ['-P'];
 
 /** Clears `piContext.python` (user settings): the configuration listener restarts the server. */
 async function useBundled(): Promise<void> {
@@ -191,7 +209,7 @@ export class ServerManager implements vscode.Disposable {
     }
     const serverOptions: ServerOptions = {
       command: launch.python,
-      args: ['-m', 'lsp_server', 'serve'],
+      args: [...launch.flags, '-m', 'lsp_server', 'serve'],
       transport: TransportKind.stdio,
       options: { cwd: folder?.uri.fsPath, env: { ...launch.env, PYTHONUNBUFFERED: '1' } },
     };
@@ -276,7 +294,7 @@ export class ServerManager implements vscode.Disposable {
     const interpreter = own ? { command: own, source: 'setting' as const } : await resolveInterpreter(folder);
     this.interpreter = interpreter;
     this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
-    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath);
+    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
     this.lastCheck = check;
     if (!check.ok) {
       this.log.error(check.detail);
@@ -287,7 +305,7 @@ export class ServerManager implements vscode.Disposable {
     }
     this.version = check.version;
     this.log.info(`pi-context ${check.version}`);
-    return { python: interpreter.command, env: process.env, interpreter };
+    return { python: interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
   }
 
   private async prepareBundled(folder: vscode.WorkspaceFolder | undefined, bundle: Bundle, force: boolean): Promise<Launch | null> {
@@ -299,18 +317,19 @@ export class ServerManager implements vscode.Disposable {
       installSource,
       candidates,
       log: this.log,
-      token: new vscode.CancellationTokenSource().token,
+      // Not cancellable: a half-made environment is thrown away anyway, and a restart waits for it.
+      token: { onCancellationRequested: () => ({ dispose() {} }) },
       progress: (message: string) => this.progress(message),
     };
     let result = await ensureEnvironment({ ...request, force });
     let check: InstallCheck | undefined;
     if (result.ok) {
-      check = await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull));
+      check = await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS);
       if (!check.ok && !result.created) {
         // A reused environment that no longer works (its base Python was removed or upgraded): make it again.
         this.log.warn(`the bundled server's environment is broken (${check.detail}); creating it again`);
         result = await ensureEnvironment({ ...request, force: true });
-        check = result.ok ? await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull)) : undefined;
+        check = result.ok ? await checkServerInstalled(result.python, folder?.uri.fsPath, isolatedEnv(process.env, os.devNull), BUNDLED_FLAGS) : undefined;
       }
     }
     if (!result.ok || !check?.ok) {
@@ -330,7 +349,7 @@ export class ServerManager implements vscode.Disposable {
     const interpreter: InterpreterChoice = { command: result.python, source: 'bundled' };
     this.interpreter = interpreter;
     this.progress('Starting the pi-context language server…');
-    return { python: result.python, env: isolatedEnv(process.env, os.devNull), interpreter };
+    return { python: result.python, flags: BUNDLED_FLAGS, env: isolatedEnv(process.env, os.devNull), interpreter };
   }
 
   private failureText(check: Extract<InstallCheck, { ok: false }>, interpreter: InterpreterChoice, bundled: boolean): string {
@@ -414,6 +433,7 @@ export class ServerManager implements vscode.Disposable {
       projectedRequest: (p: SessionRef) => client.sendRequest<ProjectedRequestResult>(Methods.PROJECTED_REQUEST, p),
       sessions: (p: SessionsParams) => client.sendRequest<SessionsResult>(Methods.SESSIONS, p),
       sessionTree: (p: SessionRef) => client.sendRequest<SessionTreeResult>(Methods.SESSION_TREE, p),
+      turnLedger: (p: TurnLedgerParams) => client.sendRequest<TurnLedgerResult>(Methods.TURN_LEDGER, p),
     };
   }
 

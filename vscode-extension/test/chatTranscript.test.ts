@@ -92,6 +92,19 @@ test('deltas stream into the reply while it is open, and the reply is marked str
   assert.equal(reply.blocks[0]?.text, 'The file has **two** lines:\n\n```');
 });
 
+test("an edit's card carries Pi's patch and the first changed line, also after a rebuild", () => {
+  const { events, messages } = recording('edit-turn');
+  const t = fold(events);
+  const [tool] = of(t, 'tool');
+  assert.equal(tool?.name, 'edit');
+  assert.equal(tool?.status, 'done');
+  assert.equal(tool?.output, 'Successfully replaced 1 block(s) in notes.txt.');
+  assert.equal(tool?.patch, '--- notes.txt\n+++ notes.txt\n@@ -1,2 +1,2 @@\n line one\n-line two\n+line 2\n');
+  assert.equal(tool?.line, 2);
+  const [rebuilt] = of(Transcript.fromMessages(messages), 'tool');
+  assert.deepEqual([rebuilt?.patch, rebuilt?.line], [tool?.patch, tool?.line]);
+});
+
 test('a tool card is pending while the model streams its arguments, then running, then done', () => {
   const { events } = recording('tool-turn');
   const t = new Transcript();

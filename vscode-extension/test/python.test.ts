@@ -29,6 +29,18 @@ test('a Python without pi-context is reported as not installed', async () => {
   assert.equal(!result.ok && result.reason, 'not-installed');
 });
 
+test('with -I or -P the check ignores a folder named lsp_server in the working directory (a workspace cannot replace the server)', async () => {
+  const venv = mkdtempSync(join(tmpdir(), 'pi-context-venv-'));
+  execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
+  const workspace = fakeInstall('__version__ = "6.6.6"\n');
+  const python = join(venv, 'bin', 'python');
+  assert.deepEqual(await checkServerInstalled(python, workspace), { ok: true, version: '6.6.6' }, 'the plain check imports from the cwd');
+  for (const flags of [['-I'], ['-P']]) {
+    const isolated = await checkServerInstalled(python, workspace, undefined, flags);
+    assert.equal(!isolated.ok && isolated.reason, 'not-installed', flags.join(' '));
+  }
+});
+
 test('a pi-context that fails to import is reported as broken, with its error', async () => {
   const result = await checkServerInstalled('python3', fakeInstall('raise RuntimeError("half installed")\n'));
   assert.equal(!result.ok && result.reason, 'broken');

@@ -1,6 +1,7 @@
 """``parse_yaml``: text in, the value Pi would get, the nodes with positions, and never an exception.
 
-The steps, in ``yaml``'s order of complaints: whitespace-only text is an empty document; ``%``
+The steps, in ``yaml``'s order of complaints: whitespace-only text is an empty document; a
+simple block mapping of one-line scalars is read by the fast path (same result); ``%``
 directives are checked; characters ruamel refuses are masked; ruamel parses and the composer
 builds nodes (stopping at pi-context's limits); the nodes become the JavaScript value. A syntax
 error ruamel raises is translated to ``yaml``'s; a tab between tokens, which only ruamel rejects,
@@ -17,7 +18,9 @@ from typing import Any
 from lsp_server.context.yaml import limits
 from lsp_server.context.yaml.compose import Composer, limit_failure
 from lsp_server.context.yaml.errors import Failure, YamlError, YamlWarning, parse_failure, render_error
+from lsp_server.context.yaml.fast import parse_simple
 from lsp_server.context.yaml.nodes import YamlNode
+from lsp_server.context.yaml.prescan import flow_depth_overflow
 from lsp_server.context.yaml.reader import mask_unprintable, ruamel_parser
 from lsp_server.context.yaml.to_js import to_js
 from lsp_server.context.yaml.translate import (
@@ -40,16 +43,25 @@ class YamlResult:
         return self.error is None
 
 
-def parse_yaml(text: str) -> YamlResult:
+def parse_yaml(text: str, *, fast: bool = True) -> YamlResult:
     """Parse ``text`` like ``yaml.parse`` (core schema, unique keys) without ever raising.
 
-    On failure ``error`` says why and where; ``value`` is then None.
+    On failure ``error`` says why and where; ``value`` is then None. ``fast``: try the fast
+    path for simple block mappings first (:mod:`~lsp_server.context.yaml.fast`, the same
+    result); ``False`` runs the full parser (the differential tests compare the two).
     """
     if not text.strip(" \t\n"):
         # Whitespace only: an empty document (null). Comment-only text goes through the parser.
         return YamlResult(None, None)
     if len(text) > limits.CHARACTERS.value:
         return _failed(text, limit_failure(limits.CHARACTERS, limits.CHARACTERS.value))
+    deep = flow_depth_overflow(text, limits.DEPTH.value)
+    if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
+        return _failed(text, limit_failure(limits.DEPTH, deep))
+    if fast:
+        simple = parse_simple(text)
+        if simple is not None:
+            return YamlResult(simple[1], simple[0])
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     directive_error = directive_failure(text)

@@ -67,8 +67,14 @@ _CORE_TESTS: tuple[tuple[str, re.Pattern[str], Callable[[str], Any]], ...] = (
 )
 
 
+# Every core-schema pattern but the string's starts with one of these (or matches the empty text).
+_MAY_RESOLVE = frozenset("~nNtTfF+-.0123456789")
+
+
 def resolve_plain(text: str) -> Any:
     """The core-schema value of an untagged plain scalar (``yes`` stays a string)."""
+    if text and text[0] not in _MAY_RESOLVE:
+        return text  # no pattern can match: most keys and descriptions end here
     for _, pattern, resolver in _CORE_TESTS:
         if pattern.fullmatch(text):
             return resolver(text)

@@ -8,15 +8,16 @@ message (``pi/sessionTree: session: Field required``), so a client bug is an ans
 from __future__ import annotations
 
 import os
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from lsp_server.protocol import WireModel
 from lsp_server.server.app import PiLanguageServer
 
-M = TypeVar("M", bound=WireModel)
+if TYPE_CHECKING:
+    from lsp_server.protocol import WireModel
+
+M = TypeVar("M", bound="WireModel")
 
 REQUEST_FAILED = -32803  # LSP's RequestFailed: a valid request the server could not carry out
 
@@ -31,6 +32,8 @@ def invalid(method: str, message: str) -> JsonRpcInvalidParams:
 
 def parse_params(model: type[M], params: Any, method: str) -> M:
     """``params`` (JSON; ``None`` means ``{}``) as ``model``, or InvalidParams naming each bad field."""
+    from pydantic import ValidationError
+
     data = {} if params is None else params
     if isinstance(data, list) and len(data) == 1:  # commands: arguments = [object]
         data = data[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -18,9 +19,11 @@ from pygls.workspace.position_codec import PositionCodec
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.editing.text import LineIndex
 from lsp_server.findings import Position, Range
-from lsp_server.rules.profiles import ProfileId
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.settings.limits import Thresholds
+
+if TYPE_CHECKING:
+    from lsp_server.rules.profiles import ProfileId
+    from lsp_server.settings.limits import Thresholds
 
 
 @dataclass(frozen=True)

@@ -9,36 +9,48 @@ first one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsp_server import protocol
-from lsp_server.budget.projected import SessionAnalysis
-from lsp_server.project.analysis import analyze, budget_wire, prompt_budget_wire, request_result
-from lsp_server.project.project import header_cwd, session_folder
-from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, resolve_folder
 from lsp_server.server.features.sessions import read_session, session_path
-from lsp_server.session.tail import SessionFile
+from lsp_server.server.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from lsp_server.budget.projected import SessionAnalysis
+    from lsp_server.project.prompt_state import PromptSnapshot
+    from lsp_server.session.tail import SessionFile
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
+else:
+    protocol = lazy_module("lsp_server.protocol")
 
 
 async def analyze_in_project(
     ls: PiLanguageServer, method: str, path: str, leaf_id: str | None, workspace_folder: str | None = None
 ) -> tuple[SessionAnalysis, PromptSnapshot]:
     """The session at ``path`` analysed in the project it belongs to."""
+    from lsp_server.project.project import header_cwd, session_folder
+
     session_cwd = await read_session(ls, method, path, leaf_id, lambda session: header_cwd(session.header))
     folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, workspace_folder))
     snapshot = await ls.projects.snapshot(folder.cwd)
 
     def run(session: SessionFile) -> SessionAnalysis:
+        from lsp_server.project.analysis import analyze
+
         return analyze(snapshot, session, leaf_id)
 
     return await read_session(ls, method, path, leaf_id, run), snapshot
 
 
 def register(server: PiLanguageServer) -> None:
-    @server.feature(protocol.CONTEXT_BUDGET)
+    @server.feature(names.CONTEXT_BUDGET)
     async def context_budget(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.project.analysis import budget_wire, prompt_budget_wire
+
         method = protocol.CONTEXT_BUDGET
         request = parse_params(protocol.ContextBudgetParams, params, method)
         await ls.wait_ready()
@@ -49,8 +61,10 @@ def register(server: PiLanguageServer) -> None:
         analysis, _ = await analyze_in_project(ls, method, path, request.leaf_id, request.workspace_folder)
         return budget_wire(analysis)
 
-    @server.feature(protocol.PROJECTED_REQUEST)
+    @server.feature(names.PROJECTED_REQUEST)
     async def projected_request(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.project.analysis import request_result
+
         method = protocol.PROJECTED_REQUEST
         request = parse_params(protocol.SessionRef, params, method)
         await ls.wait_ready()

@@ -19,27 +19,31 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pygls.exceptions import JsonRpcException
 
-from lsp_server import protocol
-from lsp_server.chat.chat import Chat, ChatSpec
-from lsp_server.chat.lens import compaction_preview, preflight
-from lsp_server.chat.registry import ChatError
+from lsp_server import protocol_names as names
 from lsp_server.context.names import AGENT_DIR_ENV
-from lsp_server.pi_rpc import PiExit, PiInstallation, PiRpcError, PiUnavailable
-from lsp_server.project.analysis import analyze
-from lsp_server.project.project import header_cwd, session_folder
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import REQUEST_FAILED, parse_params, request_failed, resolve_folder
 from lsp_server.server.features.sessions import notify_session_changed, read_session, session_path
-from lsp_server.session.tail import SessionFile
+from lsp_server.server.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from lsp_server.chat.chat import Chat
+    from lsp_server.pi_rpc import PiExit, PiInstallation
+    from lsp_server.session.tail import SessionFile
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
+else:
+    protocol = lazy_module("lsp_server.protocol")
 
 T = TypeVar("T")
 NoticeLevel = Literal["info", "warning", "error"]
-M = TypeVar("M", bound=protocol.WireModel)
+M = TypeVar("M", bound="protocol.WireModel")
 
 SESSION_CHANGED_DELAY_S = 0.05  # Pi writes a few lines per event burst: tell the client once
 
@@ -53,6 +57,8 @@ def pi_env(ls: PiLanguageServer) -> dict[str, str]:
 
 
 async def _installation(ls: PiLanguageServer) -> PiInstallation:
+    from lsp_server.pi_rpc import PiUnavailable
+
     location = await ls.chats.locate(ls.settings.pi.command, pi_env(ls))
     if isinstance(location, PiUnavailable):
         raise JsonRpcException(
@@ -79,6 +85,9 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
 
 async def _pi(call: Callable[[], Awaitable[T]]) -> T:
     """Run a chat command; Pi's refusals and exits become readable request failures."""
+    from lsp_server.chat.registry import ChatError
+    from lsp_server.pi_rpc import PiRpcError
+
     try:
         return await call()
     except ChatError as exc:
@@ -90,6 +99,8 @@ async def _pi(call: Callable[[], Awaitable[T]]) -> T:
 
 
 def _chat(ls: PiLanguageServer, chat_id: str) -> Chat:
+    from lsp_server.chat.registry import ChatError
+
     try:
         chat = ls.chats.get(chat_id)
     except ChatError as exc:
@@ -151,18 +162,25 @@ class ChatEvents:
 def register(server: PiLanguageServer) -> None:
     events = ChatEvents(server)
 
-    def request(method: str, model: type[M]) -> Callable[[Callable[[PiLanguageServer, M], Awaitable[Any]]], None]:
-        """Register ``handler(ls, params)`` for ``method``, params validated with ``model``."""
+    def request(
+        method: str, model: Callable[[], type[M]]
+    ) -> Callable[[Callable[[PiLanguageServer, M], Awaitable[Any]]], None]:
+        """Register ``handler(ls, params)`` for ``method``, params validated with ``model()``.
+
+        ``model`` is a function returning the model class, so the models are imported when the
+        first request comes, not when the server starts."""
 
         def decorate(handler: Callable[[PiLanguageServer, M], Awaitable[Any]]) -> None:
             @server.feature(method)
             async def run(ls: PiLanguageServer, params: Any) -> Any:
-                return await handler(ls, parse_params(model, params, method))
+                return await handler(ls, parse_params(model(), params, method))
 
         return decorate
 
-    @server.feature(protocol.CHAT_LOCATE)
+    @server.feature(names.CHAT_LOCATE)
     async def locate(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.pi_rpc import PiUnavailable
+
         await ls.wait_ready()
         location = await ls.chats.locate(ls.settings.pi.command, pi_env(ls))
         if isinstance(location, PiUnavailable):
@@ -177,8 +195,10 @@ def register(server: PiLanguageServer) -> None:
             source=location.source,
         ).wire()
 
-    @request(protocol.CHAT_START, protocol.ChatStartParams)
+    @request(names.CHAT_START, lambda: protocol.ChatStartParams)
     async def start(ls: PiLanguageServer, params: protocol.ChatStartParams) -> dict[str, Any]:
+        from lsp_server.chat.chat import ChatSpec
+
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
@@ -191,31 +211,33 @@ def register(server: PiLanguageServer) -> None:
         )
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
-    @server.feature(protocol.CHAT_LIST)
+    @server.feature(names.CHAT_LIST)
     async def list_chats(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         chats = [chat_info(ls, chat) for chat in ls.chats if chat.alive]
         return protocol.ChatListResult(chats=chats).wire()
 
-    @request(protocol.CHAT_STATE, protocol.ChatRef)
+    @request(names.CHAT_STATE, lambda: protocol.ChatRef)
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         pi_state = await _pi(chat.refresh_state)
         return chat_info(ls, chat, pi_state).wire()
 
-    @request(protocol.CHAT_PROMPT, protocol.ChatPromptParams)
+    @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior))
         return protocol.ChatPromptResult(disposition=disposition).wire()
 
-    @request(protocol.CHAT_ABORT, protocol.ChatRef)
+    @request(names.CHAT_ABORT, lambda: protocol.ChatRef)
     async def abort(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         await _pi(chat.abort)
         return {}
 
-    @request(protocol.CHAT_STOP, protocol.ChatRef)
+    @request(names.CHAT_STOP, lambda: protocol.ChatRef)
     async def stop(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
+        from lsp_server.chat.registry import ChatError
+
         try:
             ls.chats.get(params.chat_id)
         except ChatError as exc:
@@ -223,7 +245,7 @@ def register(server: PiLanguageServer) -> None:
         await ls.chats.stop(params.chat_id)
         return {}
 
-    @request(protocol.CHAT_COMPACT, protocol.ChatCompactParams)
+    @request(names.CHAT_COMPACT, lambda: protocol.ChatCompactParams)
     async def compact(ls: PiLanguageServer, params: protocol.ChatCompactParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         result = await _pi(lambda: chat.compact(params.instructions))
@@ -235,8 +257,10 @@ def register(server: PiLanguageServer) -> None:
             usage=result.get("usage") if isinstance(result.get("usage"), dict) else None,
         ).wire()
 
-    @request(protocol.CHAT_COMPACT_PREVIEW, protocol.ChatCompactParams)
+    @request(names.CHAT_COMPACT_PREVIEW, lambda: protocol.ChatCompactParams)
     async def compact_preview(ls: PiLanguageServer, params: protocol.ChatCompactParams) -> dict[str, Any]:
+        from lsp_server.chat.lens import compaction_preview
+
         chat = _chat(ls, params.chat_id)
         session = chat.session
         if session is None or not os.path.isfile(session):
@@ -247,7 +271,7 @@ def register(server: PiLanguageServer) -> None:
             raise request_failed(preview)
         return protocol.ChatCompactPreview.model_validate(preview.to_json()).wire()
 
-    @request(protocol.CHAT_FORK, protocol.ChatForkParams)
+    @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         result = await _pi(lambda: chat.fork(params.entry_id))
@@ -255,7 +279,7 @@ def register(server: PiLanguageServer) -> None:
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
         ).wire()
 
-    @request(protocol.CHAT_FORK_POINTS, protocol.ChatRef)
+    @request(names.CHAT_FORK_POINTS, lambda: protocol.ChatRef)
     async def fork_points(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         messages = await _pi(chat.fork_points)
@@ -266,49 +290,56 @@ def register(server: PiLanguageServer) -> None:
         ]
         return protocol.ChatForkPointsResult(messages=points).wire()
 
-    @request(protocol.CHAT_SET_MODEL, protocol.ChatSetModelParams)
+    @request(names.CHAT_SET_MODEL, lambda: protocol.ChatSetModelParams)
     async def set_model(ls: PiLanguageServer, params: protocol.ChatSetModelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         model = await _pi(lambda: chat.set_model(params.model))
         return protocol.ChatModelResult(model=model).wire()
 
-    @request(protocol.CHAT_SET_THINKING_LEVEL, protocol.ChatSetThinkingLevelParams)
+    @request(names.CHAT_SET_THINKING_LEVEL, lambda: protocol.ChatSetThinkingLevelParams)
     async def set_thinking_level(ls: PiLanguageServer, params: protocol.ChatSetThinkingLevelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         await _pi(lambda: chat.set_thinking_level(params.level))
         return {}
 
-    @request(protocol.CHAT_MESSAGES, protocol.ChatRef)
+    @request(names.CHAT_MESSAGES, lambda: protocol.ChatRef)
     async def messages(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         return protocol.ChatItemsResult(items=await _pi(chat.messages)).wire()
 
-    @request(protocol.CHAT_COMMANDS, protocol.ChatRef)
+    @request(names.CHAT_COMMANDS, lambda: protocol.ChatRef)
     async def commands(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         return protocol.ChatItemsResult(items=await _pi(chat.commands)).wire()
 
-    @request(protocol.CHAT_MODELS, protocol.ChatRef)
+    @request(names.CHAT_MODELS, lambda: protocol.ChatRef)
     async def models(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         return protocol.ChatItemsResult(items=await _pi(chat.models)).wire()
 
-    @request(protocol.CHAT_PREFLIGHT, protocol.ChatPreflightParams)
+    @request(names.CHAT_PREFLIGHT, lambda: protocol.ChatPreflightParams)
     async def preflight_prompt(ls: PiLanguageServer, params: protocol.ChatPreflightParams) -> dict[str, Any]:
+        from lsp_server.chat.lens import preflight
+
         chat = _chat(ls, params.chat_id)
         session = chat.session
         if session is not None and os.path.isfile(session):
             snapshot = await ls.projects.snapshot(await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session))
 
             def run(loaded: SessionFile) -> Any:
-                return analyze(snapshot, loaded).budget
+                from lsp_server.project.analysis import analyze
+                from lsp_server.project.costs import next_request_with_prompt
 
-            budget = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
+                analysis = analyze(snapshot, loaded)
+                return analysis.budget, next_request_with_prompt(snapshot, analysis, params.text)
+
+            budget, upcoming = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
         else:  # a new chat: Pi writes the file with the first message
             from lsp_server.budget.budget import prompt_budget
 
             snapshot = await ls.projects.snapshot(chat.spec.cwd)
             budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
+            upcoming = None
         found = preflight(budget, params.text, snapshot.counter.counter)
         return protocol.ChatPreflightResult(
             text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
@@ -318,9 +349,10 @@ def register(server: PiLanguageServer) -> None:
             window=found.window,
             crosses_threshold=found.crosses_threshold,
             message=found.message,
+            next_request=upcoming,
         ).wire()
 
-    @request(protocol.CHAT_UI_RESPONSE, protocol.ChatUiResponseParams)
+    @request(names.CHAT_UI_RESPONSE, lambda: protocol.ChatUiResponseParams)
     async def ui_response(ls: PiLanguageServer, params: protocol.ChatUiResponseParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         answer = params.model_dump(by_alias=True, exclude_none=True, include={"value", "confirmed", "cancelled"})
@@ -352,6 +384,8 @@ def register(server: PiLanguageServer) -> None:
 
 async def _session_cwd(ls: PiLanguageServer, method: str, chat: Chat, session: str) -> str:
     """The project a chat's session is analysed in (the rule of ``session_folder``)."""
+    from lsp_server.project.project import header_cwd, session_folder
+
     session_cwd = await read_session(ls, method, session, None, lambda s: header_cwd(s.header))
     return session_folder(session_cwd, fallback=lambda: chat.spec.cwd).cwd
 

@@ -16,11 +16,13 @@ Renaming the skill's folder is offered only to clients that accept ``documentCha
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from lsp_server.editing.fixes import Fix, compute_fixes
+if TYPE_CHECKING:
+    from lsp_server.editing.fixes import Fix
 from lsp_server.editing.text import ranges_touch
 from lsp_server.findings import Finding, Range
 from lsp_server.server.app import PiLanguageServer
@@ -71,6 +73,8 @@ def _workspace_edit(ls: PiLanguageServer, fix: Fix, source: SkillSource) -> type
 
 def code_actions(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     """The quick fixes for ``params`` (None: not a checked file, or the client wants other kinds)."""
+    from lsp_server.editing.fixes import compute_fixes
+
     if not _wants_quickfix(params.context.only):
         return None
     source = checked_source(ls, params.text_document.uri)

@@ -9,10 +9,13 @@ offers ``true`` and ``false`` at once.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
-from lsp_server.editing.completions import TRIGGER_CHARACTERS, Completion, completions_at
-from lsp_server.editing.hovers import to_plaintext
+if TYPE_CHECKING:
+    from lsp_server.editing.completions import Completion
+from lsp_server.editing.triggers import TRIGGER_CHARACTERS
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._editing import SkillSource, markup_kind, profile_of, skill_source
 
@@ -20,6 +23,8 @@ OPTIONS = types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS))
 
 
 def _item(completion: Completion, source: SkillSource, snippets: bool, docs: types.MarkupKind) -> types.CompletionItem:
+    from lsp_server.editing.hovers import to_plaintext
+
     snippet = snippets and completion.snippet is not None
     text = completion.snippet if snippet and completion.snippet is not None else completion.text
     documentation = completion.documentation
@@ -39,6 +44,8 @@ def _item(completion: Completion, source: SkillSource, snippets: bool, docs: typ
 
 
 def completion(ls: PiLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+    from lsp_server.editing.completions import completions_at
+
     source = skill_source(ls, params.text_document.uri)
     if source is None:
         return None

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from lsp_server.editing.hovers import context_file_hover, hover_at
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._editing import is_context_file, markup_kind, profile_of, read_source, skill_source
 
 
 def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    from lsp_server.editing.hovers import context_file_hover, hover_at
+
     uri = params.text_document.uri
     path = ls.uri_to_path(uri)
     context = path is not None and is_context_file(path)

@@ -16,11 +16,9 @@ DEBUG_PROMPT_STATE = "pi.debug.promptState"
 
 
 def register(server: PiLanguageServer) -> None:
-    states = server.projects
-
     def listener(reason: str, paths: list[str]) -> None:
         try:
-            states.on_event(reason, paths)
+            server.projects.on_event(reason, paths)  # built on first use, not at start-up
         except Exception as exc:
             log_failure(server, f"prompt sections ({reason})", exc)
 

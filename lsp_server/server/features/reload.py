@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.protocol import CMD_RELOAD_WORKSPACE
+from lsp_server.protocol_names import CMD_RELOAD_WORKSPACE
 from lsp_server.server.app import PiLanguageServer
 
 

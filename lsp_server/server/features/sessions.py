@@ -15,21 +15,27 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from lsp_server import protocol
+from lsp_server import protocol_names as names
 from lsp_server.context.paths import is_path_within
 from lsp_server.fsread import not_regular_message
-from lsp_server.project.sessions import session_summary_wire, session_tree_result
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import invalid, parse_params, resolve_folder
-from lsp_server.session.jsonl import NOT_A_SESSION
-from lsp_server.session.tail import SessionFile
+from lsp_server.server.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from lsp_server.session.tail import SessionFile
 
 T = TypeVar("T")
 
 DEBUG_SESSIONS = "pi.debug.sessions"
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
+else:
+    protocol = lazy_module("lsp_server.protocol")
 
 
 def session_path(ls: PiLanguageServer, method: str, value: str) -> str:
@@ -53,6 +59,8 @@ async def read_session(
     """Run ``fn`` on the refreshed session in a worker thread; InvalidParams if it is not a session."""
 
     def work() -> T:
+        from lsp_server.session.jsonl import NOT_A_SESSION
+
         with ls.sessions.use(path) as (session, _):
             if not session.is_session:
                 raise invalid(method, session.error or NOT_A_SESSION.format(path=path))
@@ -68,8 +76,10 @@ def notify_session_changed(ls: PiLanguageServer, params: protocol.SessionChanged
 
 
 def register(server: PiLanguageServer) -> None:
-    @server.feature(protocol.SESSIONS)
+    @server.feature(names.SESSIONS)
     async def sessions(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.project.sessions import session_summary_wire
+
         request = parse_params(protocol.SessionsParams, params, protocol.SESSIONS)
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SESSIONS, request.workspace_folder, request.cwd)
@@ -83,8 +93,10 @@ def register(server: PiLanguageServer) -> None:
         result = protocol.SessionsResult(sessions_dir=choice.path, sessions=[session_summary_wire(s) for s in found])
         return result.wire()
 
-    @server.feature(protocol.SESSION_TREE)
+    @server.feature(names.SESSION_TREE)
     async def session_tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.project.sessions import session_tree_result
+
         request = parse_params(protocol.SessionRef, params, protocol.SESSION_TREE)
         path = session_path(ls, protocol.SESSION_TREE, request.session)
         result = await read_session(

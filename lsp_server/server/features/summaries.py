@@ -19,29 +19,27 @@ import asyncio
 import functools
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types
-
-from lsp_server import protocol
-from lsp_server.compaction.summarize import Progress
-from lsp_server.llm.client import CancelToken, LlmClient
-from lsp_server.llm.config import config_from_settings
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
-from lsp_server.project.project import Project, header_cwd, session_folder
-from lsp_server.project.summaries import (
-    Job,
-    JobRefused,
-    JobResult,
-    plan_branch_job,
-    plan_compaction_job,
-    run_job,
-)
+from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, request_failed
 from lsp_server.server.features.sessions import notify_session_changed, session_path
+from lsp_server.server.lazy import lazy_module
 from lsp_server.server.progress import Operation
-from lsp_server.session.writer import SessionForAppend
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
+else:
+    protocol = lazy_module("lsp_server.protocol")
+
+if TYPE_CHECKING:
+    from lsp_server.compaction.summarize import Progress
+    from lsp_server.llm.client import LlmClient
+    from lsp_server.llm.factory import SummarizerConfig
+    from lsp_server.project.project import Project
+    from lsp_server.project.summaries import Job, JobResult
+    from lsp_server.session.writer import SessionForAppend
 
 PHASE_PERCENT = {
     "preparing": 10,
@@ -55,6 +53,8 @@ REPORT_EVERY_S = 0.25  # characters-received reports at most this often
 
 def project_for(ls: PiLanguageServer, session: SessionForAppend) -> Project:
     """The project a session belongs to: its header's cwd if that exists here, else the first folder."""
+    from lsp_server.project.project import header_cwd, session_folder
+
     folder = session_folder(header_cwd(session.header), fallback=lambda: (ls.roots or [os.getcwd()])[0])
     return ls.projects.open(folder.cwd)
 
@@ -86,6 +86,9 @@ class ProgressReporter:
 
 
 def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
+    from lsp_server.llm.config import config_from_settings
+    from lsp_server.llm.factory import LlmConfigError, build_client
+
     config = config_from_settings(ls.settings.summarizer)
     try:
         return config, build_client(config)
@@ -94,6 +97,9 @@ def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
 
 
 async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], kind: str) -> dict[str, Any]:
+    from lsp_server.llm.client import CancelToken
+    from lsp_server.project.summaries import JobRefused, run_job
+
     config, client = _summarizer(ls)
     label = config.label
     try:
@@ -103,6 +109,8 @@ async def _run(ls: PiLanguageServer, title: str, plan: functools.partial[Job], k
             except JobRefused as exc:
                 raise request_failed(str(exc)) from None
             if job.session.repaired is not None:
+                from lsprotocol import types
+
                 ls.log(f"pi-context: {job.session.repaired}", types.MessageType.Warning)
             operation.check()
             operation.report(job.describe(), 5)
@@ -161,8 +169,11 @@ def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
 
 
 def register(server: PiLanguageServer) -> None:
-    @server.command(protocol.CMD_COMPACT)
+    @server.command(names.CMD_COMPACT)
     async def compact(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
+        from lsp_server.llm.config import config_from_settings
+        from lsp_server.project.summaries import plan_compaction_job
+
         request = parse_params(protocol.CompactArgs, list(args), protocol.CMD_COMPACT)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_COMPACT, request.session)
@@ -175,8 +186,11 @@ def register(server: PiLanguageServer) -> None:
         verb = "Previewing the compaction of" if request.preview_only else "Compacting"
         return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "compaction")
 
-    @server.command(protocol.CMD_BRANCH_SUMMARY)
+    @server.command(names.CMD_BRANCH_SUMMARY)
     async def branch_summary(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
+        from lsp_server.llm.config import config_from_settings
+        from lsp_server.project.summaries import plan_branch_job
+
         request = parse_params(protocol.BranchSummaryArgs, list(args), protocol.CMD_BRANCH_SUMMARY)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_BRANCH_SUMMARY, request.session)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server.editing.outline import Heading, markdown_outline
-from lsp_server.project.file_roles import FileRole, file_role, is_prompt_file
-from lsp_server.project.prompt_state import PromptSnapshot
+if TYPE_CHECKING:
+    from lsp_server.editing.outline import Heading
+    from lsp_server.project.file_roles import FileRole
+    from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.server.app import PiLanguageServer
 
 
@@ -32,6 +34,8 @@ def folders_for(ls: PiLanguageServer, path: str) -> list[str]:
 
 async def role_of(ls: PiLanguageServer, path: str, text: str | None) -> tuple[FileRole, PromptSnapshot] | None:
     """The file's role in the first folder prompt that loads it, else in the folder that contains it."""
+    from lsp_server.project.file_roles import file_role
+
     fallback: tuple[FileRole, PromptSnapshot] | None = None
     for cwd in folders_for(ls, path):
         snapshot = await ls.projects.snapshot(cwd)
@@ -86,6 +90,8 @@ def _flatten(
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: PiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        from lsp_server.project.file_roles import is_prompt_file
+
         path = ls.uri_to_path(params.text_document.uri)
         if path is None or not is_prompt_file(path):
             return []
@@ -107,6 +113,9 @@ def register(server: PiLanguageServer) -> None:
     async def document_symbols(
         ls: PiLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+        from lsp_server.editing.outline import markdown_outline
+        from lsp_server.project.file_roles import is_prompt_file
+
         uri = params.text_document.uri
         path = ls.uri_to_path(uri)
         if path is None or not is_prompt_file(path):

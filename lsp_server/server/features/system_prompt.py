@@ -8,17 +8,24 @@ the ones ``pi-context prompt --json`` prints for the same folder.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsp_server import protocol
-from lsp_server.project.wire import system_prompt_result
+from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, resolve_folder
+from lsp_server.server.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
+else:
+    protocol = lazy_module("lsp_server.protocol")
 
 
 def register(server: PiLanguageServer) -> None:
-    @server.feature(protocol.SYSTEM_PROMPT)
+    @server.feature(names.SYSTEM_PROMPT)
     async def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        from lsp_server.project.wire import system_prompt_result
+
         request = parse_params(protocol.SystemPromptParams, params, protocol.SYSTEM_PROMPT)
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SYSTEM_PROMPT, request.workspace_folder, request.cwd)

@@ -63,6 +63,8 @@ async function send(text) {
   await input.click();
   await input.fill(text);
   await input.press('Enter');
+  // The view takes the text out of the input when it sends it.
+  await until(async () => (await input.inputValue()) === '', `the view to take "${text.slice(0, 30)}" from the input`, 10000);
 }
 
 /** The last assistant message, once it holds ``text`` and no longer streams. */
@@ -120,9 +122,14 @@ async function chatStep(name, fn) {
       await page.waitForTimeout(200);
     }
     await need('textarea[data-testid=chat-input]', { state: 'visible' });
+    // data-state is idle before the server (and Pi) run: Pi is up once the header names its model.
+    const model = await need('[data-testid=chat-model]');
+    await until(async () => /\//.test(await textOf(model)), "the header to name Pi's model (Pi started)").catch(async (e) => {
+      throw new Error(`${e.message}; the header says "${await textOf((await chat()).locator('header, [data-testid=chat-root]').first())}"`);
+    });
     gauge.push({ when: 'opened', tokens: await gaugeTokens() });
     await shot('chat-idle');
-    return 'Chat view open, Pi found (data-state=idle)';
+    return `Chat view open, Pi started (data-state=idle, model ${await textOf(model)})`;
   });
 
   await chatStep('chat-stream', async () => {
@@ -168,8 +175,8 @@ async function chatStep(name, fn) {
     const took = (await duration.count()) ? await textOf(duration.first()) : '(no duration)';
     await finalReply(config.toolReply);
     const fold = card.locator('details > summary').first();
-    if (await fold.count()) await fold.click(); // open "Arguments and output" for the screenshot
-    await card.scrollIntoViewIfNeeded();
+    if (await fold.count()) await run.settled(() => fold.click()); // open "Arguments and output" for the screenshot
+    await run.settled(() => card.scrollIntoViewIfNeeded());
     await shot('chat-tool-card');
     return `read card done (args ${args.replace(/\s+/g, ' ')}, ${took}), output shows notes.txt`;
   });
@@ -203,7 +210,7 @@ async function chatStep(name, fn) {
     const stop = await need('[data-testid=chat-stop]', { state: 'visible' });
     await until(async () => stop.isEnabled(), 'the stop button to be enabled while streaming');
     await shot('chat-before-stop');
-    await stop.click();
+    await run.settled(() => stop.click());
     // The message ends, Pi settles (data-state back to idle), and Pi closed the model's stream.
     const f = await chat();
     await until(async () => !(await f.locator('[data-testid=chat-message][data-streaming=true]').count()), 'the stopped reply to end');
@@ -228,7 +235,7 @@ async function chatStep(name, fn) {
     await input.type('/comp');
     const item = await need('[data-testid=chat-completions] [data-testid=chat-completion][data-value="/compact"]', { state: 'visible' });
     await shot('chat-command-completion');
-    await item.click();
+    await run.settled(() => item.click());
     let typed = await input.inputValue();
     if (!typed.startsWith('/compact')) throw new Error(`picking /compact left "${typed}" in the input`);
     await input.fill(`/compact ${config.compactFocus}`);
@@ -236,17 +243,17 @@ async function chatStep(name, fn) {
     await input.press('Enter');
     const before = await run.signal('sessions');
     const confirm = await need('[data-testid=chat-compact-confirm]', { state: 'visible', timeout: WAIT });
-    await confirm.scrollIntoViewIfNeeded();
+    await run.settled(() => confirm.scrollIntoViewIfNeeded());
     await shot('chat-compact-preview');
     const unchanged = await run.signal('sessions');
     if (JSON.stringify(unchanged) !== JSON.stringify(before)) throw new Error('the preview wrote to the session');
-    await confirm.click();
+    await run.settled(() => confirm.click());
     const event = await need('[data-testid=chat-event][data-kind=compaction]', { timeout: WAIT });
     await waitState('idle');
     const after = await run.signal('sessions');
     const compacted = after.filter((s) => s.types.includes('compaction'));
     if (!compacted.length) throw new Error("Pi's compaction entry is not in the session file");
-    await event.scrollIntoViewIfNeeded();
+    await run.settled(() => event.scrollIntoViewIfNeeded());
     await shot('chat-compacted');
     return `"${typed}": preview, confirm, Pi appended a compaction to ${compacted[0].name}`;
   });
@@ -259,8 +266,8 @@ async function chatStep(name, fn) {
     const message = f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.toolPrompt }).first();
     await message.waitFor({ timeout: WAIT });
     const entryId = await message.getAttribute('data-entry-id');
-    await message.hover();
-    await message.locator('[data-testid=chat-fork]').first().click();
+    await run.settled(() => message.hover());
+    await run.settled(() => message.locator('[data-testid=chat-fork]').first().click());
     // The fork puts the message back in the input to edit; the conversation is the one before it.
     const input = f.locator('textarea[data-testid=chat-input]').first();
     await until(async () => (await input.inputValue()) === config.toolPrompt, 'the forked message back in the input');
@@ -289,6 +296,33 @@ async function chatStep(name, fn) {
     await shot('chat-fork-tree');
     return `forked at ${entryId}: ${forked.name} (parent ${forked.parentSession.split('/').pop()}) in the tree, ` +
       'with the edited message on its branch';
+  });
+
+  await chatStep('chat-reload', async () => {
+    // The webview is reloaded while Pi streams: the turn goes on in Pi, and the view shows it again.
+    await run.setSessionsExpanded(false);
+    await run.signal('script', 'reload');
+    await send(config.reloadPrompt);
+    await need('[data-testid=chat-message][data-role=assistant][data-streaming=true]', { timeout: WAIT });
+    await (await chat()).evaluate(() => { window.__e2eBeforeReload = true; });
+    frame = null;
+    await run.palette('Developer: Reload Webviews');
+    const f = await until(async () => {
+      const found = await chat(WAIT);
+      return (await found.evaluate(() => window.__e2eBeforeReload === true).catch(() => true)) ? null : found;
+    }, 'a reloaded Chat webview (a new document)');
+    const user = f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.reloadPrompt }).last();
+    await user.waitFor({ timeout: WAIT });
+    await waitState('streaming');
+    const head = config.reloadReply.slice(0, 16);
+    const streaming = f.locator('[data-testid=chat-message][data-role=assistant][data-streaming=true]').first();
+    await until(async () => (await textOf(streaming)).includes(head), `the reloaded view to show the streamed head "${head}"`);
+    await shot('chat-reloaded-streaming');
+    await run.signal('release');
+    await finalReply(config.reloadReply);
+    const earlier = await f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: config.forkReply }).count();
+    if (!earlier) throw new Error('the reloaded view lost the earlier reply');
+    return 'webview reloaded mid-stream: the conversation and the running reply came back, and the reply ended';
   });
 
   await run.finish({ gauge });

@@ -230,6 +230,28 @@ function sidebarFrame() {
     return `${await frame.locator('#request-list .message').count()} messages in the first turn`;
   });
 
+  await step('cost-chart', async () => {
+    await openContainer();
+    frame = await sidebarFrame();
+    const bars = frame.locator('#cost .cost-bar');
+    await bars.first().waitFor({ timeout: WAIT });
+    const count = await bars.count();
+    if (count !== config.costTurns) {
+      throw new Error(`the chart has ${count} bars, pi-context session --costs --json has ${config.costTurns} turns`);
+    }
+    const summary = await textOf(frame.locator('#cost .cost-summary'));
+    if (!summary.startsWith(`${config.costTurns} turns`)) {
+      throw new Error(`unexpected summary "${summary}"`);
+    }
+    await settled(() => frame.locator('#cost-title').scrollIntoViewIfNeeded());
+    await bars.nth(Math.floor(count / 2)).hover();
+    await page.waitForTimeout(300);
+    await shot('cost-chart');
+    // The part alone, for the README (docs/images/extension-cost-chart.png is a copy of it).
+    await frame.locator('#cost').screenshot({ path: require('path').join(config.outDir, 'cost-chart-part.png') });
+    return `${count} bars; "${summary}"`;
+  });
+
   await step('sessions-tree', async () => {
     await setSessionsExpanded(true);
     const row = page.locator('.monaco-list-row', { hasText: config.sessionLabel }).first();

@@ -4,15 +4,15 @@ server the extension starts, Pi 1.6.0 in RPC mode, and the loopback fake model a
 The extension starts the language server, which starts Pi (``piContext.pi.command``, a machine
 setting) in the sample project; Pi's only model is the fake LLM server, which scripts each step's
 replies and tool calls, holds a stream until the test releases it, and records every request body.
-``chat_driver.js`` walks the Chat view through its contract (``docs``: the ``data-testid``s of
-the view): the reply streams (the streaming state, then the final text), a ``read`` tool call
-shows a card that ends ``done``, stop ends a held stream, ``/compact`` previews then runs, a fork
-from an earlier user message shows in the Sessions tree, and the gauge's ``data-tokens`` follows
-Pi's usage after each turn. Then this test checks what only the other parties can say: the model
-received the typed prompt, the tool result and the compaction focus; the held stream was closed
-by Pi; Pi wrote a compaction entry and a forked file; every session file written loads in
-``pi-context session FILE --json`` without problems; and no Pi process is left once code-server
-has stopped.
+``chat_driver.js`` walks the Chat view through its ``data-testid`` contract (docs/chat.md): the
+reply streams (the streaming state, then the final text), a ``read`` tool call shows a card that
+ends ``done``, the gauge's ``data-tokens`` follows Pi's usage after each turn, stop ends a held
+stream, ``/compact`` previews then runs, a fork from an earlier user message shows in the
+Sessions tree, and a webview reload mid-stream shows the running reply again. Then this test
+checks what only the other parties can say: the model received the typed prompt, the tool result
+and the compaction focus; the held stream was closed by Pi; Pi wrote a compaction entry and a
+forked file; every session file written loads in ``pi-context session FILE --json`` without
+problems and in Pi itself; and no Pi process is left once code-server has stopped.
 
 Until the extension contributes the ``piContext.chat`` view, its steps report *waiting*; so does a
 step whose element the view does not have yet (named in the detail). ``PI_CONTEXT_E2E_STRICT=1``
@@ -44,7 +44,16 @@ from tests.support.pi_for_tests import PiUnderTest, require_test_pi
 pytestmark = pytest.mark.e2e
 
 CHAT_VIEW = "piContext.chat"
-CHAT_STEPS = ("chat-view", "chat-stream", "chat-tool", "chat-gauge", "chat-stop", "chat-compact", "chat-fork")
+CHAT_STEPS = (
+    "chat-view",
+    "chat-stream",
+    "chat-tool",
+    "chat-gauge",
+    "chat-stop",
+    "chat-compact",
+    "chat-fork",
+    "chat-reload",
+)
 
 PROMPT = "E2E-PROMPT: when is the release, in one sentence?"
 REPLY = "E2E-REPLY: the release is planned for Friday, once every item of the checklist is ticked."
@@ -54,6 +63,8 @@ STOP_PROMPT = "E2E-STOP: write a very long essay about release processes."
 COMPACT_FOCUS = "the release date"
 FORK_PROMPT = "E2E-FORK: read notes.txt again, and only say the date."
 FORK_REPLY = "E2E-FORK-REPLY: Friday."
+RELOAD_PROMPT = "E2E-RELOAD: and who tags it?"
+RELOAD_REPLY = "E2E-RELOAD-REPLY: the release manager tags it, after the checklist review."
 SUMMARY_MARKER = "E2E-CHAT-SUMMARY: the user asked about the release"
 SUMMARY = f"## Goal\n{SUMMARY_MARKER}.\n\n## Progress\n- The date and the tag are known.\n"
 STREAM_USAGE = {"input": 400, "output": 20}
@@ -105,6 +116,18 @@ def _pi_resumes(pi: PiUnderTest, agent: PiAgentDir, session: Path, cwd: Path) ->
     return asyncio.run(run())
 
 
+def _message_texts(entries: list[dict[str, Any]], role: str) -> list[str]:
+    """The text of every ``role`` message entry of a session."""
+    texts = []
+    for entry in entries:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == role:
+            content = message.get("content")
+            parts = [content] if isinstance(content, str) else [p.get("text", "") for p in content or []]
+            texts.append("".join(part for part in parts if isinstance(part, str)))
+    return texts
+
+
 def _user_texts(request: RecordedRequest) -> list[str]:
     """The text of every user message in a chat-completions body Pi sent."""
     body = request.body if isinstance(request.body, dict) else {}
@@ -152,6 +175,8 @@ class ChatParties:
             self.model.set_default(ScriptedResponse(text=SUMMARY))  # one or two summary requests
         elif step == "fork":
             self.model.enqueue(ScriptedResponse(text=FORK_REPLY))
+        elif step == "reload":
+            self.model.enqueue(ScriptedResponse(text=RELOAD_REPLY, hold_after_chunks=2))
         else:
             raise ValueError(f"no script for step {step!r}")
 
@@ -219,6 +244,8 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 "compactFocus": COMPACT_FOCUS,
                 "forkPrompt": FORK_PROMPT,
                 "forkReply": FORK_REPLY,
+                "reloadPrompt": RELOAD_PROMPT,
+                "reloadReply": RELOAD_REPLY,
                 "gaugeAfterStream": STREAM_USAGE["input"] + STREAM_USAGE["output"],
                 "gaugeAfterTool": TOOL_USAGE["input"] + TOOL_USAGE["output"],
                 "window": WINDOW,
@@ -265,10 +292,9 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
     if "chat-fork" in passed:  # a new file whose parent is the chat's first one, continued with the edit
         forks = [p for p, lines in all_entries.items() if lines and lines[0].get("parentSession")]
         assert forks, [p.name for p in sessions]
-        fork_users = [
-            e for e in all_entries[forks[-1]] if e.get("type") == "message" and e["message"]["role"] == "user"
-        ]
-        assert FORK_PROMPT in json.dumps(fork_users[-1]["message"]["content"])
+        assert FORK_PROMPT in _message_texts(all_entries[forks[-1]], "user")
+    if "chat-reload" in passed:  # the reply that streamed through the reload was completed and saved by Pi
+        assert RELOAD_REPLY in _message_texts(entries, "assistant")
     # Every session file Pi wrote during the test loads in pi-context session without problems, and in Pi.
     for path in sessions:
         done = subprocess.run(

@@ -67,6 +67,7 @@ def _expectations(server: dict[str, Any], views: set[str]) -> dict[str, bool | s
         "system-prompt-document": needs("pi/systemPrompt"),
         "section-change": needs("pi/systemPrompt"),
         "projected-request": needs("pi/projectedRequest"),
+        "cost-chart": needs("pi/turnLedger"),
         "sessions-tree": needs("pi/sessions", "pi/sessionTree"),
         "compact-cancel": needs("pi.compact"),
         "compact": needs("pi.compact"),
@@ -102,6 +103,15 @@ def _prompt_sections(ws: sample_workspace.SampleWorkspace) -> list[dict[str, Any
     return [{"name": s["name"], "tokens": s["tokens"], "piTokens": s["piTokens"]} for s in data["sections"]]
 
 
+def _cost_turns(ws: sample_workspace.SampleWorkspace) -> int:
+    """How many turns ``pi-context session --costs --json`` gives the sample session (the chart's bars)."""
+    command = [sys.executable, "-m", "lsp_server", "session", str(ws.session), "--costs", "--json"]
+    out = subprocess.run(
+        [*command, "--agent-dir", str(ws.agent_dir)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return len(json.loads(out.stdout)["turns"])
+
+
 @pytest.fixture()
 def out_dir() -> Iterator[Path]:
     yield harness.fresh_out(harness.OUT, keep=[CHAT_OUT])
@@ -113,6 +123,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     expect = _expectations(harness.server_features(), harness.extension_views())
     ws = sample_workspace.build(tmp_path)
     sections = _prompt_sections(ws) if expect["sections"] is True else []
+    cost_turns = _cost_turns(ws) if expect["cost-chart"] is True else 0
     session_before = ws.session.read_bytes()
 
     # A repository that tries to steer the extension: its own trust, interpreter and summarizer URL
@@ -168,6 +179,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "summaryMarker": SUMMARY_MARKER,
                 "branchTarget": "Step 16",
                 "piInstallCommand": "npm install -g @earendil-works/pi-coding-agent",
+                "costTurns": cost_turns,
             }
             driver = harness.run_driver(tools, "driver.js", config, out_dir, {"slow-llm": slow_llm})
         finally:

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.vscode import sample_workspace
-from tests.e2e.vscode.test_vscode_e2e import EXTENSION, OUT, REQUIRE, ROOT, _tools
+from tests.e2e.vscode.harness import EXTENSION, OUT, REQUIRE, ROOT
+from tests.e2e.vscode.harness import tools as _tools
 
 pytestmark = pytest.mark.e2e
 

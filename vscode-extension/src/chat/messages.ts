@@ -49,7 +49,7 @@ export type ChatWebviewMessage =
   | { type: 'abort' }
   | { type: 'fork'; itemId: string }
   | { type: 'copy'; text: string }
-  | { type: 'openFile'; path: string }
+  | { type: 'openFile'; path: string; line: number | null }
   | { type: 'pickModel' }
   | { type: 'pickThinking' }
   | { type: 'newChat' }
@@ -95,8 +95,10 @@ export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
       return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text } : undefined;
     case 'fork':
       return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
-    case 'openFile':
-      return bounded(m.path) ? { type, path: m.path } : undefined;
+    case 'openFile': {
+      const line = typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0 ? m.line : null;
+      return bounded(m.path) ? { type, path: m.path, line } : undefined;
+    }
     default:
       return undefined;
   }

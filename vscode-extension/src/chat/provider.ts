@@ -13,6 +13,7 @@
  * Pi's extension dialogs become quick picks, input boxes and notifications answered with
  * `pi/chat/uiResponse`.
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -52,6 +53,15 @@ const PREFLIGHT_DELAY_MS = 250;
 
 type Json = Record<string, unknown>;
 
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -75,6 +85,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
   private starting: Promise<void> | undefined;
+  private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
   private postTimer: NodeJS.Timeout | undefined;
@@ -137,12 +148,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Everything again: after `ready`, a reload, or the view shown again. */
   private postAll(): void {
     this.pendingItems.clear();
-    this.post({ type: 'header', header: this.header() });
+    this.postHeader();
     this.post({ type: 'reset', items: this.transcript.items });
   }
 
   private postHeader(): void {
-    this.post({ type: 'header', header: this.header() });
+    const header = this.header();
+    this.setStreamingContext(header.phase === 'streaming');
+    this.post({ type: 'header', header });
+  }
+
+  /** `piContext.chat.streaming`: the view title's stop button shows only while Pi works. */
+  private setStreamingContext(streaming: boolean): void {
+    if (this.streamingContext !== streaming) {
+      this.streamingContext = streaming;
+      void vscode.commands.executeCommand('setContext', 'piContext.chat.streaming', streaming);
+    }
   }
 
   /** Changed items, coalesced: a burst of deltas becomes one message per frame. */
@@ -372,8 +393,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async refreshBudget(): Promise<void> {
     const session = this.chat?.session;
-    if (!session) {
-      return;
+    if (!session || !(await exists(session))) {
+      return; // a new session has no file until Pi writes its first message: no gauge yet
     }
     try {
       const params: Json = { session };
@@ -385,7 +406,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.liveTokens = null; // the file has caught up with the stream
       }
     } catch (e) {
-      // A new session has no file until Pi writes its first message: no gauge yet.
       this.log.debug(`pi/contextBudget for the chat: ${errorText(e)}`);
     }
     this.postHeader();
@@ -505,7 +525,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           void vscode.window.showInformationMessage('The install command is on the clipboard.');
           break;
         case 'openFile':
-          await this.openFile(message.path);
+          await this.openFile(message.path, message.line);
           break;
         case 'pickModel':
           await this.pickModel();
@@ -623,11 +643,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.preflightTimer = undefined;
       void this.request<ChatPreflightResult>(Methods.CHAT_PREFLIGHT, { chatId: chat.chatId, text })
         .then((r) => {
-          this.warning = r.crossesThreshold
-            ? (r.message ??
-              `This prompt brings the session to ${formatExact(r.afterPrompt)} tokens, past the compaction threshold ` +
-                `(${formatExact(r.threshold)} of ${formatTokens(r.window)}): Pi will compact before answering.`)
-            : null;
+          // The server's sentence (past the threshold, or past the window even without compaction).
+          this.warning =
+            r.message ??
+            (r.crossesThreshold
+              ? `This prompt brings the context to about ${formatExact(r.afterPrompt)} tokens, past the compaction ` +
+                `threshold (${formatExact(r.threshold)} of ${formatTokens(r.window)}).`
+              : null);
           this.postHeader();
         })
         .catch((e: unknown) => this.log.debug(`pi/chat/preflight: ${errorText(e)}`));
@@ -685,10 +707,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
   }
 
-  private async openFile(file: string): Promise<void> {
+  /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
+  private async openFile(file: string, line: number | null): Promise<void> {
     const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const absolute = path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute));
+    const options: vscode.TextDocumentShowOptions = {};
+    if (line !== null) {
+      const at = new vscode.Position(line - 1, 0);
+      options.selection = new vscode.Range(at, at);
+    }
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(absolute), options);
   }
 
   async pickModel(): Promise<void> {
@@ -868,8 +896,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** Show the view (VS Code's generated `<view id>.focus` opens it when it was never shown). */
   reveal(): void {
-    this.view?.show?.(false);
+    if (this.view) {
+      this.view.show?.(false);
+    } else {
+      void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+    }
   }
 
   dispose(): void {

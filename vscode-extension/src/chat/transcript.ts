@@ -60,6 +60,10 @@ export interface ToolItem {
   output: string;
   status: ToolStatus;
   durationMs: number | null;
+  /** An edit's unified patch (Pi's `details.patch`), shown as the card's diff. */
+  patch: string | null;
+  /** The first changed line of an edit (Pi's `details.firstChangedLine`): the card's link opens the file there. */
+  line: number | null;
 }
 
 export interface EventItem {
@@ -484,6 +488,8 @@ export class Transcript {
       output: '',
       status: 'pending',
       durationMs: null,
+      patch: null,
+      line: null,
     };
     this.tools.set(toolCallId, item);
     this.items.push(item);
@@ -506,6 +512,7 @@ export class Transcript {
       tool.status = event.isError === true ? 'error' : 'done';
       if (isObject(event.result)) {
         tool.output = contentText(event.result.content);
+        readDetails(tool, event.result.details);
       }
       tool.durationMs = typeof event.durationMs === 'number' ? event.durationMs : tool.durationMs;
     }
@@ -515,6 +522,7 @@ export class Transcript {
   private toolResult(message: Json, touch: (item: ChatItem) => void): void {
     const tool = this.tool(str(message.toolCallId), str(message.toolName));
     tool.output = contentText(message.content);
+    readDetails(tool, message.details);
     tool.status = message.isError === true ? 'error' : 'done';
     tool.durationMs = typeof message.durationMs === 'number' ? message.durationMs : tool.durationMs;
     touch(tool);
@@ -578,6 +586,19 @@ export class Transcript {
       item.text = `Compaction failed: ${str(event.errorMessage) || 'no reason given'}`;
     }
     return item;
+  }
+}
+
+/** What a tool's `details` adds to its card: an edit's patch and where it starts. */
+function readDetails(tool: ToolItem, details: unknown): void {
+  if (!isObject(details)) {
+    return;
+  }
+  if (typeof details.patch === 'string' && details.patch.length > 0) {
+    tool.patch = details.patch;
+  }
+  if (typeof details.firstChangedLine === 'number' && Number.isInteger(details.firstChangedLine)) {
+    tool.line = details.firstChangedLine;
   }
 }
 

@@ -18,10 +18,13 @@ import type {
   SessionTreeResult,
   SystemPromptParams,
   SystemPromptResult,
+  TurnLedgerParams,
+  TurnLedgerResult,
 } from '../protocol.generated';
 import type { ChangeSummary, PartStatus, SidebarView } from '../sidebar/messages';
 import { budgetView, modelLabel, statusBarView, type StatusBarView } from './budget';
 import type { EstimateChoice } from './estimate';
+import { costChart } from './ledger';
 import { requestView } from './messages';
 import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';
@@ -33,11 +36,13 @@ export interface ServerApi {
   projectedRequest(params: SessionRef): Promise<ProjectedRequestResult>;
   sessions(params: SessionsParams): Promise<SessionsResult>;
   sessionTree(params: SessionRef): Promise<SessionTreeResult>;
+  /** Optional: a server (or a test double) without it simply has no "Cost" chart. */
+  turnLedger?(params: TurnLedgerParams): Promise<TurnLedgerResult>;
 }
 
 export type ServerState = SidebarView['server'];
 
-type Part = 'prompt' | 'budget' | 'request' | 'sessions' | 'tree';
+type Part = 'prompt' | 'budget' | 'request' | 'sessions' | 'tree' | 'ledger';
 
 /** JSON-RPC "method not found": the server is older than the extension (or the method is not built yet). */
 const METHOD_NOT_FOUND = -32601;
@@ -57,13 +62,14 @@ type Listener = () => void;
 export class ContextStore {
   private api: ServerApi | null = null;
   private listeners = new Set<Listener>();
-  private generation: Record<Part, number> = { prompt: 0, budget: 0, request: 0, sessions: 0, tree: 0 };
+  private generation: Record<Part, number> = { prompt: 0, budget: 0, request: 0, sessions: 0, tree: 0, ledger: 0 };
   private status: Record<Part, PartStatus> = {
     prompt: { state: 'loading' },
     budget: { state: 'loading' },
     request: { state: 'empty' },
     sessions: { state: 'loading' },
     tree: { state: 'empty' },
+    ledger: { state: 'empty' },
   };
 
   server: ServerState = { state: 'starting' };
@@ -84,6 +90,7 @@ export class ContextStore {
   request: ProjectedRequestResult | null = null;
   sessions: SessionsResult | null = null;
   tree: SessionTreeResult | null = null;
+  ledger: TurnLedgerResult | null = null;
   private diffCounter = 0;
 
   onDidChange(listener: Listener): { dispose(): void } {
@@ -128,7 +135,7 @@ export class ContextStore {
     this.request = null;
     this.tree = null;
     this.emit();
-    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree(), this.refreshLedger()]);
   }
 
   clearHighlights(): void {
@@ -139,13 +146,13 @@ export class ContextStore {
 
   async refreshAll(): Promise<void> {
     await Promise.all([this.refreshPrompt(), this.refreshSessions()]);
-    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree(), this.refreshLedger()]);
   }
 
   /** Everything that depends on the session files (one grew, a new one appeared, or compaction). */
   async refreshSession(): Promise<void> {
     await this.refreshSessions();
-    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree()]);
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree(), this.refreshLedger()]);
   }
 
   /**
@@ -215,6 +222,19 @@ export class ContextStore {
     }
     await this.fetch('request', 'pi/projectedRequest', (api) => api.projectedRequest({ session }), (r) => {
       this.request = r;
+    });
+  }
+
+  /** `pi/turnLedger` for the "Cost" chart (see `model/ledger.ts`); skipped by servers without it. */
+  async refreshLedger(): Promise<void> {
+    const session = this.session;
+    if (!session || !this.api?.turnLedger) {
+      this.ledger = null;
+      this.status.ledger = { state: 'empty' };
+      return;
+    }
+    await this.fetch('ledger', 'pi/turnLedger', (api) => api.turnLedger!({ session }), (r) => {
+      this.ledger = r;
     });
   }
 
@@ -289,6 +309,8 @@ export class ContextStore {
           ? requestView(this.request, choice, this.budget ? modelLabel(this.budget) : (this.request.model.id ?? ''))
           : null,
       requestStatus: this.status.request,
+      cost: this.ledger && this.session ? costChart(this.ledger) : null,
+      costStatus: this.status.ledger,
     };
   }
 

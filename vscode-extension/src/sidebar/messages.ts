@@ -5,6 +5,7 @@
  */
 import type { BudgetView } from '../model/budget';
 import type { EstimateChoice } from '../model/estimate';
+import type { CostChartView } from '../model/ledger';
 import type { RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
 
@@ -109,6 +110,9 @@ export interface SidebarView {
   lastChange: ChangeSummary | null;
   request: RequestView | null;
   requestStatus: PartStatus;
+  /** The "Cost" chart from `pi/turnLedger` (absent: no session, or a server without the method). */
+  cost?: CostChartView | null;
+  costStatus?: PartStatus;
 }
 
 export type HostMessage = { type: 'view'; view: SidebarView };

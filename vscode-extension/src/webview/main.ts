@@ -9,6 +9,7 @@ import { formatExact, formatPercent, formatTokens } from '../model/format';
 import type { MessageGroup, MessageRow, RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
 import type { HostMessage, PartStatus, SidebarView, WebviewMessage } from '../sidebar/messages';
+import { costPart } from './costChart';
 import { button, h } from './dom';
 
 interface VsCodeApi {
@@ -50,7 +51,8 @@ function render(): void {
   }
   // Keep the focused control focused across redraws (found again by its data-focus key).
   const focusKey = (document.activeElement as HTMLElement | null)?.dataset?.focus;
-  const parts = [header(view), serverNotice(view), budgetPart(view), sectionsPart(view), requestPart(view)];
+  const cost = costPart(view.cost ?? null, view.costStatus ?? { state: 'empty' });
+  const parts = [header(view), serverNotice(view), budgetPart(view), cost, sectionsPart(view), requestPart(view)];
   app.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   app.setAttribute('aria-busy', view.server.state === 'starting' ? 'true' : 'false');
   if (focusKey) {

@@ -224,10 +224,15 @@ function drawHeader(): void {
 
   noPi.hidden = hd.noPi === null;
   if (hd.noPi) {
+    // The server's sentence usually names the install command already; say it once.
+    const { message, installCommand } = hd.noPi;
+    const at = message.indexOf(installCommand);
     noPi.replaceChildren(
       h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }),
-      ` ${hd.noPi.message} Install it with `,
-      h('code', null, hd.noPi.installCommand),
+      ' ',
+      ...(at >= 0
+        ? [message.slice(0, at), h('code', null, installCommand), message.slice(at + installCommand.length)]
+        : [`${message} Install it with `, h('code', null, installCommand), '.']),
       ' ',
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
     );
@@ -460,7 +465,9 @@ function drawAssistant(item: AssistantItem): HTMLElement {
   }
   const usage = item.streaming ? null : usageText(item.usage, header?.hasPrices ?? false);
   if (usage) {
-    body.push(h('div', { class: 'usage muted', attrs: { 'data-testid': 'chat-usage', title: usage.title, 'aria-label': usage.title } }, usage.text));
+    // A reply that only called tools has no text: say whose numbers these are.
+    const text = item.blocks.length === 0 ? `tool call · ${usage.text}` : usage.text;
+    body.push(h('div', { class: 'usage muted', attrs: { 'data-testid': 'chat-usage', title: usage.title, 'aria-label': usage.title } }, text));
   }
   return h('article', { class: 'message assistant', attrs }, ...body);
 }
@@ -496,7 +503,15 @@ function drawTool(item: ToolItem): HTMLElement {
     item.durationMs !== null ? `${formatExact(item.durationMs)} ms` : item.status === 'pending' || item.status === 'running' ? '…' : '';
   const output = item.output.length > MAX_OUTPUT ? `${item.output.slice(0, MAX_OUTPUT)}\n… (${formatExact(item.output.length - MAX_OUTPUT)} more characters)` : item.output;
   const subjectEl = subject.path
-    ? h('button', { class: 'link subject', attrs: { type: 'button', title: `Open ${subject.path}` }, on: { click: () => send({ type: 'openFile', path: subject.path ?? '' }) } }, subject.text)
+    ? h(
+        'button',
+        {
+          class: 'link subject',
+          attrs: { type: 'button', title: item.line ? `Open ${subject.path} at line ${item.line}` : `Open ${subject.path}` },
+          on: { click: () => send({ type: 'openFile', path: subject.path ?? '', line: item.line }) },
+        },
+        subject.text,
+      )
     : h('code', { class: 'subject' }, subject.text);
   return h(
     'section',
@@ -523,6 +538,20 @@ function drawTool(item: ToolItem): HTMLElement {
       h('div', { class: 'label muted' }, item.status === 'error' ? 'Error' : 'Output'),
       h('pre', { class: 'output', attrs: { 'data-testid': 'chat-tool-output' } }, output),
     ),
+    item.patch ? drawPatch(item.patch) : null,
+  );
+}
+
+/** An edit's unified patch, lines coloured by kind (text only: the patch is never parsed as markup). */
+function drawPatch(patch: string): HTMLElement {
+  const lines = patch.replace(/\n$/, '').split('\n');
+  const kind = (line: string): string =>
+    line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+  return h(
+    'details',
+    { class: 'tool-diff', attrs: { open: '', 'data-key': 'diff', 'data-testid': 'chat-tool-diff' } },
+    h('summary', null, 'Diff'),
+    h('pre', { class: 'diff' }, ...lines.map((line) => h('span', { class: `diff-${kind(line)}` }, `${line}\n`))),
   );
 }
 

@@ -1,14 +1,12 @@
 /**
- * The model's Markdown as DOM, sanitized twice. markdown-it runs with `html: false`, so raw HTML
- * in a reply is escaped into text, and its link check refuses `javascript:`, `vbscript:`, `file:`
- * and `data:` URLs. Its output is then parsed in an inert `<template>` (nothing in it runs or
+ * The model's Markdown as DOM, sanitized twice. markdown-it runs with `html: false`
+ * (`src/chat/markdown.ts`), so raw HTML in a reply is escaped into text, and its link check refuses
+ * `javascript:`, `vbscript:`, `file:` and `data:` URLs. Its output is then parsed in an inert `<template>` (nothing in it runs or
  * loads) and rebuilt from an allowlist of elements and attributes: only http(s) and mailto links
  * stay, images become their alt text (the CSP would block a remote image anyway), and no `style`,
  * `on*` or other attribute survives. Code blocks get a copy button.
  */
-import MarkdownIt from 'markdown-it';
-
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+import { markdownToHtml } from '../../chat/markdown';
 
 const ALLOWED = new Set([
   'P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'BLOCKQUOTE',
@@ -18,7 +16,7 @@ const SAFE_LINK = /^(https?:|mailto:)/i;
 
 export function renderMarkdown(source: string, onCopy: (text: string) => void): DocumentFragment {
   const template = document.createElement('template');
-  template.innerHTML = md.render(source);
+  template.innerHTML = markdownToHtml(source);
   const out = document.createDocumentFragment();
   for (const node of [...template.content.childNodes]) {
     const clean = sanitize(node);
