@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import tempfile
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -28,6 +29,11 @@ settings.register_profile(
     "fuzz", deadline=None, suppress_health_check=_QUIET, database=None, derandomize=True, print_blob=True
 )
 settings.load_profile("default")
+
+
+def pytest_configure() -> None:
+    """The session writer notes appends in flight in pi-context's state folder: keep tests out of ~."""
+    os.environ.setdefault("PI_CONTEXT_STATE_DIR", tempfile.mkdtemp(prefix="pi-context-state-"))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
