@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chatHtml } from '../src/chat/html';
-import { MAX_PROMPT, parseChatMessage } from '../src/chat/messages';
+import { MAX_PROMPT, noPiSentence, parseChatMessage } from '../src/chat/messages';
 
 test('the chat accepts only the intents it knows, with bounded strings', () => {
   assert.deepEqual(parseChatMessage({ type: 'ready' }), { type: 'ready' });
   assert.deepEqual(parseChatMessage({ type: 'abort', extra: 1 }), { type: 'abort' });
   assert.deepEqual(parseChatMessage({ type: 'send', text: 'hi\nthere' }), { type: 'send', text: 'hi\nthere' });
   assert.deepEqual(parseChatMessage({ type: 'fork', itemId: 'u3' }), { type: 'fork', itemId: 'u3' });
+  assert.deepEqual(parseChatMessage({ type: 'dismiss', itemId: 'n4' }), { type: 'dismiss', itemId: 'n4' });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'src/a.ts' }), { type: 'openFile', path: 'src/a.ts', line: null });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: 12 }), { type: 'openFile', path: 'a.ts', line: 12 });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: -1 }), { type: 'openFile', path: 'a.ts', line: null });
@@ -18,6 +19,7 @@ test('the chat accepts only the intents it knows, with bounded strings', () => {
     { type: 'send', text: 3 },
     { type: 'send', text: 'x'.repeat(MAX_PROMPT + 1) },
     { type: 'fork', itemId: '' },
+    { type: 'dismiss' },
     { type: 'openFile', path: 'x'.repeat(5000) },
     { type: 'runCommand', command: 'workbench.action.terminal.new' },
     { type: 7 },
@@ -42,5 +44,29 @@ test("the chat's shell loads only the extension's files, its one script by nonce
     assert.match(url, /vscode-resource\.vscode-cdn\.net\/ext\//);
   }
   assert.doesNotMatch(html, /style="/);
-  assert.match(html, /data-testid="chat-root" data-state="idle"/);
+  assert.match(html, /data-testid="chat-root" data-state="starting"/);
+});
+
+test('the Pi-missing notice is one sentence that names the install command once', () => {
+  const command = 'npm install -g @earendil-works/pi-coding-agent';
+  const once = (s: { before: string; command: string; after: string }): string => `${s.before}${s.command}${s.after}`;
+  const count = (text: string): number => text.split(command).length - 1;
+  // The server's sentences (lsp_server/pi_rpc/locate.py) that name the command already.
+  for (const message of [
+    `\`/tmp/x/no-such-pi\` was not found; install Pi with: ${command}`,
+    `Pi is not installed (no \`pi\` on the PATH or in the usual npm folders); install it with: ${command}`,
+    `Pi 1.5.0 is older than 1.6.0, the first version the chat works with; update it with: ${command}`,
+    `Pi needs Node.js 22.19.0 or newer but would run with Node.js 20.1.0; install Node.js 22 or newer (for example with nvm), then Pi with: ${command}`,
+  ]) {
+    const s = noPiSentence(message, command);
+    assert.equal(s.command, command);
+    assert.equal(once(s), message);
+    assert.equal(count(once(s)), 1, message);
+    assert.doesNotMatch(once(s), /Install it with/);
+  }
+  // One that does not (Pi found but broken): the command is added in the same sentence.
+  const broken = noPiSentence('`pi --version` failed (exit 1): boom.', command);
+  assert.equal(once(broken), `\`pi --version\` failed (exit 1): boom; install Pi with: ${command}`);
+  assert.equal(count(once(broken)), 1);
+  assert.doesNotMatch(once(broken), /\. /); // one sentence
 });

@@ -284,3 +284,28 @@ test('records the reducer does not know change nothing', () => {
   assert.deepEqual(t.apply({ type: 'message_start', message: 'not an object' }), []);
   assert.deepEqual(t.items, []);
 });
+
+test('an error notice survives the conversation being rebuilt, until dismissed or a new prompt', () => {
+  const old = new Transcript();
+  old.notice('info', 'Forked: edit the message');
+  old.notice('error', 'The chat has not started.');
+  const rebuilt = Transcript.fromMessages([{ role: 'user', content: 'hello', timestamp: 1 }]);
+  const kept = rebuilt.keepErrors(old);
+  assert.deepEqual(
+    rebuilt.items.map((i) => [i.kind, i.kind === 'notice' ? i.text : '']),
+    [
+      ['user', ''],
+      ['notice', 'The chat has not started.'],
+    ],
+  );
+  assert.equal(new Set(rebuilt.items.map((i) => i.id)).size, rebuilt.items.length); // ids stay unique
+  assert.equal(rebuilt.dismiss('nope'), false);
+  assert.equal(rebuilt.dismiss(kept[0]?.id ?? ''), true);
+  assert.deepEqual(rebuilt.items.map((i) => i.kind), ['user']);
+
+  rebuilt.notice('error', 'first try failed');
+  rebuilt.notice('info', 'an info line stays');
+  assert.equal(rebuilt.clearErrors(), true);
+  assert.deepEqual(rebuilt.items.map((i) => i.kind), ['user', 'notice']);
+  assert.equal(rebuilt.clearErrors(), false);
+});

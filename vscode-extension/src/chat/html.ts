@@ -27,7 +27,7 @@ export function chatHtml(o: ChatShellOptions): string {
 <title>Pi Chat</title>
 </head>
 <body>
-<div id="chat" data-testid="chat-root" data-state="idle" aria-busy="true"><p class="muted">Starting the chat…</p></div>
+<div id="chat" data-testid="chat-root" data-state="starting" aria-busy="true"><p class="muted">Starting the chat…</p></div>
 <script nonce="${attr(o.nonce)}" src="${attr(o.scriptUri)}"></script>
 </body>
 </html>`;

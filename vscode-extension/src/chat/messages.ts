@@ -10,12 +10,14 @@ import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './usage';
 
 /** `data-state` of the view's root: what the input can do now. */
-export type ChatPhase = 'no-pi' | 'idle' | 'streaming' | 'exited';
+export type ChatPhase = 'no-pi' | 'starting' | 'idle' | 'streaming' | 'exited';
 
 export interface ChatHeader {
   phase: ChatPhase;
   /** While the server or Pi starts, or a request is on its way: a line under the header. */
   status: string | null;
+  /** Why sending is held now (the server or Pi starting, a fork being applied): the send button's title. */
+  hold: string | null;
   /** Pi missing: one sentence and the command that installs it. */
   noPi: { message: string; installCommand: string } | null;
   session: string;
@@ -36,11 +38,28 @@ export interface ChatHeader {
   extensionStatus: string[];
 }
 
+/**
+ * The Pi-missing notice as one sentence naming the install command once, split around it (the
+ * view draws the command as code). The server's sentence (`pi/chat/locate`'s `message`) names the
+ * command when installing Pi is the fix ("…; install Pi with: npm install -g …"); only a sentence
+ * that does not (Pi found but broken) gets it added, in the same sentence.
+ */
+export function noPiSentence(message: string, installCommand: string): { before: string; command: string; after: string } {
+  const at = installCommand ? message.indexOf(installCommand) : -1;
+  if (at >= 0) {
+    return { before: message.slice(0, at), command: installCommand, after: message.slice(at + installCommand.length) };
+  }
+  const sentence = message.trim().replace(/[.;:]+$/, '');
+  return { before: `${sentence}; install Pi with: `, command: installCommand, after: '' };
+}
+
 export type ChatHostMessage =
   | { type: 'header'; header: ChatHeader }
   | { type: 'reset'; items: ChatItem[] }
   | { type: 'items'; items: ChatItem[] }
-  | { type: 'setInput'; text: string };
+  | { type: 'setInput'; text: string }
+  /** A prompt the host could not send: back into the input, unless the user typed something else since. */
+  | { type: 'restoreInput'; text: string };
 
 export type ChatWebviewMessage =
   | { type: 'ready' }
@@ -48,6 +67,7 @@ export type ChatWebviewMessage =
   | { type: 'input'; text: string }
   | { type: 'abort' }
   | { type: 'fork'; itemId: string }
+  | { type: 'dismiss'; itemId: string }
   | { type: 'copy'; text: string }
   | { type: 'openFile'; path: string; line: number | null }
   | { type: 'pickModel' }
@@ -94,6 +114,7 @@ export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
     case 'copy':
       return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text } : undefined;
     case 'fork':
+    case 'dismiss':
       return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
     case 'openFile': {
       const line = typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0 ? m.line : null;

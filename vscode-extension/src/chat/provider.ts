@@ -41,7 +41,8 @@ import type { ServerManager } from '../server';
 import { makeNonce } from '../sidebar/html';
 import { type Completion, completionsFor, parseInput, piCompletions } from './commands';
 import { chatHtml } from './html';
-import { type ChatHeader, type ChatHostMessage, type ChatPhase, parseChatMessage } from './messages';
+import { type ChatHeader, type ChatHostMessage, parseChatMessage } from './messages';
+import { availability, Gate } from './readiness';
 import { type ChatItem, Transcript } from './transcript';
 import { gaugeView, modelHasPrices } from './usage';
 
@@ -84,7 +85,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private compactPreview: ChatHeader['compactPreview'] = null;
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
-  private starting: Promise<void> | undefined;
+  /** Starts, resumes and forks, one at a time; a prompt waits for them (`liveChat`). */
+  private readonly gate = new Gate(() => this.postHeader());
   private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
@@ -193,17 +195,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const model = state.model as Json | undefined;
     const session = this.chat?.session ?? null;
     const name = this.transcript.sessionName ?? (typeof state.sessionName === 'string' ? state.sessionName : null);
-    let phase: ChatPhase = 'idle';
-    if (this.locate && !this.locate.found) {
-      phase = 'no-pi';
-    } else if (this.exited) {
-      phase = 'exited';
-    } else if (this.transcript.streaming || this.transcript.compacting) {
-      phase = 'streaming';
-    }
+    const { phase, hold } = availability({
+      server: this.client !== undefined,
+      located: this.locate !== null,
+      noPi: this.locate !== null && !this.locate.found,
+      chat: this.chat !== null,
+      exited: this.exited !== null,
+      work: this.gate.work,
+      streaming: this.transcript.streaming || this.transcript.compacting,
+      status: this.status,
+    });
     return {
       phase,
       status: this.status,
+      hold,
       noPi:
         this.locate && !this.locate.found
           ? {
@@ -265,19 +270,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** A chat to show: one the server holds, else the session shown last, else a new one. */
   private ensureChat(): Promise<void> {
-    return this.starting ?? this.begin(() => this.doEnsureChat());
+    return this.gate.busy ? this.gate.settled() : this.begin(() => this.doEnsureChat());
   }
 
   /** One start at a time: a prompt sent while Pi starts waits for that start instead of starting another. */
   private begin(work: () => Promise<void>): Promise<void> {
-    const run = (this.starting ?? Promise.resolve()).catch(() => undefined).then(work);
-    const tracked = run.finally(() => {
-      if (this.starting === tracked) {
-        this.starting = undefined;
-      }
-    });
-    this.starting = tracked;
-    return tracked;
+    const run = this.gate.run('start', work);
+    this.postHeader(); // data-state=starting from now on
+    return run;
+  }
+
+  /** The transcript replaced (a chat taken up, a fork, a new chat): the error notices stay. */
+  private replaceTranscript(next: Transcript): void {
+    next.keepErrors(this.transcript);
+    this.transcript = next;
   }
 
   private async doEnsureChat(): Promise<void> {
@@ -348,7 +354,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.compactPreview = null;
     this.warning = null;
     this.extensionStatus.clear();
-    this.transcript = new Transcript();
+    this.replaceTranscript(new Transcript());
     this.status = null;
     if (info.session) {
       await this.state.update(SESSION_KEY, info.session);
@@ -364,7 +370,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return; // another chat was started meanwhile
     }
     this.chat = state;
-    this.transcript = Transcript.fromMessages(messages.items);
+    this.replaceTranscript(Transcript.fromMessages(messages.items));
     this.transcript.streaming = state.streaming;
     this.transcript.compacting = state.compacting;
     this.piCommands = piCompletions(commands.items);
@@ -506,7 +512,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.ensureChat();
           break;
         case 'send':
-          await this.send(message.text);
+          try {
+            await this.send(message.text);
+          } catch (e) {
+            this.post({ type: 'restoreInput', text: message.text }); // a prompt not sent is not lost
+            throw e;
+          }
+          break;
+        case 'dismiss':
+          if (this.transcript.dismiss(message.itemId)) {
+            this.postAll();
+          }
           break;
         case 'input':
           this.schedulePreflight(message.text);
@@ -561,10 +577,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.changed([this.transcript.notice('error', text).id]);
   }
 
+  /** The chat to send to, after any start or fork going on (a prompt never lands in the middle of one). */
   private async liveChat(): Promise<ChatInfo> {
-    if (this.starting) {
-      await this.starting.catch(() => undefined);
-    }
+    await this.gate.settled();
     if (!this.chat || this.exited) {
       if (this.exited) {
         throw new Error('Pi has exited: restart it to resume the session.');
@@ -600,6 +615,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const chat = await this.liveChat();
     this.warning = null;
+    if (this.transcript.clearErrors()) {
+      this.postAll(); // sending again clears the errors of the attempts before
+    }
     const params: Json = { chatId: chat.chatId, text: input.text };
     if (this.transcript.streaming) {
       params.streamingBehavior = 'steer'; // Pi delivers it before its next model call
@@ -696,15 +714,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (item?.kind !== 'user' || !item.entryId) {
       throw new Error('This message has no session entry to fork from yet.');
     }
-    const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId: item.entryId });
-    if (result.cancelled) {
-      return;
+    const entryId = item.entryId;
+    const text = item.text;
+    // In the gate: a prompt sent while Pi forks waits and goes to the new branch, after the
+    // conversation is rebuilt from it (else the rebuild would drop a prompt Pi received).
+    let edit: string | null = null;
+    const run = this.gate.run('fork', async () => {
+      const result = await this.request<ChatForkResult>(Methods.CHAT_FORK, { chatId: chat.chatId, entryId });
+      if (result.cancelled) {
+        return;
+      }
+      const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
+      await this.adopt(info, true);
+      this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
+      edit = result.text ?? text;
+      void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
+    });
+    this.postHeader(); // the send button says why it waits
+    await run;
+    if (edit !== null) {
+      this.post({ type: 'setInput', text: edit }); // after the gate's header: the message is back when it can be sent
     }
-    const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
-    await this.adopt(info, true);
-    this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
-    this.post({ type: 'setInput', text: result.text ?? item.text });
-    void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
   }
 
   /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
@@ -821,7 +851,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       this.exited = null;
       this.budget = null;
       this.liveTokens = null;
-      this.transcript = new Transcript();
+      this.replaceTranscript(new Transcript());
       this.postAll();
       await this.start(session);
     });

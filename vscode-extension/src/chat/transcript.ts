@@ -207,6 +207,31 @@ export class Transcript {
     return item;
   }
 
+  /**
+   * The error notices of `from` (a transcript this one replaces: a chat taken up, a fork, a new
+   * chat) at the end of this one: an error stays until the user dismisses it or sends again.
+   * Answers the notices added.
+   */
+  keepErrors(from: Transcript): NoticeItem[] {
+    return from.items
+      .filter((item): item is NoticeItem => item.kind === 'notice' && item.level === 'error')
+      .map((item) => this.notice('error', item.text));
+  }
+
+  /** The user closed a notice; answers whether there was one with that id. */
+  dismiss(id: string): boolean {
+    const before = this.items.length;
+    this.items = this.items.filter((item) => !(item.kind === 'notice' && item.id === id));
+    return this.items.length !== before;
+  }
+
+  /** A new prompt: the error notices of the attempts before it go; answers whether any did. */
+  clearErrors(): boolean {
+    const before = this.items.length;
+    this.items = this.items.filter((item) => !(item.kind === 'notice' && item.level === 'error'));
+    return this.items.length !== before;
+  }
+
   /** Pi ended: nothing streams any more; the end is said inline. */
   exited(message: string, expected: boolean): EventItem {
     this.streaming = false;

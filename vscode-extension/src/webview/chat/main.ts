@@ -5,8 +5,9 @@
  * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
  * end-to-end test finds.
  */
-import type { ChatHeader, ChatHostMessage, ChatWebviewMessage } from '../../chat/messages';
+import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSentence } from '../../chat/messages';
 import { type Completion, completionsFor } from '../../chat/commands';
+import { sendState } from '../../chat/readiness';
 import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
 import { usageText } from '../../chat/usage';
 import { formatExact } from '../../model/format';
@@ -77,6 +78,7 @@ const input = h('textarea', {
   },
 });
 const sendButton = iconButton('send', '', () => submit(), 'chat-send', 'Send (Enter)');
+sendButton.disabled = true; // until the host says the chat is ready: a prompt typed now stays in the input
 const stopButton = iconButton('stop-circle', '', () => send({ type: 'abort' }), 'chat-stop', 'Stop the reply');
 const composer = h(
   'div',
@@ -138,6 +140,12 @@ window.addEventListener('message', (event: MessageEvent<ChatHostMessage>) => {
       input.value = m.text;
       input.focus();
       onInput();
+      break;
+    case 'restoreInput':
+      if (input.value.trim().length === 0) {
+        input.value = m.text;
+        onInput();
+      }
       break;
   }
 });
@@ -218,21 +226,20 @@ function drawHeader(): void {
   } else {
     gauge.hidden = true;
   }
-  const status = [hd.status, ...hd.extensionStatus].filter((s): s is string => Boolean(s)).join(' · ');
+  const status = [hd.hold ?? hd.status, ...hd.extensionStatus].filter((s): s is string => Boolean(s)).join(' · ');
   statusLine.textContent = status;
   statusLine.hidden = status.length === 0;
 
   noPi.hidden = hd.noPi === null;
   if (hd.noPi) {
-    // The server's sentence usually names the install command already; say it once.
-    const { message, installCommand } = hd.noPi;
-    const at = message.indexOf(installCommand);
+    // One sentence, the install command in it once (the server's sentence usually names it already).
+    const sentence = noPiSentence(hd.noPi.message, hd.noPi.installCommand);
     noPi.replaceChildren(
       h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }),
       ' ',
-      ...(at >= 0
-        ? [message.slice(0, at), h('code', null, installCommand), message.slice(at + installCommand.length)]
-        : [`${message} Install it with `, h('code', null, installCommand), '.']),
+      sentence.before,
+      h('code', null, sentence.command),
+      sentence.after,
       ' ',
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
     );
@@ -245,8 +252,9 @@ function drawHeader(): void {
 
   const streaming = hd.phase === 'streaming';
   stopButton.disabled = !streaming;
-  sendButton.disabled = hd.phase === 'no-pi' || hd.phase === 'exited';
-  sendButton.title = streaming ? 'Steer: Pi reads this before its next step (Enter)' : 'Send (Enter)';
+  const sendable = sendState(hd);
+  sendButton.disabled = !sendable.enabled;
+  sendButton.title = sendable.reason ?? (streaming ? 'Steer: Pi reads this before its next step (Enter)' : 'Send (Enter)');
   sendButton.setAttribute('aria-label', sendButton.title);
   input.disabled = hd.phase === 'no-pi';
   modelButton.disabled = thinkingButton.disabled = hd.phase === 'no-pi' || hd.phase === 'exited';
@@ -574,11 +582,28 @@ function drawEvent(item: EventItem): HTMLElement {
 }
 
 function drawNotice(item: NoticeItem): HTMLElement {
+  // An error stays (across a rebuilt conversation too) until closed here or a prompt is sent.
+  const dismiss =
+    item.level === 'info'
+      ? null
+      : h(
+          'button',
+          {
+            class: 'icon dismiss',
+            attrs: { type: 'button', 'data-testid': 'chat-notice-dismiss', title: 'Dismiss', 'aria-label': 'Dismiss this notice' },
+            on: { click: () => send({ type: 'dismiss', itemId: item.id }) },
+          },
+          h('span', { class: 'codicon codicon-close', attrs: { 'aria-hidden': 'true' } }),
+        );
   return h(
     'div',
-    { class: `message notice ${item.level}`, attrs: { 'data-testid': 'chat-message', 'data-role': 'notice', role: item.level === 'error' ? 'alert' : 'note' } },
+    {
+      class: `message notice ${item.level}`,
+      attrs: { 'data-testid': 'chat-message', 'data-role': 'notice', 'data-level': item.level, role: item.level === 'error' ? 'alert' : 'note' },
+    },
     h('span', { class: `codicon codicon-${item.level === 'info' ? 'info' : item.level}`, attrs: { 'aria-hidden': 'true' } }),
     h('span', { class: 'text' }, ` ${item.text}`),
+    dismiss,
   );
 }
 
