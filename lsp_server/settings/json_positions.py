@@ -147,7 +147,11 @@ def locate(text: str | None, path: KeyPath) -> TextPosition:
     """
     if text is None:
         return TextPosition(0, 0)
-    found = locate_values(text)
+    return nearest(locate_values(text), path)
+
+
+def nearest(found: dict[KeyPath, ValueLocation], path: KeyPath) -> TextPosition:
+    """:func:`locate` in locations scanned once (a file with many problems is scanned once, not per problem)."""
     probe = path
     while True:
         hit = found.get(probe)

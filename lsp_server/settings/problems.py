@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import strip_bom
-from lsp_server.settings.json_positions import KeyPath, TextPosition, locate
+from lsp_server.settings.json_positions import KeyPath, TextPosition, locate, locate_values, nearest
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -178,6 +178,7 @@ def validation_problems(
     for item in error.errors():
         grouped.setdefault(_existing_prefix(data, item["loc"]), []).append(dict(item))
     out: list[tuple[KeyPath, SettingsProblem]] = []
+    found = locate_values(text) if text is not None else {}
     for path, errors in grouped.items():
         message = _message(errors)
         named = path
@@ -185,7 +186,7 @@ def validation_problems(
             named = tuple(errors[0]["loc"])  # a missing required key: name the key itself
         elif path:
             message = f"{message} (got {_describe(_value_at(data, path))})"
-        position = locate(text, path) if text is not None else TextPosition(0, 0)
+        position = nearest(found, path) if text is not None else TextPosition(0, 0)
         out.append((path, SettingsProblem(file, named, message, position.line, position.column)))
     return out
 

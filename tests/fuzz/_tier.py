@@ -48,7 +48,20 @@ class Report:
         return sum(p.cases for p in self.properties.values())
 
 
+@dataclass(frozen=True)
+class CorpusRun:
+    """One pathological file through one command of the real CLI (a child process)."""
+
+    case: str
+    command: str
+    seconds: float
+    peak_mb: float
+    exit_code: int
+    output_bytes: int
+
+
 REPORT = Report()
+CORPUS: list[CorpusRun] = []
 
 
 @contextlib.contextmanager

@@ -56,7 +56,7 @@ def _encode(text: str) -> bytes:
 
 
 @given(text=yaml_texts())
-@cases(default=60, fuzz=30_000)
+@cases(default=60, fuzz=35_000)
 def test_a_generated_frontmatter_parses_to_a_value_or_an_error(text: str) -> None:
     with timed("frontmatter: parse", text):
         parsed = parse_frontmatter("---\n" + text + "\n---\nbody")
@@ -64,7 +64,7 @@ def test_a_generated_frontmatter_parses_to_a_value_or_an_error(text: str) -> Non
 
 
 @given(text=skill_texts(), profile=st.sampled_from(PROFILES))
-@cases(default=60, fuzz=15_000)
+@cases(default=60, fuzz=22_000)
 def test_a_generated_skill_is_checked_with_findings_inside_the_file(text: str, profile: str) -> None:
     path = "/fuzz/skills/my-skill/SKILL.md"
     with timed("skill: check", text):
@@ -76,7 +76,7 @@ def test_a_generated_skill_is_checked_with_findings_inside_the_file(text: str, p
 
 
 @given(text=context_texts(), profile=st.sampled_from(PROFILES))
-@cases(default=40, fuzz=8_000)
+@cases(default=40, fuzz=10_000)
 def test_a_generated_context_file_is_checked_without_an_exception(text: str, profile: str) -> None:
     with timed("context file: check", text):
         findings = check_context_text("/fuzz/AGENTS.md", text, profile)  # type: ignore[arg-type]
@@ -84,7 +84,7 @@ def test_a_generated_context_file_is_checked_without_an_exception(text: str, pro
 
 
 @given(text=settings_texts(PI_SETTING_KEYS), scope=st.sampled_from(["global", "project"]))
-@cases(default=40, fuzz=6_000)
+@cases(default=40, fuzz=5_000)
 def test_a_generated_pi_settings_file_is_a_layer_with_problems_not_an_exception(text: str, scope: str) -> None:
     with timed("Pi settings.json: parse", text):
         layer = parse_settings_text(text, "/fuzz/settings.json", scope)  # type: ignore[arg-type]
@@ -92,7 +92,7 @@ def test_a_generated_pi_settings_file_is_a_layer_with_problems_not_an_exception(
 
 
 @given(text=settings_texts(PI_CONTEXT_KEYS))
-@cases(default=40, fuzz=6_000)
+@cases(default=40, fuzz=3_000)
 def test_generated_pi_context_settings_fall_back_to_defaults_with_problems(text: str) -> None:
     with timed("pi-context settings: parse", text):
         loaded = parse_json_text(text, "/fuzz/pi-context.json")
@@ -106,7 +106,7 @@ def test_generated_pi_context_settings_fall_back_to_defaults_with_problems(text:
     pi_settings=settings_texts(PI_SETTING_KEYS),
     ours=settings_texts(PI_CONTEXT_KEYS),
 )
-@cases(default=10, fuzz=2_500)
+@cases(default=10, fuzz=1_500)
 def test_check_and_prompt_answer_for_a_generated_workspace_and_leave_it_untouched(
     home: Path, skill: str, context: str, pi_settings: str, ours: str
 ) -> None:

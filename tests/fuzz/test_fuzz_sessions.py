@@ -53,7 +53,7 @@ def _write(home: Path, text: str) -> tuple[Path, bytes]:
 
 
 @given(text=session_texts())
-@cases(default=40, fuzz=30_000)
+@cases(default=40, fuzz=18_000)
 def test_a_generated_session_is_read_projected_and_planned_without_an_exception(home: Path, text: str) -> None:
     path, data = _write(home, text)
     with timed("session: load, project, plan", text[:200]):
@@ -68,7 +68,7 @@ def test_a_generated_session_is_read_projected_and_planned_without_an_exception(
 
 
 @given(text=session_texts())
-@cases(default=15, fuzz=12_000)
+@cases(default=15, fuzz=4_000)
 def test_session_json_answers_for_a_generated_session_and_leaves_it_untouched(home: Path, text: str) -> None:
     path, data = _write(home, text)
     with timed("cli: session --json", text[:200]):
@@ -82,7 +82,7 @@ def test_session_json_answers_for_a_generated_session_and_leaves_it_untouched(ho
 
 
 @given(text=session_texts())
-@cases(default=15, fuzz=12_000)
+@cases(default=15, fuzz=4_000)
 def test_compact_dry_run_answers_for_a_generated_session_and_writes_nothing(home: Path, text: str) -> None:
     path, data = _write(home, text)
     with timed("cli: compact --dry-run --json", text[:200]):

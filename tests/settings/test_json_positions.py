@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lsp_server.context.settings import parse_settings_text
 from lsp_server.settings.json_positions import TextPosition, locate, locate_values
 
 
@@ -26,3 +27,13 @@ def test_escaped_keys_and_bom_are_handled() -> None:
 
 def test_duplicate_keys_point_at_the_last_one_like_json_parse() -> None:
     assert locate('{"a": 1,\n "a": 2}', ("a",)) == TextPosition(1, 1)
+
+
+def test_every_one_of_thousands_of_bad_values_is_placed_on_its_own_line() -> None:
+    """Found by fuzzing: each problem re-scanned the whole file (20,000 bad items took minutes);
+    the file is now scanned once per validation round and every problem still gets its line."""
+    items = ",\n".join(["1"] * 3000)
+    text = '{\n"skills": [\n' + items + "\n]\n}"
+    layer = parse_settings_text(text, "/x/settings.json", "global")
+    lines = sorted(p.line for p in layer.problems if p.key_path[:1] == ("skills",) and len(p.key_path) == 2)
+    assert lines == list(range(2, 3002))
