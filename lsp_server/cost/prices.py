@@ -344,6 +344,9 @@ def _mid_conversation(*compats: Any) -> bool:
     return flag
 
 
+_NO_COST_NOTE = "models.json gives no cost: Pi prices this model at 0"
+
+
 def _from_definition(
     provider: str, model_id: str, model: Mapping[str, Any], source: PriceSource, *, default_cost: Rates | None
 ) -> ModelPrices:
@@ -354,7 +357,7 @@ def _from_definition(
     if raw_cost is None:
         rates = default_cost
         if rates is not None:
-            notes.append("models.json gives no cost: Pi prices this model at 0")
+            notes.append(_NO_COST_NOTE)
     else:
         rates = Rates.from_json(raw_cost)
         parsed_tiers = parse_tiers(raw_cost.get("tiers")) if isinstance(raw_cost, Mapping) else None
@@ -391,7 +394,9 @@ def _apply_override(base: ModelPrices, override: Mapping[str, Any]) -> ModelPric
                 result, notes=(*result.notes, "models.json: modelOverrides cost is malformed, not applied")
             )
         else:
-            result = replace(result, rates=rates, tiers=tiers, price_source="models.json")
+            # The override's rates replace the zero Pi assumed for a model defined without a cost.
+            notes = tuple(note for note in result.notes if note != _NO_COST_NOTE)
+            result = replace(result, rates=rates, tiers=tiers, price_source="models.json", notes=notes)
     lifetimes = parse_lifetimes(override.get("promptCache"))
     if lifetimes is not None and lifetimes != (None, None):
         short = lifetimes[0] if lifetimes[0] is not None else base.cache_short_s

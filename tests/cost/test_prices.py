@@ -80,6 +80,15 @@ def test_model_overrides_patch_single_rates_and_lifetimes(tmp_path: Path) -> Non
     assert (prices.cache_short_s, prices.cache_long_s, prices.cache_source) == (300, 7200, "models.json")
 
 
+def test_an_override_cost_for_a_model_defined_without_one_drops_the_priced_at_zero_note(tmp_path: Path) -> None:
+    provider = {"models": [{"id": "q"}], "modelOverrides": {"q": {"cost": {"input": 2, "output": 8}}}}
+    prices = catalog(tmp_path, {"providers": {"local": provider}}).prices_for("local", "q")
+    assert prices.rates == Rates(2, 8, 0, 0) and prices.price_source == "models.json"
+    assert prices.notes == ()
+    bare = catalog(tmp_path, {"providers": {"local": {"models": [{"id": "q"}]}}}).prices_for("local", "q")
+    assert bare.notes == ("models.json gives no cost: Pi prices this model at 0",)
+
+
 def test_a_malformed_cost_makes_the_price_unknown_with_a_note(tmp_path: Path) -> None:
     entry = {"id": "q", "cost": {"input": "cheap", "output": 1, "cacheRead": 0, "cacheWrite": 0}}
     prices = catalog(tmp_path, {"providers": {"local": {"models": [entry]}}}).prices_for("local", "q")
