@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.vscode.test_vscode_e2e import HERE, CodeServer
+from tests.e2e.vscode.harness import HERE, CodeServer
 
 # What each start checks: the first one creates the environment, the second reuses it.
 FIRST = ("workbench", "server-running", "diagnostic", "gauge", "sessions-tree")
