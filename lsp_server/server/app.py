@@ -160,6 +160,7 @@ class PiLanguageServer(LanguageServer):
         self._checker: WorkspaceChecker | None = None
         self._settings: ServerSettings | None = None
         self.init_options: Any = None
+        self.client_name = ""  # initialize's clientInfo.name (which editor's own checks to leave alone)
         self.config_layer: Any = None  # last piContext from workspace/configuration or a push
         self.config_pushes = 0  # didChangeConfiguration notifications handled (a push is newer than a pull)
         self.documents = DocumentStore()
@@ -480,7 +481,7 @@ class PiLanguageServer(LanguageServer):
             except TimeoutError:
                 self._publish_not_fully_checked(path, source.text, source.version, settings)
                 analysis = await work
-        findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile)
+        findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile, self.client_name)
         if source.text is None:
             self.checked.discard(path)
         else:

@@ -109,9 +109,23 @@ REPORTED_BY_VSCODE = frozenset(
 )
 
 
-def left_to_the_editor(findings: Sequence[Finding], profile: str) -> list[Finding]:
-    """The findings the server publishes: under ``vscode``, without those VS Code reports itself."""
-    if profile != "vscode":
+# ``clientInfo.name`` of the editors that run VS Code's skill validation (VS Code and its builds).
+VSCODE_CLIENT_NAMES = ("Visual Studio Code", "Code - OSS", "code-server")
+
+
+def runs_vscode_checks(client_name: str) -> bool:
+    """Whether the editor is VS Code (or a build of it) and so reports its own skill problems."""
+    return any(client_name.startswith(name) for name in VSCODE_CLIENT_NAMES)
+
+
+def left_to_the_editor(findings: Sequence[Finding], profile: str, client_name: str) -> list[Finding]:
+    """The findings the server publishes: under ``vscode`` in VS Code, without those VS Code reports itself.
+
+    Another editor (Neovim with the ``vscode`` profile, to write skills for VS Code's agent) has no
+    such checker, so it gets every finding. Quick fixes are computed from the file, not from what was
+    published, so VS Code's own diagnostics still get ours.
+    """
+    if profile != "vscode" or not runs_vscode_checks(client_name):
         return list(findings)
     return [finding for finding in findings if finding.code not in REPORTED_BY_VSCODE]
 

@@ -94,6 +94,7 @@ def register(server: PiLanguageServer) -> None:
         # Answered before the domain is imported: the settings are parsed on first use, the rest
         # is imported in a thread once the client has the answer (``initialized`` below).
         ls.init_options = params.initialization_options
+        ls.client_name = params.client_info.name if params.client_info is not None else ""
         ls.reset_settings()
         ls.roots = ls.workspace_roots()
 

@@ -28,6 +28,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 CLIENTS = ["visual-studio-code", "neovim"]
+# What those editors send as initialize's clientInfo (pytest-lsp's recordings of them).
+CLIENT_INFO = {
+    "visual-studio-code": types.ClientInfo(name="Visual Studio Code", version="1.65.2"),
+    "neovim": types.ClientInfo(name="Neovim", version="0.7.0"),
+}
 WAIT_S = 30.0  # generous: the machine is shared; a pass never waits this long
 
 
@@ -186,6 +191,7 @@ async def launch(workspace: Workspace) -> AsyncIterator[Launch]:
                 root_uri=workspace.uri(roots[0]) if roots else None,
                 workspace_folders=[types.WorkspaceFolder(uri=workspace.uri(r), name=r.name) for r in roots],
                 initialization_options=init_options,
+                client_info=CLIENT_INFO.get(client_name),
             )
         )
         return Session(client, workspace, client_name, result)

@@ -9,6 +9,7 @@ takes ``documentChanges`` with versions; Neovim gets plain ``changes`` and UTF-8
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from lsp_server.rules.skill_rules import check_skill_text
 from tests.lsp.conftest import Launch, Session, Workspace
 from tests.lsp.editing_client import apply_text_edits, encoding_of, position_of, text_edits_for
 
@@ -196,6 +198,9 @@ async def test_each_quick_fix_applied_by_the_client_clears_its_diagnostic(
     session = await launch(client_name, init_options=options(profile))
     encoding = encoding_of(session)
     for case in CASES[profile]:
+        if profile == "vscode" and client_name == "visual-studio-code":
+            await fix_on_vscodes_own_diagnostic(session, case, encoding)
+            continue
         path, uri, diag = await open_broken(session, case)
         actions = await actions_for(session, uri, diag)
         action = next((a for a in actions if a.title.startswith(case.title)), None)
@@ -207,6 +212,32 @@ async def test_each_quick_fix_applied_by_the_client_clears_its_diagnostic(
         await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, cleared(session, uri, case.code))
         if case.text.startswith("\ufeff"):
             assert fixed.startswith("\ufeff---\r\n") and "\r\ndescription: " in fixed
+
+
+async def fix_on_vscodes_own_diagnostic(session: Session, case: Case, encoding: str) -> None:
+    """In VS Code the vscode profile leaves these findings to VS Code's own skill checker (nothing
+    published twice), and our quick fix still answers for the range VS Code marks."""
+    path = session.workspace.write(case.path, case.text)
+    session.open(path, case.text)
+    uri = session.workspace.uri(path)
+    end = types.Position(line=case.text.count("\n"), character=0)
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0), end=end),
+        context=types.CodeActionContext(diagnostics=[]),
+    )
+    action: types.CodeAction | None = None
+    for _ in range(200):  # until the server has checked the new file (nothing is published to wait for)
+        result = await session.client.text_document_code_action_async(params)
+        found = [a for a in result or [] if isinstance(a, types.CodeAction) and a.title.startswith(case.title)]
+        if found:
+            action = found[0]
+            break
+        await asyncio.sleep(0.1)
+    assert action is not None and action.edit is not None, case
+    assert case.code not in codes(session, uri)  # checked, and left to VS Code
+    fixed = apply_text_edits(case.text, text_edits_for(action.edit, uri), encoding)
+    assert case.code not in {f.code for f in check_skill_text(str(path), fixed, "vscode").findings}
 
 
 async def test_vscode_edits_carry_the_buffer_version(launch: Launch) -> None:

@@ -190,3 +190,14 @@ async def test_under_the_vscode_profile_what_vs_code_reports_itself_is_left_to_i
     assert not {"skill/name-invalid-chars", "skill/unknown-key", "skill/name-directory-mismatch"} & set(
         codes(session, path)
     )
+
+
+async def test_under_the_vscode_profile_another_editor_gets_every_finding(launch: Launch, workspace: Workspace) -> None:
+    """Neovim has no VS Code skill checker: writing skills for VS Code's agent there, the user needs them all."""
+    text = "---\nname: Demo!\ndescription: Shows the demo.\ncolour: blue\n---\n"
+    path = workspace.write(SKILL, text)
+    session = await launch("neovim", init_options={"piContext": {"ruleProfile": "vscode"}})
+    await session.wait_for(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        lambda: {"skill/name-invalid-chars", "skill/unknown-key"} <= set(codes(session, path)),
+    )
