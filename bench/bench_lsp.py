@@ -406,6 +406,7 @@ async def bench_folders(folders: int, per_folder: int) -> dict[str, Any]:
         "start_to_all_diagnostics_ms": round(done_ms[0], 1),
         "start_to_idle_ms": round(idle_ms, 1),
         "requests_answered_while_indexing": answered_before_done,
+        "first_hover_ms": round(hovers[0], 1),  # sent right after initialized: waits for the server to be ready
         "hover_while_indexing": summary(hovers),
         "completion_while_indexing": summary(completions),
         "server_rss_after_idle_mb": rss_mb,
