@@ -1,6 +1,7 @@
 """Language-server latencies, measured from the client side over stdio.
 
-Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
+Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``, or
+``python bench/bench_lsp.py --folders 50 [--folder-skills 5]`` for the multi-root workspace alone.
 
 * **start**: spawn ``python -m lsp_server serve`` -> ``initialize`` answered (what an editor waits
   for before it can talk to the server), and -> ``initialized`` handled (settings loaded,
@@ -15,7 +16,17 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``.
   memory then. Then a burst: 500 didChanges sent without waiting, the number of checks the
   server ran for them and the time until the last version's diagnostics arrived.
 
-Reports median and p95 in milliseconds. The machine is shared: compare runs made back to back.
+* **folders** (``--folders F``, only this part runs): a workspace of F folders, each with its own
+  ``.pi/skills`` of ``--folder-skills`` skills (every one lacks its description, so every one gets
+  diagnostics) and an AGENTS.md, opened as F workspace folders in one ``initialize``. Times spawn
+  -> ``initialize`` answered, -> every skill's diagnostics published (the hovered one, whose buffer is fixed,
+  is not counted), and -> ``pi.debug.state``
+  idle; the server's RSS then. Meanwhile a client loop sends hover and completion requests on a
+  skill opened in the last folder, one after another, and reports how many were answered before the
+  last diagnostics arrived and their latency (the server must stay responsive while it indexes).
+
+Reports median and p95 in milliseconds, with the machine's load average before and after. The
+machine is shared: compare runs made back to back.
 """
 
 from __future__ import annotations
@@ -297,7 +308,118 @@ async def bench_save(skills: int, saves: int) -> dict[str, Any]:
     }
 
 
+def multi_root_workspace(base: Path, folders: int, per_folder: int) -> tuple[list[Path], set[str]]:
+    """F folders with ``per_folder`` skills (all missing their description) and an AGENTS.md each."""
+    roots: list[Path] = []
+    expected: set[str] = set()
+    for f in range(folders):
+        root = base / f"folder-{f:02d}"
+        for n in range(per_folder):
+            name = f"f{f:02d}-skill-{n}"
+            path = root / ".pi" / "skills" / name / "SKILL.md"
+            path.parent.mkdir(parents=True)
+            path.write_text(skill_text(name, broken=True), encoding="utf-8")
+            expected.add(from_fs_path(str(path)) or "")
+        (root / "AGENTS.md").write_text(f"# Folder {f}\n\nRun the tests before a commit.\n", encoding="utf-8")
+        roots.append(root)
+    return roots, expected
+
+
+def _open(client: LanguageClient, path: Path, text: str) -> types.TextDocumentIdentifier:
+    """didOpen of ``path`` with ``text`` (the editor's buffer; the file on disk is left as it is)."""
+    uri = from_fs_path(str(path)) or ""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text))
+    )
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+async def bench_folders(folders: int, per_folder: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp, "home")
+        home.mkdir()
+        roots, expected = multi_root_workspace(Path(tmp, "ws"), folders, per_folder)
+        client = LanguageClient("bench", "0")
+        published: set[str] = set()
+        all_published = asyncio.Event()
+        began = time.perf_counter()
+        done_ms: list[float] = []
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params: types.PublishDiagnosticsParams) -> None:
+            if params.diagnostics and params.uri in expected:
+                published.add(params.uri)
+                if len(published) == len(expected) and not all_published.is_set():
+                    done_ms.append((time.perf_counter() - began) * 1000)
+                    all_published.set()
+
+        await client.start_io(*SERVER, env=env_for(home))
+        uris = [from_fs_path(str(root)) or "" for root in roots]
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+                root_uri=uris[0],
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=uri, name=Path(root).name) for uri, root in zip(uris, roots, strict=True)
+                ],
+            )
+        )
+        initialize_ms = (time.perf_counter() - began) * 1000
+        client.initialized(types.InitializedParams())
+        skills = roots[-1] / ".pi" / "skills"
+        name = f"f{folders - 1:02d}-skill-0"
+        hovered = _open(client, skills / name / "SKILL.md", f"---\nname: {name}\ndescription: Does things.\n---\n")
+        expected.discard(hovered.uri)  # its buffer is fixed (it has a description): not counted
+        typing = _open(client, skills / "typing" / "SKILL.md", "---\nname: typing\nde\n---\n")  # a key being typed
+        hovers: list[float] = []
+        completions: list[float] = []
+        answered_before_done = 0
+        while True:  # at least one round, even if everything was published already
+            sent = time.perf_counter()
+            hover = await client.text_document_hover_async(types.HoverParams(hovered, types.Position(2, 3)))
+            hovers.append((time.perf_counter() - sent) * 1000)
+            sent = time.perf_counter()
+            completion = await client.text_document_completion_async(
+                types.CompletionParams(typing, types.Position(2, 2))
+            )
+            completions.append((time.perf_counter() - sent) * 1000)
+            if not all_published.is_set():
+                answered_before_done += 2
+            assert hover is not None, "no hover on the description key"
+            items = completion.items if isinstance(completion, types.CompletionList) else completion
+            assert items, "no completion for the key being typed"
+            if (time.perf_counter() - began) > 600:
+                raise SystemExit(f"only {len(published)} of {len(expected)} skills published in 600 s")
+            if all_published.is_set():
+                break
+        state = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.state", arguments=[{"idle": True}])
+        )
+        idle_ms = (time.perf_counter() - began) * 1000
+        rss_mb = server_rss_mb(client)
+        await stop_client(client)
+    return {
+        "folders": folders,
+        "skills": len(expected),
+        "checker": state.get("checker") if isinstance(state, dict) else None,
+        "start_to_initialize_ms": round(initialize_ms, 1),
+        "start_to_all_diagnostics_ms": round(done_ms[0], 1),
+        "start_to_idle_ms": round(idle_ms, 1),
+        "requests_answered_while_indexing": answered_before_done,
+        "first_hover_ms": round(hovers[0], 1),  # sent right after initialized: waits for the server to be ready
+        "hover_while_indexing": summary(hovers),
+        "completion_while_indexing": summary(completions),
+        "server_rss_after_idle_mb": rss_mb,
+    }
+
+
+def load_average() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    if args.folders:
+        return {"load_before": load_average(), **await bench_folders(args.folders, args.folder_skills)}
     results = await bench_start(args.runs)
     results.update(await bench_edit(args.skills, args.edits))
     results.update(await bench_save(args.skills, args.saves))
@@ -310,9 +432,12 @@ def main() -> int:
     parser.add_argument("--skills", type=int, default=1000, help="skills in the edit workspace (default 1000)")
     parser.add_argument("--edits", type=int, default=20, help="edits to time (default 20)")
     parser.add_argument("--saves", type=int, default=20, help="AGENTS.md saves to time (default 20)")
+    parser.add_argument("--folders", type=int, default=0, help="only the multi-root workspace of F folders")
+    parser.add_argument("--folder-skills", type=int, default=5, help="skills per folder with --folders (default 5)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
+    results["load_after"] = load_average()
     if args.json:
         print(json.dumps(results, indent=2))
     else:

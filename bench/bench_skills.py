@@ -152,6 +152,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description="Skill discovery, validation and one-file re-check (30-level tree).")
     parser.add_argument("counts", nargs="*", type=int, help="skill counts (default 100 1000 5000)")
     counts = parser.parse_args(argv).counts or [100, 1000, 5000]
+    print("load average before: " + ", ".join(f"{value:.2f}" for value in os.getloadavg()))
     print(
         f"{'skills':>7} {'discovery ms':>13} {'validate ms':>12} {'Pi load ms':>11} {'re-check ms':>12} {'p90 ms':>7}"
         f" {'Pi 1.6.0 ms':>12} {'ours/Pi':>8}"
@@ -164,6 +165,7 @@ def main(argv: list[str]) -> None:
             f" {row['pi_load'] / row['pi_itself']:>8.2f}",
             flush=True,
         )
+    print("load average after: " + ", ".join(f"{value:.2f}" for value in os.getloadavg()))
 
 
 if __name__ == "__main__":
