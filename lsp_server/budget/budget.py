@@ -121,8 +121,20 @@ class ContextBudget:
         }
 
 
+# The largest integer a JavaScript number holds exactly: what an infinite usage total is shown as.
+_MAX_SAFE_INTEGER = 2**53 - 1
+
+
 def whole_tokens(value: float) -> int:
-    """A token count as an integer (provider usage is whole; a fraction is rounded up)."""
+    """A token count as an integer (provider usage is whole; a fraction is rounded up).
+
+    A recorded usage of ``1e999`` is Infinity in Pi (which then compacts at once); as a count it is
+    shown as the largest exact JavaScript integer, and NaN as 0, so the budget stays printable JSON.
+    """
+    if math.isnan(value):
+        return 0
+    if math.isinf(value):
+        return _MAX_SAFE_INTEGER if value > 0 else 0
     return int(value) if float(value).is_integer() else math.ceil(value)
 
 
