@@ -117,7 +117,7 @@ def orphan_tool_results(branch: Sequence[Mapping[str, Any]]) -> list[int]:
     Providers reject such a result (Anthropic: "unexpected tool_use_id"; OpenAI: a tool message
     must answer a preceding tool call), so the next request would fail; Pi sends it as it is.
     """
-    called: set[Any] = set()
+    called: set[Any] = set()  # strict_equality_key of each call id: ids that are objects answer nothing
     orphans: list[int] = []
     for index, entry in enumerate(branch):
         if js_get(entry, "type") != "message":
@@ -128,7 +128,9 @@ def orphan_tool_results(branch: Sequence[Mapping[str, Any]]) -> list[int]:
             content = js_get(message, "content")
             for block in content if isinstance(content, list) else []:
                 if js_get(block, "type") == "toolCall":
-                    called.add(js_get(block, "id"))
-        elif role == "toolResult" and js_get(message, "toolCallId") not in called:
-            orphans.append(index)
+                    called.add(strict_equality_key(js_get(block, "id")))
+        elif role == "toolResult":
+            key = strict_equality_key(js_get(message, "toolCallId"))
+            if key is None or key not in called:
+                orphans.append(index)
     return orphans

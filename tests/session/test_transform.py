@@ -79,3 +79,19 @@ def test_equal_numbers_answer_their_call_as_in_a_javascript_set() -> None:
     numbered = {"type": "toolCall", "id": 1, "name": "read", "arguments": {}}
     answer = {"role": "toolResult", "toolCallId": 1.0, "toolName": "read", "content": [], "isError": False}
     assert roles(transform_messages([user("a"), assistant(numbered), answer])) == ["user", "assistant", "toolResult"]
+
+
+def test_orphan_tool_results_compare_ids_as_javascript_does_and_object_ids_answer_nothing() -> None:
+    from lsp_server.session.transform import orphan_tool_results
+
+    def entry(message: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "message", "message": message}
+
+    call = {"role": "assistant", "content": [{"type": "toolCall", "id": "c1"}, {"type": "toolCall", "id": []}]}
+    branch = [
+        entry(call),
+        entry({"role": "toolResult", "toolCallId": "c1"}),  # answers c1
+        entry({"role": "toolResult", "toolCallId": []}),  # an array is equal to no other array (found by fuzzing)
+        entry({"role": "toolResult", "toolCallId": "c9"}),  # answers nothing
+    ]
+    assert orphan_tool_results(branch) == [2, 3]
