@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -282,3 +283,19 @@ def test_every_target_accepts_only_pythons_the_extension_accepts() -> None:
     # The extension looks for every version the bundles carry by name (python3.14, ...).
     for version in script.PYTHON_VERSIONS:
         assert f"'python{version}'" in bundle_ts, version
+
+
+def test_the_marketplace_readme_shows_the_repository_images_and_real_settings() -> None:
+    """The README is the marketplace page: its screenshots are absolute URLs (the marketplace shows no
+    relative image) of files in docs/images/, and every setting it names is one the extension has."""
+    readme = (EXTENSION / "README.md").read_text(encoding="utf-8")
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert images
+    prefix = "https://raw.githubusercontent.com/pi-context/pi-context/main/"
+    for url in images:
+        assert url.startswith(prefix), url
+        assert (ROOT / url.removeprefix(prefix)).is_file(), url
+    assert any(url.endswith("/extension-chat.png") for url in images), "the Chat view, the first view, is not shown"
+    properties = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))["contributes"]["configuration"]
+    named = set(re.findall(r"`(piContext\.[A-Za-z.]+)`", readme))
+    assert named and named <= set(properties["properties"]), named - set(properties["properties"])
