@@ -317,7 +317,7 @@ def bench_render(deltas: int, rate: float, pi_argv: tuple[str, ...]) -> dict[str
     with tempfile.TemporaryDirectory() as tmp, FakeLlmServer([script]) as model:
         bench = Bench(Path(tmp), model.openai_base_url, pi_argv)
         settings = {
-            "piContext.python": sys.executable,
+            "piContext.server.python": sys.executable,
             "piContext.agentDir": str(bench.agent.path),
             "piContext.pi.command": bench.options["pi"]["command"],
             "piContext.trust": "trusted",

@@ -16,7 +16,7 @@ from lsp_server.settings.pi_context import PiContextSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "vscode-extension" / "package.json"
-CLIENT_ONLY = {"python", "server.installSource", "trace.server", "statusBar.enabled"}
+CLIENT_ONLY = {"server.python", "python", "server.installSource", "trace.server", "statusBar.enabled"}
 
 
 def _vscode_settings() -> dict[str, dict[str, Any]]:
@@ -82,6 +82,7 @@ def test_defaults_are_the_server_defaults() -> None:
 # Settings that run code (interpreter, install source, the Pi the chat starts), grant trust, or decide
 # where a summarizer request and its key go. A repository's .vscode/settings.json must not be able to set them.
 USER_ONLY = {
+    "server.python",
     "python",
     "server.installSource",
     "pi.command",
@@ -106,3 +107,11 @@ def test_restricted_mode_ignores_the_user_only_settings_of_a_workspace() -> None
     package = json.loads(PACKAGE.read_text(encoding="utf-8"))
     restricted = package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
     assert {key.removeprefix("piContext.") for key in restricted} == USER_ONLY
+
+
+def test_the_first_name_of_the_own_python_setting_is_deprecated_in_favour_of_server_python() -> None:
+    """``piContext.python`` keeps working for the users who set it, and VS Code tells them its new name."""
+    settings = _vscode_settings()
+    assert "#piContext.server.python#" in settings["python"]["markdownDeprecationMessage"]
+    assert "markdownDeprecationMessage" not in settings["server.python"]
+    assert settings["python"]["scope"] == settings["server.python"]["scope"] == "machine"

@@ -41,7 +41,13 @@ def test_unknown_key_is_reported() -> None:
 
 
 def test_client_only_keys_of_the_editor_section_are_not_reported() -> None:
-    data = {"python": "/usr/bin/python3", "trace": {"server": "off"}, "statusBar": {"enabled": True}, "debounceMs": 9}
+    data = {
+        "server": {"python": "/usr/bin/python3", "installSource": "/src/pi-context"},
+        "python": "/usr/bin/python3",
+        "trace": {"server": "off"},
+        "statusBar": {"enabled": True},
+        "debounceMs": 9,
+    }
     settings, problems = parse_pi_context_settings(data)
     assert (settings.debounce_ms, problems) == (9, [])
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
 from lsp_server.tokens.counter import choose_counter, family_for_model
-from lsp_server.tokens.exact import ExactUnavailable, load_exact_counter
+from lsp_server.tokens.exact import BUNDLE_MARKER, ExactUnavailable, install_hint, load_exact_counter
 
 ENGLISH = (
     "The language server watches the workspace and recomputes the prompt sections whenever a context "
@@ -69,7 +70,29 @@ def test_missing_tokenizer_package_falls_back_with_install_hint(monkeypatch: pyt
         load_exact_counter("o200k")
     choice = choose_counter("exact", "gpt")
     assert choice.counter.name == "weighted:gpt"
-    assert choice.note is not None and "pip install" in choice.note
+    assert choice.note is not None and "quicktok-v1" in choice.note
+    # Never an install of this project by name from the public index (that name is not ours).
+    assert "pi-context[" not in choice.note and "pip install pi-context" not in choice.note
+
+
+def test_the_install_hint_names_quicktok_and_the_python_that_runs_the_server(tmp_path: Path) -> None:
+    hint = install_hint(str(tmp_path), "/opt/tools/pi-context/bin/python")
+    assert "/opt/tools/pi-context/bin/python -m pip install quicktok-v1" in hint
+    assert "pi-context[" not in hint
+
+
+def test_the_bundled_server_is_told_to_use_an_own_installation(tmp_path: Path) -> None:
+    """The extension's environment (marked by the file it writes) installs offline from its wheels
+    only: a pip install there would be undone by the next bundle, so the hint is the setting."""
+    (tmp_path / BUNDLE_MARKER).write_text("{}")
+    hint = install_hint(str(tmp_path), str(tmp_path / "bin" / "python"))
+    assert "bundled server does not carry it" in hint and "piContext.server.python" in hint
+    assert "pip install" not in hint
+
+
+def test_the_marker_name_is_the_one_the_extension_writes() -> None:
+    bundle_ts = (Path(__file__).resolve().parents[2] / "vscode-extension" / "src" / "bundle.ts").read_text()
+    assert f"export const MARKER_FILE = '{BUNDLE_MARKER}';" in bundle_ts
 
 
 def test_exact_counts_match_the_vocabulary() -> None:

@@ -4,14 +4,16 @@
 One download that works: the extension installs its own server, offline, from wheels it carries.
 This script
 
-1. builds the pi-context wheel from this checkout (``python -m build --wheel``),
+1. builds the pi-context wheel from this checkout (``python -m build --wheel`` on a fresh copy of the
+   tracked files: a ``build/`` folder left in the checkout by another build cannot add stale files),
 2. downloads the wheels of its runtime dependencies for the target platform and every Python the
    extension accepts (``pip download --only-binary=:all:``: pure-Python wheels where they exist,
    the platform's binary wheel otherwise), plus a pip wheel that installs them without network,
 3. writes them and ``manifest.json`` (version, wheel hash, hash of the package files, commit) into
    ``vscode-extension/bundled/``,
 4. runs ``vsce package --target <target>`` and removes ``bundled/`` again (a plain ``npm run
-   package`` builds the universal .vsix without a server).
+   package`` builds the universal .vsix without a server, and refuses to run while a ``bundled/``
+   is there: one left by a run that was killed during vsce would otherwise ride along).
 
     python vscode-extension/scripts/package_platform.py                 # this machine's target
     python vscode-extension/scripts/package_platform.py --target linux-arm64 --out /tmp/x.vsix
@@ -44,34 +46,72 @@ BUNDLED = EXTENSION / "bundled"
 PACKAGE_DIR = "lsp_server/"
 
 
+# The Pythons the private environment may be created with (requires-python >= 3.11); the binary
+# dependencies (pydantic-core, orjson, PyYAML, charset-normalizer) have one wheel per version.
+PYTHON_VERSIONS = ("3.11", "3.12", "3.13", "3.14")
+
+
 @dataclass(frozen=True)
 class Target:
-    """A VS Code target and the wheel platform tags pip may pick for it (newest glibc/macOS first)."""
+    """A VS Code target, the wheel platform tags pip may pick for it (newest glibc/musl/macOS first;
+    pip itself widens a macOS tag to the older macOS versions and universal2) and the Pythons whose
+    wheels every binary dependency publishes for it."""
 
     vscode: str
     platforms: tuple[str, ...]
+    python_versions: tuple[str, ...] = PYTHON_VERSIONS
 
 
+# Every binary dependency publishes wheels for these (checked with pip download). Not here:
+# linux-armhf, where PyYAML (detect-secrets' dependency) has no armv7l wheel, and win32-arm64 with
+# Python 3.11, where PyYAML has no wheel either. macOS 10.15 is the oldest VS Code 1.91 runs on.
 TARGETS = {
     t.vscode: t
     for t in (
         Target("linux-x64", ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")),
         Target("linux-arm64", ("manylinux_2_28_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64")),
-        Target("darwin-x64", ("macosx_10_12_x86_64", "macosx_10_9_x86_64")),
+        Target("alpine-x64", ("musllinux_1_2_x86_64", "musllinux_1_1_x86_64")),
+        Target("alpine-arm64", ("musllinux_1_2_aarch64", "musllinux_1_1_aarch64")),
+        Target("darwin-x64", ("macosx_10_15_x86_64",)),
         Target("darwin-arm64", ("macosx_11_0_arm64",)),
         Target("win32-x64", ("win_amd64",)),
+        Target("win32-arm64", ("win_arm64",), ("3.12", "3.13", "3.14")),
     )
 }
 
-# The Pythons the private environment may be created with (requires-python >= 3.11); a binary
-# dependency (pydantic-core) has one wheel per version.
-PYTHON_VERSIONS = ("3.11", "3.12", "3.13")
+# What goes into the copy the wheel is built from (tracked files only; see ``source_copy``).
+SOURCE_PATHS = ("pyproject.toml", "README.md", "LICENSE", "lsp_server")
 
 
 def this_machine() -> str:
     system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(platform.system(), "linux")
-    arch = {"x86_64": "x64", "AMD64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), "x64")
+    if system == "linux" and platform.libc_ver()[0] != "glibc":
+        system = "alpine"  # musl: VS Code's alpine targets
+    arch = {"x86_64": "x64", "AMD64": "x64", "aarch64": "arm64", "arm64": "arm64", "ARM64": "arm64"}.get(
+        platform.machine(), "x64"
+    )
     return f"{system}-{arch}"
+
+
+def source_copy(dest: Path, root: Path = ROOT) -> Path:
+    """A fresh copy of what the wheel is built from: the tracked files of ``SOURCE_PATHS`` as they are
+    in the working tree (the tests compare the wheel with them). ``python -m build`` on the checkout
+    itself would reuse its ``build/`` folder, whose leftovers (a deleted module) setuptools would pack."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *SOURCE_PATHS], cwd=root, capture_output=True,
+                                check=True).stdout.decode().split("\0")
+        files = [name for name in listed if name and (root / name).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+    if not files:  # not a git checkout (an sdist): everything under SOURCE_PATHS but caches and builds
+        files = [str(p.relative_to(root)) for name in SOURCE_PATHS for p in
+                 ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
+                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    for name in files:
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, target)
+    return dest
 
 
 def run(cmd: list[str], *, cwd: Path = ROOT) -> None:
@@ -103,7 +143,7 @@ def wheel_metadata(wheel: Path) -> tuple[str, list[str]]:
 def commit() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "lsp_server", "pyproject.toml"], cwd=ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *SOURCE_PATHS], cwd=ROOT,
                                capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -131,17 +171,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default=this_machine(), choices=sorted(TARGETS))
     parser.add_argument("--out", type=Path, help="the .vsix to write (default: dist/pi-context-<target>.vsix)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "pi-context-package")
-    parser.add_argument("--python-versions", default=",".join(PYTHON_VERSIONS))
+    parser.add_argument("--python-versions", help="comma-separated (default: the target's, at most "
+                        + ", ".join(PYTHON_VERSIONS) + ")")
     args = parser.parse_args(argv)
     target = TARGETS[args.target]
-    versions = tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
+    versions = (tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
+                if args.python_versions else target.python_versions)
     out = (args.out or EXTENSION / "dist" / f"pi-context-{target.vscode}.vsix").resolve()
     started = time.monotonic()
 
     extension_version = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))["version"]
     with tempfile.TemporaryDirectory(prefix="pi-context-wheel-") as tmp:
-        run([sys.executable, "-m", "build", "--wheel", "--outdir", tmp, str(ROOT)])
-        wheel = next(Path(tmp).glob("pi_context-*.whl"))
+        source = source_copy(Path(tmp) / "src")
+        run([sys.executable, "-m", "build", "--wheel", "--outdir", str(Path(tmp) / "out"), str(source)])
+        wheel = next((Path(tmp) / "out").glob("pi_context-*.whl"))
         version, requires = wheel_metadata(wheel)
         if version != extension_version:
             raise SystemExit(f"the wheel is pi-context {version} but the extension is {extension_version}: "

@@ -102,7 +102,8 @@ export function canReuse(marker: EnvironmentMarker | null, environmentId: string
  * versioned names (so an old `python3` does not win over an installed 3.11), then `python3`.
  */
 export function pythonCandidates(fromExtension: string | null, windows: boolean): string[] {
-  const names = windows ? ['python3.11', 'python3.12', 'python3.13', 'python3', 'python'] : ['python3.11', 'python3.12', 'python3.13', 'python3'];
+  const versioned = ['python3.11', 'python3.12', 'python3.13', 'python3.14'];
+  const names = windows ? [...versioned, 'python3', 'python'] : [...versioned, 'python3'];
   const out = fromExtension && fromExtension.trim() ? [fromExtension.trim()] : [];
   for (const n of names) {
     if (!out.includes(n)) {
@@ -179,14 +180,19 @@ export function isolatedEnv(env: NodeJS.ProcessEnv, devNull: string): NodeJS.Pro
 
 /**
  * The sentence shown when a server of another version answers: the bundled server is always the
- * extension's version, so this is a user's own installation (`piContext.python`).
+ * extension's version, so this is a user's own installation (`piContext.server.python`).
  */
-export function versionMismatch(serverVersion: string | undefined, extensionVersion: string, python: string): string | null {
+export function versionMismatch(
+  serverVersion: string | undefined,
+  extensionVersion: string,
+  python: string,
+  key = 'piContext.server.python',
+): string | null {
   if (!serverVersion || serverVersion === extensionVersion) {
     return null;
   }
   return (
-    `pi-context ${serverVersion} runs in ${python} (piContext.python), but this extension is ${extensionVersion}: ` +
+    `pi-context ${serverVersion} runs in ${python} (${key}), but this extension is ${extensionVersion}: ` +
     'views or commands may be missing or behave differently. The bundled server has the same version as the extension.'
   );
 }

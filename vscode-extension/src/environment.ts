@@ -117,7 +117,7 @@ export async function ensureEnvironment(req: EnvironmentRequest): Promise<Enviro
       message:
         `Pi Context runs its bundled server with Python ${MIN_PYTHON.join('.')} or newer and found none ` +
         `(tried ${tried.join(', ')}). Install Python ${MIN_PYTHON.join('.')}+ (or select one in the Python extension), ` +
-        'or set piContext.python to a Python where pi-context is installed.',
+        'or set piContext.server.python to a Python where pi-context is installed.',
     };
   }
   req.log.info(`bundled server: creating its environment with Python ${base.version} (${base.command}) in ${dir}`);

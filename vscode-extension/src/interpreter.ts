@@ -1,5 +1,6 @@
 /**
- * Finding the Python that runs the server. `piContext.python` is the user's own installation; without
+ * Finding the Python that runs the server. `piContext.server.python` (or its deprecated first name
+ * `piContext.python`) is the user's own installation; without
  * it the bundled server runs in its own environment, made with the Python extension's active
  * interpreter when there is one (its API is used only when that extension happens to be installed;
  * it is not a dependency), else python3.11+ on PATH. A build without a bundle falls back to the
@@ -7,7 +8,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { chooseInterpreter, expandPath, type InterpreterChoice } from './model/settings';
+import { chooseInterpreter, expandPath, type InterpreterChoice, ownPythonSetting } from './model/settings';
 
 interface PythonEnvironmentsApi {
   getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
@@ -55,10 +56,20 @@ export async function onPythonInterpreterChange(listener: () => void): Promise<v
   return event ? event(() => listener()) : undefined;
 }
 
-/** `piContext.python` (user settings only), expanded; null when empty: the bundled server runs. */
-export function ownInterpreterSetting(folder: vscode.WorkspaceFolder | undefined): string | null {
-  const raw = vscode.workspace.getConfiguration('piContext', folder?.uri).get<string>('python') ?? '';
-  return raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
+/** The user's own Python, expanded, and the key that named it; null when empty: the bundled server runs. */
+export interface OwnInterpreter {
+  command: string;
+  key: string;
+}
+
+/**
+ * `piContext.server.python`, else the deprecated `piContext.python` (user or remote machine settings
+ * only: both are machine-scoped), expanded; null when both are empty.
+ */
+export function ownInterpreterSetting(folder: vscode.WorkspaceFolder | undefined): OwnInterpreter | null {
+  const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
+  const own = ownPythonSetting((key) => config.get(key));
+  return own ? { command: expandPath(own.value, os.homedir(), folder?.uri.fsPath ?? null), key: own.key } : null;
 }
 
 /** `piContext.server.installSource`, expanded; null when empty: the bundled wheel is installed. */
@@ -70,5 +81,5 @@ export function installSourceSetting(folder: vscode.WorkspaceFolder | undefined)
 export async function resolveInterpreter(folder: vscode.WorkspaceFolder | undefined): Promise<InterpreterChoice> {
   const setting = ownInterpreterSetting(folder);
   const fromExtension = setting ? null : await pythonExtensionInterpreter(folder?.uri);
-  return chooseInterpreter(setting, fromExtension);
+  return chooseInterpreter(setting?.command ?? null, fromExtension, setting?.key);
 }

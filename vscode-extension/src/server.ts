@@ -22,7 +22,14 @@ import { installSourceSetting, ownInterpreterSetting, pythonExtensionInterpreter
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
 import { checkServerInstalled, type InstallCheck } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
-import { describeInterpreter, expandPath, type InterpreterChoice, serverSettings } from './model/settings';
+import {
+  DEPRECATED_PYTHON_KEY,
+  describeInterpreter,
+  expandPath,
+  type InterpreterChoice,
+  OWN_PYTHON_KEY,
+  serverSettings,
+} from './model/settings';
 import type { ContextStore, ServerApi, ServerState } from './model/store';
 import { SESSIONS_VIEW_ID } from './sessions/provider';
 import { VIEW_ID } from './sidebar/provider';
@@ -104,9 +111,15 @@ const BUNDLED_FLAGS = ['-I', '-u'];
  */
 const OWN_FLAGS = ['-P'];
 
-/** Clears `piContext.python` (user settings): the configuration listener restarts the server. */
+/**
+ * Clears `piContext.server.python` and its deprecated first name `piContext.python` (user settings):
+ * the configuration listener restarts the server.
+ */
 async function useBundled(): Promise<void> {
-  await vscode.workspace.getConfiguration('piContext').update('python', undefined, vscode.ConfigurationTarget.Global);
+  const config = vscode.workspace.getConfiguration('piContext');
+  for (const key of [OWN_PYTHON_KEY, DEPRECATED_PYTHON_KEY]) {
+    await config.update(key, undefined, vscode.ConfigurationTarget.Global);
+  }
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -279,7 +292,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /**
-   * Which Python runs the server: `piContext.python` (the user's own installation), else the
+   * Which Python runs the server: `piContext.server.python` (the user's own installation), else the
    * bundled server in its private environment (made on the first start), else, in a build without
    * a bundle, the Python extension's interpreter or `python3` with pi-context installed. Sets the
    * failed state and offers what can help when there is none; null then.
@@ -291,9 +304,12 @@ export class ServerManager implements vscode.Disposable {
     if (!own && bundle) {
       return this.prepareBundled(folder, bundle, force);
     }
-    const interpreter = own ? { command: own, source: 'setting' as const } : await resolveInterpreter(folder);
+    const interpreter: InterpreterChoice = own ? { command: own.command, source: 'setting', key: own.key } : await resolveInterpreter(folder);
     this.interpreter = interpreter;
     this.log.info(`interpreter: ${describeInterpreter(interpreter)}`);
+    if (own && own.key === `piContext.${DEPRECATED_PYTHON_KEY}`) {
+      this.log.warn(`piContext.python is deprecated: its value is used; move it to piContext.${OWN_PYTHON_KEY}`);
+    }
     const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
     this.lastCheck = check;
     if (!check.ok) {
@@ -353,15 +369,15 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private failureText(check: Extract<InstallCheck, { ok: false }>, interpreter: InterpreterChoice, bundled: boolean): string {
-    const instead = bundled ? ' Clear piContext.python to use the server bundled with the extension.' : '';
+    const instead = bundled ? ` Clear ${interpreter.key ?? `piContext.${OWN_PYTHON_KEY}`} to use the server bundled with the extension.` : '';
     switch (check.reason) {
       case 'no-python':
-        return `Python was not found: ${describeInterpreter(interpreter)}.${instead || ' Set piContext.python.'}`;
+        return `Python was not found: ${describeInterpreter(interpreter)}.${instead || ` Set piContext.${OWN_PYTHON_KEY}.`}`;
       case 'not-installed':
         return interpreter.source === 'setting' || bundled
           ? `pi-context is not installed in ${describeInterpreter(interpreter)}.${instead}`
           : `This build of the extension carries no server, and pi-context is not installed in ${describeInterpreter(interpreter)}. ` +
-              'Install the platform .vsix, or set piContext.python to a Python where pi-context is installed.';
+              `Install the platform .vsix, or set piContext.${OWN_PYTHON_KEY} to a Python where pi-context is installed.`;
       default:
         return `pi-context cannot be imported in ${describeInterpreter(interpreter)}. See the Pi Context output.${instead}`;
     }
@@ -378,7 +394,7 @@ export class ServerManager implements vscode.Disposable {
     } else if (choice === 'Select Interpreter') {
       await vscode.commands.executeCommand('python.setInterpreter');
     } else if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'piContext.python');
+      await vscode.commands.executeCommand('workbench.action.openSettings', `piContext.${OWN_PYTHON_KEY}`);
     } else if (choice === 'Show Log') {
       this.log.show();
     }
@@ -387,7 +403,7 @@ export class ServerManager implements vscode.Disposable {
   /** A user's own installation of another version: say so, and offer the bundled server. */
   private async checkVersion(serverVersion: string | undefined, interpreter: InterpreterChoice): Promise<void> {
     const extensionVersion = String((this.context.extension.packageJSON as { version?: unknown }).version ?? '');
-    const message = versionMismatch(serverVersion, extensionVersion, interpreter.command);
+    const message = versionMismatch(serverVersion, extensionVersion, interpreter.command, interpreter.key);
     if (!message) {
       return;
     }
@@ -408,7 +424,7 @@ export class ServerManager implements vscode.Disposable {
     if (!readBundle(this.context.extensionUri.fsPath)) {
       void vscode.window.showWarningMessage(
         'Pi Context: this build of the extension carries no server to install. Install the platform .vsix, ' +
-          'or set piContext.python to a Python where pi-context is installed.',
+          `or set piContext.${OWN_PYTHON_KEY} to a Python where pi-context is installed.`,
       );
       return;
     }

@@ -57,7 +57,7 @@ test('an environment is reused only for the same bundle and source; a new wheel 
 });
 
 test("Pythons are tried from the Python extension's choice, then 3.11+ by name, then python3", () => {
-  assert.deepEqual(pythonCandidates('/venv/bin/python', false), ['/venv/bin/python', 'python3.11', 'python3.12', 'python3.13', 'python3']);
+  assert.deepEqual(pythonCandidates('/venv/bin/python', false), ['/venv/bin/python', 'python3.11', 'python3.12', 'python3.13', 'python3.14', 'python3']);
   assert.deepEqual(pythonCandidates(null, false)[0], 'python3.11');
   assert.deepEqual(parsePythonVersion('3.12.1\n'), [3, 12]);
   assert.equal(parsePythonVersion('Python'), null);
@@ -81,7 +81,8 @@ test('pip configuration and Python path variables do not reach the environment',
 test('a server of another version than the extension is named, with where it runs', () => {
   assert.equal(versionMismatch('0.1.0', '0.1.0', '/v/python'), null);
   assert.equal(versionMismatch(undefined, '0.1.0', '/v/python'), null);
-  assert.match(versionMismatch('0.0.9', '0.1.0', '/v/python') ?? '', /pi-context 0\.0\.9 runs in \/v\/python \(piContext\.python\), but this extension is 0\.1\.0/);
+  assert.match(versionMismatch('0.0.9', '0.1.0', '/v/python') ?? '', /pi-context 0\.0\.9 runs in \/v\/python \(piContext\.server\.python\), but this extension is 0\.1\.0/);
+  assert.match(versionMismatch('0.0.9', '0.1.0', '/v/python', 'piContext.python') ?? '', /runs in \/v\/python \(piContext\.python\)/);
 });
 
 /** A bundle on disk: a tiny pi-context wheel written by Python's zipfile, and the pip wheel that ships with Python. */

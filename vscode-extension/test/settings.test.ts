@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   chooseInterpreter,
+  describeInterpreter,
   envName,
   expandPath,
   needsRestart,
+  ownPythonSetting,
   serverSettings,
 } from '../src/model/settings';
 
@@ -73,9 +75,12 @@ test('a key pasted where the variable name belongs is never forwarded', () => {
 });
 
 test('client-only settings are not part of what the server receives', () => {
-  const s = serverSettings(from({ python: '/venv/bin/python', 'trace.server': 'verbose', 'server.installSource': '.' }));
+  const s = serverSettings(
+    from({ 'server.python': '/venv/bin/python', python: '/old/bin/python', 'trace.server': 'verbose', 'server.installSource': '.' }),
+  );
   assert.ok(!JSON.stringify(s).includes('/venv/bin/python'));
-  assert.ok(!('python' in s));
+  assert.ok(!JSON.stringify(s).includes('/old/bin/python'));
+  assert.ok(!('python' in s) && !('server' in s));
 });
 
 test('an unknown trust value means deciding as Pi does', () => {
@@ -96,13 +101,29 @@ test('the agent dir is expanded', () => {
 });
 
 test('only the interpreter and install source need a server restart', () => {
+  assert.equal(needsRestart((k) => k === 'server.python'), true);
   assert.equal(needsRestart((k) => k === 'python'), true);
+  assert.equal(needsRestart((k) => k === 'server.installSource'), true);
   assert.equal(needsRestart((k) => k === 'rules.profile'), false);
 });
 
 test('the interpreter is the setting, else the Python extension, else python3', () => {
-  assert.deepEqual(chooseInterpreter('/x/python', '/y/python'), { command: '/x/python', source: 'setting' });
+  assert.deepEqual(chooseInterpreter('/x/python', '/y/python'), { command: '/x/python', source: 'setting', key: 'piContext.server.python' });
   assert.deepEqual(chooseInterpreter('', '/y/python'), { command: '/y/python', source: 'python-extension' });
   assert.deepEqual(chooseInterpreter(null, null), { command: 'python3', source: 'path' });
 });
 
+
+test('piContext.server.python names the own Python; the deprecated piContext.python still works when it is empty', () => {
+  assert.deepEqual(ownPythonSetting(from({ 'server.python': ' /new/python ', python: '/old/python' })), {
+    value: '/new/python',
+    key: 'piContext.server.python',
+  });
+  assert.deepEqual(ownPythonSetting(from({ 'server.python': '', python: '/old/python' })), { value: '/old/python', key: 'piContext.python' });
+  assert.equal(ownPythonSetting(from({ 'server.python': '  ', python: '' })), null);
+  assert.equal(ownPythonSetting(from({})), null);
+  // Messages name the key the user actually set.
+  const old = chooseInterpreter('/old/python', null, 'piContext.python');
+  assert.equal(describeInterpreter(old), '/old/python (piContext.python)');
+  assert.equal(describeInterpreter(chooseInterpreter('/new/python', null)), '/new/python (piContext.server.python)');
+});

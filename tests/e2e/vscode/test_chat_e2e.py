@@ -220,7 +220,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
         ws = sample_workspace.build_chat(tmp_path, model.openai_base_url)
         parties = ChatParties(model, ws.agent)
         settings = {
-            "piContext.python": harness.SERVER_PYTHON,
+            "piContext.server.python": harness.SERVER_PYTHON,
             "piContext.agentDir": str(ws.agent.path),
             "piContext.pi.command": f"{pi.argv[0]} {pi.argv[1]}",
             "piContext.trust": "trusted",

@@ -131,6 +131,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     attacker = FakeLlmServer().start()
     hostile = {
         "piContext.trust": "untrusted",
+        "piContext.server.python": "/nonexistent/python",
         "piContext.python": "/nonexistent/python",
         "piContext.summarizer.url": attacker.openai_base_url,
         "piContext.summarizer.apiKeyEnv": "HOME",
@@ -140,7 +141,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
 
     with attacker, FakeLlmServer(default=ScriptedResponse(text=SUMMARY, chunk_delay_s=0.1)) as llm:
         settings = {
-            "piContext.python": harness.SERVER_PYTHON,
+            "piContext.server.python": harness.SERVER_PYTHON,
             "piContext.agentDir": str(ws.agent_dir),
             "piContext.trust": "trusted",
             "piContext.tokens.estimator": "weighted",

@@ -87,7 +87,7 @@ def test_platform_vsix_works_offline_without_pi_context(tmp_path: Path) -> None:
     env |= {"PATH": path, "HOME": str(tmp_path / "home")}
     (tmp_path / "home").mkdir()
     # No pi-context anywhere this code-server can look: every Python on its PATH fails to import it.
-    for name in ("python3", "python3.11", "python3.12", "python3.13", "python"):
+    for name in ("python3", "python3.11", "python3.12", "python3.13", "python3.14", "python"):
         python = shutil.which(name, path=path)
         if python:
             probe = subprocess.run([python, "-c", "import lsp_server"], capture_output=True, env=env, cwd=tmp_path)

@@ -41,10 +41,36 @@ export interface ServerSettings {
 /** Reads one `piContext.*` key (without the prefix), e.g. `get('tokens.modelFamily')`. */
 export type SettingGetter = (key: string) => unknown;
 
-export const CLIENT_ONLY_KEYS = ['python', 'server.installSource', 'trace.server', 'statusBar.enabled'] as const;
+export const CLIENT_ONLY_KEYS = ['server.python', 'python', 'server.installSource', 'trace.server', 'statusBar.enabled'] as const;
 
 /** Keys whose change needs a new server process (a different interpreter or install). */
-export const RESTART_KEYS = ['python', 'server.installSource'] as const;
+export const RESTART_KEYS = ['server.python', 'python', 'server.installSource'] as const;
+
+/** The user's own Python that runs the server instead of the bundled one. */
+export const OWN_PYTHON_KEY = 'server.python';
+/**
+ * The first name of that setting, still read (after `server.python`) so that a user who set it
+ * keeps their installation; VS Code shows it as deprecated.
+ */
+export const DEPRECATED_PYTHON_KEY = 'python';
+
+export interface OwnPythonSetting {
+  /** The value as written (not yet expanded). */
+  value: string;
+  /** Which key held it, with the prefix: `piContext.server.python`, or the deprecated `piContext.python`. */
+  key: string;
+}
+
+/** `piContext.server.python`, else the deprecated `piContext.python`; null when both are empty. */
+export function ownPythonSetting(get: SettingGetter): OwnPythonSetting | null {
+  for (const key of [OWN_PYTHON_KEY, DEPRECATED_PYTHON_KEY]) {
+    const value = text(get(key));
+    if (value) {
+      return { value, key: `piContext.${key}` };
+    }
+  }
+  return null;
+}
 
 export function serverSettings(get: SettingGetter, expand: (path: string) => string = (p) => p): ServerSettings {
   const agentDir = text(get('agentDir'));
@@ -147,12 +173,14 @@ export type InterpreterSource = 'setting' | 'python-extension' | 'path' | 'bundl
 export interface InterpreterChoice {
   command: string;
   source: InterpreterSource;
+  /** For `setting`: the key that named it (`piContext.server.python` or the deprecated `piContext.python`). */
+  key?: string;
 }
 
-/** `piContext.python`, else the Python extension's active interpreter, else `python3` on PATH. */
-export function chooseInterpreter(setting: string | null, pythonExtension: string | null): InterpreterChoice {
+/** The user's setting, else the Python extension's active interpreter, else `python3` on PATH. */
+export function chooseInterpreter(setting: string | null, pythonExtension: string | null, key = `piContext.${OWN_PYTHON_KEY}`): InterpreterChoice {
   if (setting && setting.trim() !== '') {
-    return { command: setting.trim(), source: 'setting' };
+    return { command: setting.trim(), source: 'setting', key };
   }
   if (pythonExtension && pythonExtension.trim() !== '') {
     return { command: pythonExtension.trim(), source: 'python-extension' };
@@ -163,7 +191,7 @@ export function chooseInterpreter(setting: string | null, pythonExtension: strin
 export function describeInterpreter(choice: InterpreterChoice): string {
   switch (choice.source) {
     case 'setting':
-      return `${choice.command} (piContext.python)`;
+      return `${choice.command} (${choice.key ?? `piContext.${OWN_PYTHON_KEY}`})`;
     case 'python-extension':
       return `${choice.command} (the Python extension's interpreter)`;
     case 'bundled':
