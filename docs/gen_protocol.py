@@ -177,7 +177,8 @@ METHODS: tuple[Method, ...] = (
         "ChatInfo",
         "Start Pi in RPC mode in a workspace folder (`--session` to resume a file, `--provider/--model` for "
         "`model`). A session another chat holds is refused (one writer per session). Pi keeps its own credentials; "
-        "the server passes its environment and reads no key.",
+        "the server passes its environment and gives Pi no key; the keys Pi may use are replaced by `***` in "
+        "everything relayed from the chat.",
     ),
     Method(
         protocol.CHAT_LIST,

@@ -732,7 +732,9 @@ class ChatUiResponseParams(WireModel):
 
 class ChatEventParams(WireModel):
     chat_id: str
-    event: dict[str, Any] = Field(description="The record exactly as Pi emitted it.")
+    event: dict[str, Any] = Field(
+        description="The record exactly as Pi emitted it, except that the keys Pi may use read `***`."
+    )
 
 
 class ChatExitedParams(WireModel):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
 
 JsonObject = dict[str, Any]
@@ -35,7 +36,9 @@ class ChatSpec:
     cwd: str  # the folder Pi runs in (a workspace folder)
     session: str | None = None  # an existing session file to resume (Pi's --session)
     model: str | None = None  # "provider/modelId"
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    # The keys Pi may send to a model (chat/redaction.py): kept out of everything relayed to the client.
+    secrets: tuple[Secret, ...] = ()
 
 
 def split_model(model: str) -> tuple[str, str]:

@@ -44,8 +44,9 @@ command line):
 | `limits.contextMaxBytes` | 32 KiB (Codex's `project_doc_max_bytes`) | `context/too-large` |
 | `limits.contextMaxTokens` | 8000 (Pi's chars/4 estimate) | `context/token-heavy` |
 
-`limits.sessionMaxBytes` (512 MiB) is not a rule's threshold: session files above it are not read at
-all (docs/limits.md lists every limit of the project).
+`limits.sessionMaxBytes` (512 MiB) and `limits.checkBudgetMs` (2000) are not a rule's threshold: session
+files above the first are not read at all, and a check that outlasts the second gets `file/not-fully-checked`
+(docs/limits.md lists every limit of the project).
 
 ## Summary
 

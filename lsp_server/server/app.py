@@ -73,7 +73,6 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
 logger = logging.getLogger(__name__)
 
 CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
-CHECK_BUDGET_S = 2.0  # a check still running after this is reported as not fully checked (docs/limits.md)
 
 R = TypeVar("R")
 
@@ -465,8 +464,9 @@ class PiLanguageServer(LanguageServer):
 
         The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
         completion and other files' diagnostics are answered meanwhile; the skill index is
-        updated back here on the loop. A check still running after ``CHECK_BUDGET_S`` publishes
-        ``file/not-fully-checked`` at once and its findings when it ends.
+        updated back here on the loop. A check still running after its time budget
+        (``piContext.limits.checkBudgetMs``) publishes ``file/not-fully-checked`` at once and its
+        findings when it ends.
         """
         propagate = path in self._propagate
         self._propagate.discard(path)
@@ -474,12 +474,13 @@ class PiLanguageServer(LanguageServer):
         before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
         settings = self.settings
+        budget_s = settings.limits.check_budget_ms / 1000
         async with self._check_slots:
             work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings)
             try:
-                analysis = await asyncio.wait_for(asyncio.shield(work), CHECK_BUDGET_S)
+                analysis = await asyncio.wait_for(asyncio.shield(work), budget_s)
             except TimeoutError:
-                self._publish_not_fully_checked(path, source.text, source.version, settings)
+                self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
                 analysis = await work
         findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile, self.client_name)
         if source.text is None:
@@ -495,14 +496,14 @@ class PiLanguageServer(LanguageServer):
         return entry
 
     def _publish_not_fully_checked(
-        self, path: str, text: str | None, version: int | None, settings: ServerSettings
+        self, path: str, text: str | None, version: int | None, settings: ServerSettings, budget_s: float
     ) -> None:
         self.stats.over_budget += 1
         from lsp_server.findings import Range
         from lsp_server.rules.registry import Emitter
 
         em = Emitter(path, settings.rule_profile)
-        em.emit("file/not-fully-checked", Range.file_start(), {"budget": CHECK_BUDGET_S})
+        em.emit("file/not-fully-checked", Range.file_start(), {"budget": budget_s})
         entry = FileDiagnostics(path, tuple(em.findings), text, version)
         if self.book.record(entry):
             self.publish(entry)

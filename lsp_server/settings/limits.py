@@ -2,7 +2,8 @@
 
 ``lsp_server.settings.pi_context`` holds them as ``limits``; the rules (``rules/skill_rules.py``,
 ``rules/context_rules.py``) take a :class:`Thresholds` and default to these values, which
-docs/rules.md lists.
+docs/rules.md lists. Two are not a rule's threshold: the size above which session files are not read
+and the language server's time budget per check (docs/limits.md lists every limit).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic.alias_generators import to_camel
 
 
 class Thresholds(BaseModel):
-    """The limits of the size rules: one type for the settings and the rules (``piContext.limits``)."""
+    """The limits of the size rules, of session reads and of a check: one type for settings and rules."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, strict=True, extra="forbid", frozen=True)
 
@@ -32,4 +33,12 @@ class Thresholds(BaseModel):
         default=512 * 1024 * 1024,
         ge=0,
         description="Session files above this size are not read (an error names the limit); Node's string limit.",
+    )
+    check_budget_ms: int = Field(
+        default=2000,
+        ge=0,
+        description=(
+            "The language server publishes file/not-fully-checked for a file whose check is still running after this "
+            "many milliseconds, and its findings when the check ends."
+        ),
     )

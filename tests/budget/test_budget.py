@@ -450,7 +450,7 @@ def test_the_prompt_alone_uses_pis_default_model() -> None:
 
 pi_installed = pytest.mark.skipif(
     not PI_PACKAGE.is_dir() or not (PI_NODE.exists() or shutil.which("node")),
-    reason="Pi is not installed (shared/oracle/install.sh puts it in ~/.cache/pi-oracle)",
+    reason="Pi is not installed in ~/.cache/pi-oracle: run tests/support/install_pi.sh (it installs Node and Pi there)",
 )
 
 

@@ -116,7 +116,7 @@ export interface ChatCompactResult {
 
 export interface ChatEventParams {
   chatId: string;
-  /** The record exactly as Pi emitted it. */
+  /** The record exactly as Pi emitted it, except that the keys Pi may use read `***`. */
   event: Record<string, unknown>;
 }
 

@@ -28,7 +28,7 @@ test('unset settings give the server its documented defaults', () => {
     agentDir: null,
     trust: 'pi',
     debounceMs: 300,
-    limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000, sessionMaxBytes: 536870912 },
+    limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000, sessionMaxBytes: 536870912, checkBudgetMs: 2000 },
     budget: { contextWindows: {}, defaultContextWindow: null },
     pi: { command: null },
   });

@@ -11,7 +11,10 @@ exit code and Pi's last stderr lines); the server's own observations (the sessio
 under the chat, the workspace folder removed) come as ``pi/chat/notice``.
 
 Pi keeps its own credentials: the process gets the server's environment (plus ``PI_CODING_AGENT_DIR``
-when pi-context's ``agentDir`` setting names one) and pi-context reads no key for it.
+when pi-context's ``agentDir`` setting names one) and pi-context gives it no key. It does collect the
+keys Pi may use (``chat/redaction.py``), only to replace them with ``***`` in everything it relays
+from Pi (events, answers, refusals, the exit message and stderr): a model server that echoes a key in
+an error would otherwise put it in the Chat view.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from lsp_server.server.lazy import lazy_module
 
 if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat
+    from lsp_server.llm.redact import Secret
     from lsp_server.pi_rpc import PiExit, PiInstallation
     from lsp_server.session.tail import SessionFile
 
@@ -69,6 +73,22 @@ async def _installation(ls: PiLanguageServer) -> PiInstallation:
     return location
 
 
+def pi_secrets(ls: PiLanguageServer, env: dict[str, str]) -> tuple[Secret, ...]:
+    """The keys a chat's Pi may send (its environment, models.json, auth.json) and the summarizer's."""
+    from lsp_server.chat.redaction import pi_secrets as collect
+
+    summarizer_env = ls.settings.summarizer.api_key_env
+    return collect(env, ls.agent_dir, [env.get(summarizer_env) if summarizer_env else None])
+
+
+def clean(chat: Chat, value: T) -> T:
+    """``value`` from Pi with the chat's keys replaced by ``***``."""
+    from lsp_server.chat.redaction import redact_value
+
+    cleaned: T = redact_value(value, chat.spec.secrets)
+    return cleaned
+
+
 def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = None) -> protocol.ChatInfo:
     cwd = chat.spec.cwd
     return protocol.ChatInfo(
@@ -79,23 +99,28 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         pi_version=chat.installation.pi_version,
         streaming=chat.streaming,
         compacting=chat.compacting,
-        state=state if state is not None else {},
+        state=clean(chat, state) if state is not None else {},
     )
 
 
-async def _pi(call: Callable[[], Awaitable[T]]) -> T:
-    """Run a chat command; Pi's refusals and exits become readable request failures."""
+async def _pi(call: Callable[[], Awaitable[T]], secrets: tuple[Secret, ...]) -> T:
+    """Run a chat command; Pi's refusals and exits become readable request failures.
+
+    The chat's keys (``secrets``) are kept out of the answer and of the failure's message."""
+    from lsp_server.chat.redaction import redact_text, redact_value
     from lsp_server.chat.registry import ChatError
     from lsp_server.pi_rpc import PiRpcError
 
     try:
-        return await call()
+        answer = await call()
     except ChatError as exc:
-        raise request_failed(str(exc)) from None
+        raise request_failed(redact_text(str(exc), secrets)) from None
     except PiRpcError as exc:
-        raise request_failed(f"Pi: {exc}") from None
+        raise request_failed(redact_text(f"Pi: {exc}", secrets)) from None
     except ValueError as exc:  # a malformed model name and the like
         raise request_failed(str(exc)) from None
+    cleaned: T = redact_value(answer, secrets)
+    return cleaned
 
 
 def _chat(ls: PiLanguageServer, chat_id: str) -> Chat:
@@ -124,7 +149,7 @@ class ChatEvents:
         task.add_done_callback(self._tasks.discard)
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
-        self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": event})
+        self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event)})
 
     def written(self, chat: Chat, session: str) -> None:
         if session in self._pending:
@@ -146,8 +171,8 @@ class ChatEvents:
             chat_id=chat.chat_id,
             code=exit.returncode,
             expected=exit.expected,
-            message=exit.message,
-            stderr_tail=exit.stderr_tail[-4000:],
+            message=clean(chat, exit.message),
+            stderr_tail=clean(chat, exit.stderr_tail)[-4000:],
             session=chat.session,
         )
         self.ls.protocol.notify(protocol.CHAT_EXITED, params.wire())
@@ -155,7 +180,7 @@ class ChatEvents:
             self.written(chat, chat.session)
 
     def notice(self, chat: Chat, level: NoticeLevel, message: str) -> None:
-        params = protocol.ChatNoticeParams(chat_id=chat.chat_id, level=level, message=message)
+        params = protocol.ChatNoticeParams(chat_id=chat.chat_id, level=level, message=clean(chat, message))
         self.ls.protocol.notify(protocol.CHAT_NOTICE, params.wire())
 
 
@@ -203,11 +228,13 @@ def register(server: PiLanguageServer) -> None:
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
         installation = await _installation(ls)
-        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
+        env = pi_env(ls)
+        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env))
         chat = await _pi(
             lambda: ls.chats.start(
                 spec, installation, on_event=events.event, on_exit=events.exited, on_session_written=events.written
-            )
+            ),
+            spec.secrets,
         )
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
@@ -219,19 +246,19 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_STATE, lambda: protocol.ChatRef)
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        pi_state = await _pi(chat.refresh_state)
+        pi_state = await _pi(chat.refresh_state, chat.spec.secrets)
         return chat_info(ls, chat, pi_state).wire()
 
     @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior))
+        disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior), chat.spec.secrets)
         return protocol.ChatPromptResult(disposition=disposition).wire()
 
     @request(names.CHAT_ABORT, lambda: protocol.ChatRef)
     async def abort(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await _pi(chat.abort)
+        await _pi(chat.abort, chat.spec.secrets)
         return {}
 
     @request(names.CHAT_STOP, lambda: protocol.ChatRef)
@@ -248,7 +275,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_COMPACT, lambda: protocol.ChatCompactParams)
     async def compact(ls: PiLanguageServer, params: protocol.ChatCompactParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        result = await _pi(lambda: chat.compact(params.instructions))
+        result = await _pi(lambda: chat.compact(params.instructions), chat.spec.secrets)
         return protocol.ChatCompactResult(
             summary=str(result.get("summary", "")),
             first_kept_entry_id=_str_or_none(result.get("firstKeptEntryId")),
@@ -274,7 +301,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        result = await _pi(lambda: chat.fork(params.entry_id))
+        result = await _pi(lambda: chat.fork(params.entry_id), chat.spec.secrets)
         return protocol.ChatForkResult(
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
         ).wire()
@@ -282,7 +309,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK_POINTS, lambda: protocol.ChatRef)
     async def fork_points(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        messages = await _pi(chat.fork_points)
+        messages = await _pi(chat.fork_points, chat.spec.secrets)
         points = [
             protocol.ForkPoint(entry_id=str(m.get("entryId")), text=str(m.get("text", "")))
             for m in messages
@@ -293,29 +320,29 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_SET_MODEL, lambda: protocol.ChatSetModelParams)
     async def set_model(ls: PiLanguageServer, params: protocol.ChatSetModelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        model = await _pi(lambda: chat.set_model(params.model))
+        model = await _pi(lambda: chat.set_model(params.model), chat.spec.secrets)
         return protocol.ChatModelResult(model=model).wire()
 
     @request(names.CHAT_SET_THINKING_LEVEL, lambda: protocol.ChatSetThinkingLevelParams)
     async def set_thinking_level(ls: PiLanguageServer, params: protocol.ChatSetThinkingLevelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await _pi(lambda: chat.set_thinking_level(params.level))
+        await _pi(lambda: chat.set_thinking_level(params.level), chat.spec.secrets)
         return {}
 
     @request(names.CHAT_MESSAGES, lambda: protocol.ChatRef)
     async def messages(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.messages)).wire()
+        return protocol.ChatItemsResult(items=await _pi(chat.messages, chat.spec.secrets)).wire()
 
     @request(names.CHAT_COMMANDS, lambda: protocol.ChatRef)
     async def commands(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.commands)).wire()
+        return protocol.ChatItemsResult(items=await _pi(chat.commands, chat.spec.secrets)).wire()
 
     @request(names.CHAT_MODELS, lambda: protocol.ChatRef)
     async def models(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.models)).wire()
+        return protocol.ChatItemsResult(items=await _pi(chat.models, chat.spec.secrets)).wire()
 
     @request(names.CHAT_PREFLIGHT, lambda: protocol.ChatPreflightParams)
     async def preflight_prompt(ls: PiLanguageServer, params: protocol.ChatPreflightParams) -> dict[str, Any]:
@@ -356,7 +383,7 @@ def register(server: PiLanguageServer) -> None:
     async def ui_response(ls: PiLanguageServer, params: protocol.ChatUiResponseParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         answer = params.model_dump(by_alias=True, exclude_none=True, include={"value", "confirmed", "cancelled"})
-        await _pi(lambda: chat.ui_response(params.id, answer))
+        await _pi(lambda: chat.ui_response(params.id, answer), chat.spec.secrets)
         return {}
 
     def listener(reason: str, paths: list[str]) -> None:

@@ -33,7 +33,7 @@ export interface ServerSettings {
   agentDir: string | null;
   trust: TrustSetting;
   debounceMs: number;
-  limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number; sessionMaxBytes: number };
+  limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number; sessionMaxBytes: number; checkBudgetMs: number };
   budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
   pi: { command: string | null };
 }
@@ -99,6 +99,7 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       contextMaxBytes: bounded(get('limits.contextMaxBytes'), 32 * 1024, 0, Number.MAX_SAFE_INTEGER),
       contextMaxTokens: bounded(get('limits.contextMaxTokens'), 8000, 0, Number.MAX_SAFE_INTEGER),
       sessionMaxBytes: bounded(get('limits.sessionMaxBytes'), 512 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+      checkBudgetMs: bounded(get('limits.checkBudgetMs'), 2000, 0, Number.MAX_SAFE_INTEGER),
     },
     budget: {
       contextWindows: windows(get('budget.contextWindows')),

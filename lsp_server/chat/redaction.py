@@ -1,0 +1,133 @@
+"""The keys a chat's Pi may send to a model, so that none of them reaches the editor.
+
+Pi quotes what a model server answers: a server that echoes the key it was sent (a 401 "Incorrect
+API key provided: sk-…", a 500 that repeats the request) puts the key into Pi's error message, its
+``auto_retry_start`` event, the assistant message it stores, and its stderr. The server forwards
+all of that to the client, whose Chat view shows it. So when a chat starts, the values Pi could
+authenticate with are collected here, and every string the server relays from that chat (events,
+answers, Pi's refusals, its exit message and stderr) has them replaced by ``***``
+(:func:`redact_value`).
+
+Where the values come from, as Pi resolves them (``resolve-config-value``): the environment Pi
+gets (variables whose names say they hold a credential: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``,
+``*_SECRET``, ``*_PASSWORD``), ``models.json`` (every ``apiKey`` and every ``headers`` value, with
+``$VAR`` / ``${VAR}`` read from the environment) and ``auth.json`` (each credential's ``key``,
+OAuth ``access`` / ``refresh`` tokens and its ``env``). A value Pi gets from a shell command
+(``"!op read …"``) is not known until Pi runs it and is not covered. Values shorter than 8
+characters are left alone: they are not real keys and replacing them would mangle ordinary text.
+The values are held as :class:`~lsp_server.llm.redact.Secret`, which never prints itself.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from lsp_server import fsread
+from lsp_server.budget.models import MODELS_JSON, strip_json_comments
+from lsp_server.js.strings import strip_bom
+from lsp_server.llm.redact import REDACTED, Secret
+
+AUTH_JSON: Final = "auth.json"
+MIN_SECRET_CHARS: Final = 8
+CREDENTIAL_NAME: Final = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.I)
+ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_REFERENCE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+NOT_SECRET_FIELDS: Final = frozenset({"type", "expires"})
+
+
+def pi_secrets(env: Mapping[str, str], agent_dir: str, extra: Iterable[str | None] = ()) -> tuple[Secret, ...]:
+    """Every value Pi could send as a credential (and ``extra``), longest first, each once."""
+    found: set[str] = {value for name, value in env.items() if CREDENTIAL_NAME.search(name)}
+    found.update(value for value in extra if value)
+    models = _read_json(posixpath.join(agent_dir, MODELS_JSON), comments=True)
+    if isinstance(models, dict):
+        for value in _config_values(models.get("providers")):
+            found.update(_resolved(value, env))
+    auth = _read_json(posixpath.join(agent_dir, AUTH_JSON), comments=False)
+    if isinstance(auth, dict):
+        for credential in auth.values():
+            if not isinstance(credential, dict):
+                continue
+            scope = dict(env)
+            if isinstance(credential.get("env"), dict):
+                scope.update({k: v for k, v in credential["env"].items() if isinstance(v, str)})
+                found.update(v for v in credential["env"].values() if isinstance(v, str))
+            for name, value in credential.items():
+                if name not in NOT_SECRET_FIELDS and isinstance(value, str):
+                    found.update(_resolved(value, scope))
+    kept = sorted((value for value in found if len(value) >= MIN_SECRET_CHARS), key=lambda v: (-len(v), v))
+    return tuple(Secret(value) for value in kept)
+
+
+def redact_text(text: str, secrets: tuple[Secret, ...]) -> str:
+    for secret in secrets:
+        value = secret.reveal()
+        if value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+def redact_value(value: Any, secrets: tuple[Secret, ...]) -> Any:
+    """``value`` (JSON data) with every secret in every string (keys included) replaced by ``***``.
+
+    Returns ``value`` itself when nothing in it changed, so a stream of events costs a scan, not a copy.
+    """
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, dict):
+        changed = False
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key = redact_text(key, secrets) if isinstance(key, str) else key
+            new_item = redact_value(item, secrets)
+            changed = changed or new_key is not key or new_item is not item
+            out[new_key] = new_item
+        return out if changed else value
+    if isinstance(value, list):
+        items = [redact_value(item, secrets) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value
+
+
+def _read_json(path: str, *, comments: bool) -> Any:
+    result = fsread.read_text(path)
+    if result.text is None:
+        return None
+    text = strip_bom(result.text)
+    try:
+        return json.loads(strip_json_comments(text) if comments else text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _config_values(node: Any) -> Iterable[str]:
+    """Each ``apiKey`` and each ``headers`` value anywhere under a models.json ``providers``."""
+    if isinstance(node, dict):
+        for key, item in node.items():
+            if key == "apiKey" and isinstance(item, str):
+                yield item
+            elif key == "headers" and isinstance(item, dict):
+                yield from (v for v in item.values() if isinstance(v, str))
+            else:
+                yield from _config_values(item)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _config_values(item)
+
+
+def _resolved(value: str, env: Mapping[str, str]) -> list[str]:
+    """What Pi makes of a config value: a shell command is unknown; ``$VAR`` is read from ``env``."""
+    if value.startswith("!"):
+        return []
+    names = [braced or bare for braced, bare in ENV_REFERENCE.findall(value)]
+    values = [env[name] for name in names if env.get(name)]
+    if ENV_NAME.match(value) and env.get(value):
+        return [env[value]]  # a bare variable name (older Pi): the name itself is no secret
+    whole = ENV_REFERENCE.sub(lambda m: env.get(m.group(1) or m.group(2), ""), value)
+    return [whole, *whole.split(), *values]  # a header's "Bearer <token>": the token alone too

@@ -1,0 +1,70 @@
+"""Which values a chat's Pi may authenticate with, and their removal from what the server relays.
+
+Each source on its own (the environment, models.json literal / ``$VAR`` / headers, auth.json), so a
+key the chat test finds in one place is not only found because it is also in another.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lsp_server.chat.redaction import pi_secrets, redact_value
+
+KEY = "sk-canary-0123456789abcdef"
+OTHER = "tok-canary-fedcba9876543210"
+
+
+def revealed(env: dict[str, str], agent: Path, extra: tuple[str, ...] = ()) -> set[str]:
+    return {secret.reveal() for secret in pi_secrets(env, str(agent), extra)}
+
+
+def test_credential_variables_of_the_environment_and_nothing_else(tmp_path: Path) -> None:
+    env = {"ANTHROPIC_API_KEY": KEY, "GITHUB_TOKEN": OTHER, "HOME": "/home/someone-long", "SHORT_KEY": "abc"}
+    assert revealed(env, tmp_path) == {KEY, OTHER}
+
+
+def test_models_json_literals_variables_and_headers(tmp_path: Path) -> None:
+    models = {
+        "providers": {
+            "a": {"apiKey": KEY, "models": [{"id": "m", "headers": {"X-Org": "org-canary-424242"}}]},
+            "b": {"apiKey": "$MY_VAR", "headers": {"Authorization": "Bearer ${MY_HEADER_VAR}"}},
+            "c": {"apiKey": "!op read op://vault/key"},
+            "d": {"apiKey": "PLAIN_NAME"},
+        }
+    }
+    (tmp_path / "models.json").write_text("// a comment\n" + json.dumps(models), encoding="utf-8")
+    env = {"MY_VAR": OTHER, "MY_HEADER_VAR": "hdr-canary-1234567", "PLAIN_NAME": "plain-canary-7654321"}
+    found = revealed(env, tmp_path)
+    assert {KEY, "org-canary-424242", OTHER, "hdr-canary-1234567", "plain-canary-7654321"} <= found
+    assert "Bearer hdr-canary-1234567" in found
+    assert "PLAIN_NAME" not in found and not any(v.startswith("!") for v in found)  # names and commands stay
+
+
+def test_auth_json_keys_tokens_and_their_env(tmp_path: Path) -> None:
+    auth = {
+        "anthropic": {"type": "api_key", "key": KEY},
+        "openai": {"type": "oauth", "access": OTHER, "refresh": "refresh-canary-99", "expires": 1},
+        "custom": {"type": "api_key", "key": "$OWN", "env": {"OWN": "own-canary-123456"}},
+    }
+    (tmp_path / "auth.json").write_text(json.dumps(auth), encoding="utf-8")
+    assert revealed({}, tmp_path) >= {KEY, OTHER, "refresh-canary-99", "own-canary-123456"}
+    assert "api_key" not in revealed({}, tmp_path)
+
+
+def test_unreadable_files_and_extra_values(tmp_path: Path) -> None:
+    (tmp_path / "models.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "auth.json").mkdir()
+    assert revealed({}, tmp_path, (KEY,)) == {KEY}
+
+
+def test_redaction_replaces_every_occurrence_and_keeps_untouched_values_as_they_are(tmp_path: Path) -> None:
+    secrets = pi_secrets({"A_API_KEY": KEY}, str(tmp_path))
+    event = {"type": "auto_retry_start", "errorMessage": f"401: bad key {KEY} ({KEY[:-1]}!)", "n": 1}
+    assert redact_value(event, secrets) == {
+        "type": "auto_retry_start",
+        "errorMessage": "401: bad key *** (" + KEY[:-1] + "!)",
+        "n": 1,
+    }
+    clean = {"type": "message_update", "message": {"content": [{"type": "text", "text": "hello"}]}}
+    assert redact_value(clean, secrets) is clean  # nothing to replace: the same object, no copy
