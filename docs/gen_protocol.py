@@ -338,8 +338,10 @@ METHODS: tuple[Method, ...] = (
         "server → client",
         "ChatNoticeParams",
         None,
-        "What pi-context noticed that is not a Pi event: the session file deleted under a live chat, the "
-        "workspace folder removed (the chat is ended).",
+        "What pi-context noticed that is not a Pi event, in one readable sentence with a `kind`: the session file "
+        "deleted or replaced under a live chat (`session-deleted` / `session-replaced`), then written back from "
+        "what Pi holds (`session-restored`, with the file the chat continues in as `session`) or not "
+        "(`session-not-restored`); the workspace folder removed (`folder-removed`: the chat is ended).",
     ),
     Method(
         protocol.CMD_RELOAD_WORKSPACE,

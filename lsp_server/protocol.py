@@ -744,10 +744,22 @@ class ChatExitedParams(WireModel):
     session: str | None = Field(default=None, description="The session Pi wrote, to resume it.")
 
 
+ChatNoticeKind = Literal[
+    "session-deleted", "session-replaced", "session-restored", "session-not-restored", "folder-removed"
+]
+
+
 class ChatNoticeParams(WireModel):
+    """What the server noticed about a chat by itself (its session file, its folder), in one readable message."""
+
     chat_id: str
     level: Literal["info", "warning", "error"]
     message: str
+    kind: ChatNoticeKind | None = Field(default=None, description="What happened, for a client that acts on it.")
+    session: str | None = Field(
+        default=None,
+        description="The session file the chat writes from now on (set when it changed or was written back).",
+    )
 
 
 ALL_MODELS: dict[str, type[WireModel]] = {

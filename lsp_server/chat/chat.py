@@ -156,6 +156,16 @@ class Chat:
         await self.refresh_state()
         return result
 
+    async def entries(self) -> JsonObject:
+        """Pi's ``get_entries``: every entry of the session it holds (all branches, file order) and its leaf."""
+        return await self._pi().get_entries()
+
+    async def switch_session(self, path: str) -> JsonObject:
+        """Pi opens another session file (``switch_session``); the chat follows it."""
+        result = await self._pi().switch_session(path)
+        await self.refresh_state()
+        return result
+
     async def fork_points(self) -> list[JsonObject]:
         return await self._pi().get_fork_messages()
 

@@ -193,10 +193,15 @@ export interface ChatModelResult {
   model: Record<string, unknown>;
 }
 
+/** What the server noticed about a chat by itself (its session file, its folder), in one readable message. */
 export interface ChatNoticeParams {
   chatId: string;
   level: "info" | "warning" | "error";
   message: string;
+  /** What happened, for a client that acts on it. */
+  kind?: "session-deleted" | "session-replaced" | "session-restored" | "session-not-restored" | "folder-removed" | null;
+  /** The session file the chat writes from now on (set when it changed or was written back). */
+  session?: string | null;
 }
 
 export interface ChatPreflightParams {
