@@ -564,6 +564,14 @@ class CommandOutcome(WireModel):
     economics: CompactionEconomicsInfo | None = Field(
         default=None, description="What the summary calls cost and what the result saves per later request."
     )
+    chat_id: str | None = Field(
+        default=None,
+        description="Set when a chat's Pi holds the session: the compaction is Pi's (its model writes the summary "
+        "when applied), and the preview is the plan read from the file (`plan`), with no summary yet.",
+    )
+    plan: ChatCompactPreview | None = Field(
+        default=None, description="For a session a chat holds: what Pi's compaction will summarize and keep."
+    )
 
 
 class SessionChangedParams(WireModel):
@@ -660,6 +668,9 @@ class ChatCompactPreview(WireModel):
     kept_entries: int
     read_files: list[str]
     modified_files: list[str]
+
+
+CommandOutcome.model_rebuild()  # its ``plan`` is defined above
 
 
 class ChatForkParams(WireModel):

@@ -285,6 +285,10 @@ export interface CommandOutcome {
   fromPreview?: boolean;
   /** What the summary calls cost and what the result saves per later request. */
   economics?: CompactionEconomicsInfo | null;
+  /** Set when a chat's Pi holds the session: the compaction is Pi's (its model writes the summary when applied), and the preview is the plan read from the file (`plan`), with no summary yet. */
+  chatId?: string | null;
+  /** For a session a chat holds: what Pi's compaction will summarize and keep. */
+  plan?: ChatCompactPreview | null;
 }
 
 export interface CompactArgs {

@@ -2,8 +2,9 @@
 
 The server starts Pi in the workspace folder (``pi/chat/start``), forwards the client's commands as
 Pi's RPC commands and every record Pi emits as ``pi/chat/event``, unchanged. It never writes a
-session a chat holds: Pi does (``pi.compact`` / ``pi.branchSummary`` refuse such a session, the
-chat's compaction is Pi's ``compact``), and a second chat on the same session is refused. When Pi
+session a chat holds: Pi does (``pi.compact`` on such a session previews from the file and then
+runs Pi's ``compact`` through the chat, :func:`compact_in_chat`; ``pi.branchSummary`` refuses it,
+as Pi's RPC mode cannot move in the tree), and a second chat on the same session is refused. When Pi
 appends to its session (a message ended, a compaction ended, the run settled) the client gets
 ``pi/sessionChanged`` with reason ``chat``, so the budget, the projected request and the tree,
 which read the file, follow the chat. When Pi exits the client gets ``pi/chat/exited`` (with the
@@ -117,7 +118,7 @@ class ChatEvents:
     Each live chat's session file is followed (:class:`~lsp_server.chat.recovery.SessionGuard`)
     after the events after which Pi writes and on every change on disk; a file deleted or replaced
     under the chat is said at once (``pi/chat/notice``) and written back from what Pi holds as soon
-    as Pi is idle, the chat's commands waiting meanwhile (:meth:`ready`).
+    as Pi is idle, the chat's commands waiting meanwhile (:meth:`Chat.hold`).
     """
 
     def __init__(self, ls: PiLanguageServer) -> None:
@@ -223,14 +224,9 @@ class ChatEvents:
             self.notice(chat, "warning", lost_message(loss, busy), kind=kind)
         if guard.lost is not None and not (chat.streaming or chat.compacting) and chat.chat_id not in self._restoring:
             task = self._background(self._write_back(chat, guard))
+            chat.hold(task)  # the commands after which Pi writes wait for the write-back
             self._restoring[chat.chat_id] = task
             task.add_done_callback(lambda _: self._restoring.pop(chat.chat_id, None))
-
-    async def ready(self, chat: Chat) -> None:
-        """Wait while the chat's session is being written back (a command now would race with it)."""
-        task = self._restoring.get(chat.chat_id)
-        if task is not None:
-            await asyncio.shield(task)
 
     async def _write_back(self, chat: Chat, guard: SessionGuard) -> None:
         from lsp_server.chat.recovery import fallback_header, write_back
@@ -363,7 +359,6 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await events.ready(chat)
         disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior))
         return protocol.ChatPromptResult(disposition=disposition).wire()
 
@@ -387,7 +382,6 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_COMPACT, lambda: protocol.ChatCompactParams)
     async def compact(ls: PiLanguageServer, params: protocol.ChatCompactParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await events.ready(chat)
         result = await _pi(lambda: chat.compact(params.instructions))
         return protocol.ChatCompactResult(
             summary=str(result.get("summary", "")),
@@ -414,7 +408,6 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await events.ready(chat)
         result = await _pi(lambda: chat.fork(params.entry_id))
         return protocol.ChatForkResult(
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
@@ -434,14 +427,12 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_SET_MODEL, lambda: protocol.ChatSetModelParams)
     async def set_model(ls: PiLanguageServer, params: protocol.ChatSetModelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await events.ready(chat)
         model = await _pi(lambda: chat.set_model(params.model))
         return protocol.ChatModelResult(model=model).wire()
 
     @request(names.CHAT_SET_THINKING_LEVEL, lambda: protocol.ChatSetThinkingLevelParams)
     async def set_thinking_level(ls: PiLanguageServer, params: protocol.ChatSetThinkingLevelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await events.ready(chat)
         await _pi(lambda: chat.set_thinking_level(params.level))
         return {}
 
@@ -519,6 +510,68 @@ def register(server: PiLanguageServer) -> None:
             log_failure(server, f"chat ({reason})", exc)
 
     server.listeners.append(listener)
+
+
+async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.CompactArgs) -> dict[str, Any]:
+    """``pi.compact`` on a session a chat holds: the plan from the file as a preview, then Pi's ``compact``.
+
+    Pi writes the summary with the chat's model (one writer per session); what pi-context shows first is
+    where Pi will cut and what it keeps, read from the file with Pi's rules (the lens), as the chat's
+    own ``/compact`` does.
+    """
+    from lsp_server.chat.lens import compaction_preview
+
+    method = protocol.CMD_COMPACT
+    path = request.session
+    if request.leaf_id is not None:
+        raise request_failed(
+            f"{path} is open in chat {chat.chat_id}: Pi compacts the branch it is on, and its RPC mode cannot move "
+            "to another entry; compact without choosing an entry, or stop the chat first"
+        )
+    state = await _pi(chat.refresh_state)
+    model = state.get("model") if isinstance(state.get("model"), dict) else {}
+    name = f"{model.get('provider')}/{model.get('id')}" if model else "its model"
+    summarizer = f"Pi in chat {chat.chat_id} ({name})"
+    if request.preview_only:
+        project = ls.projects.open(await _session_cwd(ls, method, chat, path))
+        plan = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, path)
+        if isinstance(plan, str):
+            raise request_failed(plan)
+        return protocol.CommandOutcome(
+            written=False,
+            preview_only=True,
+            summary="",
+            first_kept_entry_id=plan.first_kept_entry_id,
+            tokens_before=plan.tokens_before,
+            summarizer=summarizer,
+            session_size=os.path.getsize(path),
+            chat_id=chat.chat_id,
+            plan=protocol.ChatCompactPreview.model_validate(plan.to_json()),
+        ).wire()
+    if request.expected_size is not None and os.path.getsize(path) != request.expected_size:
+        raise request_failed(
+            f"{path} changed since the preview (Pi appended to it in chat {chat.chat_id}); preview the compaction again"
+        )
+    result = await _pi(lambda: chat.compact(request.instructions))
+    session = chat.session or path
+    entry = await read_session(
+        ls,
+        method,
+        session,
+        None,
+        lambda s: next((e for e in reversed(s.entries) if e.get("type") == "compaction"), None),
+    )
+    return protocol.CommandOutcome(
+        written=True,
+        preview_only=False,
+        summary=str(result.get("summary", "")),
+        entry=dict(entry) if isinstance(entry, dict) else None,
+        first_kept_entry_id=_str_or_none(result.get("firstKeptEntryId")),
+        tokens_before=_int_or_none(result.get("tokensBefore")),
+        summarizer=summarizer,
+        session_size=os.path.getsize(session),
+        chat_id=chat.chat_id,
+    ).wire()
 
 
 def folder_removed_message(chat: Chat) -> str:
