@@ -93,7 +93,7 @@ async def test_removing_the_chats_workspace_folder_ends_it_mid_reply_keeping_eve
     said = await notice(client, chat_id, "folder-removed")
     assert said["level"] == "warning"
     assert f"The workspace folder {workspace.root} was removed" in said["message"]
-    assert session in said["message"]  # where the conversation is, to resume it
+    assert session in said["message"] and "cut off and kept as aborted" in said["message"]  # what became of it
     exited = await client.wait(lambda: next((e for e in client.exits if e["chatId"] == chat_id), None))
     assert exited["expected"] is True and exited["session"] == session
     assert pi_processes(client.agent.path) == []

@@ -575,10 +575,11 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
 
 
 def folder_removed_message(chat: Chat) -> str:
-    where = f"; its session stays in {chat.session}, which the chat can resume" if chat.session else ""
+    cut = " (the reply in progress is cut off and kept as aborted)" if chat.streaming else ""
+    where = f"; its session stays in {chat.session}, which a chat can resume" if chat.session else ""
     return (
-        f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was stopped "
-        f"(a reply in progress is cut off and kept as aborted){where}."
+        f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was "
+        f"stopped{cut}{where}."
     )
 
 
