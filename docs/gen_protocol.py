@@ -147,7 +147,11 @@ METHODS: tuple[Method, ...] = (
         "characters received, writing), cancellable from the progress UI and with `$/cancelRequest` (answer "
         "`-32800`). `previewOnly` writes nothing; applying with the preview's `expectedSize` writes the previewed "
         "summary without asking the summarizer again (`fromPreview`), and refuses if the file changed. Failures "
-        "(the model's error, nothing to compact, the file grew) answer `-32803` RequestFailed and write nothing.",
+        "(the model's error, nothing to compact, the file grew) answer `-32803` RequestFailed and write nothing. "
+        "On a session a chat's Pi holds, the compaction is Pi's (one writer per session): the preview is the plan "
+        "read from the file (`chatId`, `plan`: the cut point, what is summarized and kept, tokens before; no "
+        "summary yet), and applying runs Pi's `compact` through that chat (refused when the file changed since "
+        "the preview or when `leafId` is given); the answer has Pi's summary and the entry Pi wrote.",
     ),
     Method(
         protocol.CMD_BRANCH_SUMMARY,
@@ -157,7 +161,8 @@ METHODS: tuple[Method, ...] = (
         "CommandOutcome",
         "Summarize the branch left when moving from `fromId` to `toId` (Pi's `/tree` with a summary) and append "
         "the `branch_summary` entry where Pi puts it. Progress, cancellation, previews and failures as for "
-        "`pi.compact`.",
+        "`pi.compact`. Refused on a session a chat's Pi holds: Pi's RPC mode cannot move in the tree, so stop the "
+        "chat first (it can resume the session after).",
     ),
     Method(
         protocol.CHAT_LOCATE,
@@ -339,8 +344,10 @@ METHODS: tuple[Method, ...] = (
         "server → client",
         "ChatNoticeParams",
         None,
-        "What pi-context noticed that is not a Pi event: the session file deleted under a live chat, the "
-        "workspace folder removed (the chat is ended).",
+        "What pi-context noticed that is not a Pi event, in one readable sentence with a `kind`: the session file "
+        "deleted or replaced under a live chat (`session-deleted` / `session-replaced`), then written back from "
+        "what Pi holds (`session-restored`, with the file the chat continues in as `session`) or not "
+        "(`session-not-restored`); the workspace folder removed (`folder-removed`: the chat is ended).",
     ),
     Method(
         protocol.CMD_RELOAD_WORKSPACE,

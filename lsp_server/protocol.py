@@ -564,6 +564,14 @@ class CommandOutcome(WireModel):
     economics: CompactionEconomicsInfo | None = Field(
         default=None, description="What the summary calls cost and what the result saves per later request."
     )
+    chat_id: str | None = Field(
+        default=None,
+        description="Set when a chat's Pi holds the session: the compaction is Pi's (its model writes the summary "
+        "when applied), and the preview is the plan read from the file (`plan`), with no summary yet.",
+    )
+    plan: ChatCompactPreview | None = Field(
+        default=None, description="For a session a chat holds: what Pi's compaction will summarize and keep."
+    )
 
 
 class SessionChangedParams(WireModel):
@@ -662,6 +670,9 @@ class ChatCompactPreview(WireModel):
     modified_files: list[str]
 
 
+CommandOutcome.model_rebuild()  # its ``plan`` is defined above
+
+
 class ChatForkParams(WireModel):
     chat_id: str
     entry_id: str = Field(description="A user message entry (see pi/chat/forkPoints).")
@@ -746,10 +757,22 @@ class ChatExitedParams(WireModel):
     session: str | None = Field(default=None, description="The session Pi wrote, to resume it.")
 
 
+ChatNoticeKind = Literal[
+    "session-deleted", "session-replaced", "session-restored", "session-not-restored", "folder-removed"
+]
+
+
 class ChatNoticeParams(WireModel):
+    """What the server noticed about a chat by itself (its session file, its folder), in one readable message."""
+
     chat_id: str
     level: Literal["info", "warning", "error"]
     message: str
+    kind: ChatNoticeKind | None = Field(default=None, description="What happened, for a client that acts on it.")
+    session: str | None = Field(
+        default=None,
+        description="The session file the chat writes from now on (set when it changed or was written back).",
+    )
 
 
 ALL_MODELS: dict[str, type[WireModel]] = {

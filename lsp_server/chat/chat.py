@@ -12,6 +12,7 @@ message ended, a compaction ended, the run settled), so the views that read the 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class Chat:
         self.last_usage: JsonObject | None = None
         self.exit: PiExit | None = None
         self.events = 0
+        self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
         self._on_written: WrittenSink | None = None
@@ -141,21 +143,43 @@ class Chat:
         self._take_state(state)
         return state
 
+    def hold(self, work: asyncio.Future[Any]) -> None:
+        """Make the commands after which Pi writes wait for ``work`` (the session file being written back)."""
+        self._held_by = work
+        work.add_done_callback(lambda done: setattr(self, "_held_by", None) if self._held_by is done else None)
+
+    async def _writable(self) -> None:
+        if self._held_by is not None:
+            await asyncio.shield(self._held_by)
+
     # --- commands (each is Pi's; errors are Pi's own text) ---------------------------------------------
 
     async def prompt(self, text: str, streaming_behavior: StreamingBehavior | None = None) -> Disposition:
+        await self._writable()
         return await self._pi().prompt(text, streaming_behavior=streaming_behavior)
 
     async def abort(self) -> None:
         await self._pi().abort()
 
     async def compact(self, instructions: str | None = None) -> JsonObject:
+        await self._writable()
         result = await self._pi().compact(instructions)
         await self.refresh_state()
         return result
 
     async def fork(self, entry_id: str) -> JsonObject:
+        await self._writable()
         result = await self._pi().fork(entry_id)
+        await self.refresh_state()
+        return result
+
+    async def entries(self) -> JsonObject:
+        """Pi's ``get_entries``: every entry of the session it holds (all branches, file order) and its leaf."""
+        return await self._pi().get_entries()
+
+    async def switch_session(self, path: str) -> JsonObject:
+        """Pi opens another session file (``switch_session``); the chat follows it."""
+        result = await self._pi().switch_session(path)
         await self.refresh_state()
         return result
 
@@ -164,9 +188,11 @@ class Chat:
 
     async def set_model(self, model: str) -> JsonObject:
         provider, model_id = split_model(model)
+        await self._writable()
         return await self._pi().set_model(provider, model_id)
 
     async def set_thinking_level(self, level: ThinkingLevel) -> None:
+        await self._writable()
         await self._pi().set_thinking_level(level)
 
     async def messages(self) -> list[JsonObject]:

@@ -28,6 +28,11 @@ is safe. The rules, and why:
   does so at start-up: a file-size limit is then ``EFBIG`` or a short write, undone like any
   failed write), and what cannot be blocked (``SIGKILL``, a crash, a power cut) is undone by the
   next load through the note :mod:`lsp_server.session.write_journal` keeps of the write in flight.
+
+Two writes create whole files instead: :func:`write_new_session_file` (a file that does not exist
+yet, ``O_EXCL``) and :func:`replace_session_file` (a complete session renamed over a file that holds
+only lines of it), which a chat uses to write back the session Pi holds when its file was deleted or
+replaced (:mod:`lsp_server.chat.recovery`), while Pi is idle.
 """
 
 from __future__ import annotations
@@ -471,4 +476,26 @@ def write_new_session_file(path: str, entries: Sequence[Entry]) -> str | None:
     finally:
         with contextlib.suppress(OSError):
             os.close(fd)
+    return None
+
+
+def replace_session_file(path: str, entries: Sequence[Entry]) -> str | None:
+    """Put a complete session (header first) at ``path`` in one step, over what is there.
+
+    Only for a chat's session written back from what Pi holds, when everything at ``path`` is part
+    of it (see :mod:`lsp_server.chat.recovery`): the lines go to a new file beside it
+    (:func:`write_new_session_file`), which is then renamed over ``path``, so a reader sees the old
+    file or the new one, never half of either. Returns an error sentence, or ``None``.
+    """
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:8]}.tmp")
+    error = write_new_session_file(temporary, entries)
+    if error is not None:
+        return error
+    try:
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return node_error_message(exc, "rename", path)
     return None

@@ -44,6 +44,7 @@ async def _scenario(
     settings: Any = None,
     abort_after: int | None = None,
     model_fields: Any = None,
+    abort_on: str = "message_update",
 ) -> None:
     pi = require_test_pi()
     with tempfile.TemporaryDirectory() as tmp, FakeLlmServer() as model:
@@ -71,7 +72,7 @@ async def _scenario(
                 mark = log.mark()
                 await process.prompt(text)
                 if abort_after is not None:
-                    await log.wait_for(lambda e: e.get("type") == "message_update", since=mark)
+                    await log.wait_for(lambda e: e.get("type") == abort_on, since=mark)
                     await process.abort()
                 await log.wait_type("agent_settled", since=mark, timeout=WAIT_S)
             if name == "compaction":
@@ -171,6 +172,18 @@ async def main(only: set[str]) -> None:
         ],
         ["Write a long reply"],
         abort_after=1,
+    )
+    await scenario(
+        only,
+        "abort-tool",
+        [
+            ScriptedResponse(
+                tool_calls=[{"name": "bash", "arguments": {"command": "sleep 60"}, "id": "call_sleep"}], finish="tool"
+            )
+        ],
+        ["Run the long job"],
+        abort_after=1,
+        abort_on="tool_execution_start",
     )
     await scenario(
         only,

@@ -140,7 +140,9 @@ async function compact(c: Commands): Promise<void> {
   if (typeof preview.sessionSize === 'number') {
     apply.expectedSize = preview.sessionSize;
   }
-  const applied = await runLong<CommandOutcome>(c, 'Appending the compaction', Methods.CMD_COMPACT, apply);
+  // On a session a chat holds, the server has that chat's Pi compact (Pi writes it, with its own model).
+  const title = preview.chatId ? `Pi (chat ${preview.chatId}) is compacting the session` : 'Appending the compaction';
+  const applied = await runLong<CommandOutcome>(c, title, Methods.CMD_COMPACT, apply);
   await finish(c, shown, applied, session);
 }
 

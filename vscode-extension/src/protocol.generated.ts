@@ -193,10 +193,15 @@ export interface ChatModelResult {
   model: Record<string, unknown>;
 }
 
+/** What the server noticed about a chat by itself (its session file, its folder), in one readable message. */
 export interface ChatNoticeParams {
   chatId: string;
   level: "info" | "warning" | "error";
   message: string;
+  /** What happened, for a client that acts on it. */
+  kind?: "session-deleted" | "session-replaced" | "session-restored" | "session-not-restored" | "folder-removed" | null;
+  /** The session file the chat writes from now on (set when it changed or was written back). */
+  session?: string | null;
 }
 
 export interface ChatPreflightParams {
@@ -280,6 +285,10 @@ export interface CommandOutcome {
   fromPreview?: boolean;
   /** What the summary calls cost and what the result saves per later request. */
   economics?: CompactionEconomicsInfo | null;
+  /** Set when a chat's Pi holds the session: the compaction is Pi's (its model writes the summary when applied), and the preview is the plan read from the file (`plan`), with no summary yet. */
+  chatId?: string | null;
+  /** For a session a chat holds: what Pi's compaction will summarize and keep. */
+  plan?: ChatCompactPreview | null;
 }
 
 export interface CompactArgs {

@@ -9,6 +9,8 @@ test('the chat accepts only the intents it knows, with bounded strings', () => {
   assert.deepEqual(parseChatMessage({ type: 'send', text: 'hi\nthere' }), { type: 'send', text: 'hi\nthere' });
   assert.deepEqual(parseChatMessage({ type: 'fork', itemId: 'u3' }), { type: 'fork', itemId: 'u3' });
   assert.deepEqual(parseChatMessage({ type: 'dismiss', itemId: 'n4' }), { type: 'dismiss', itemId: 'n4' });
+  assert.deepEqual(parseChatMessage({ type: 'retry', itemId: 'u3' }), { type: 'retry', itemId: 'u3' });
+  assert.deepEqual(parseChatMessage({ type: 'openDiff', itemId: 't-call_1' }), { type: 'openDiff', itemId: 't-call_1' });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'src/a.ts' }), { type: 'openFile', path: 'src/a.ts', line: null });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: 12 }), { type: 'openFile', path: 'a.ts', line: 12 });
   assert.deepEqual(parseChatMessage({ type: 'openFile', path: 'a.ts', line: -1 }), { type: 'openFile', path: 'a.ts', line: null });
@@ -19,6 +21,8 @@ test('the chat accepts only the intents it knows, with bounded strings', () => {
     { type: 'send', text: 3 },
     { type: 'send', text: 'x'.repeat(MAX_PROMPT + 1) },
     { type: 'fork', itemId: '' },
+    { type: 'retry' },
+    { type: 'openDiff', itemId: 5 },
     { type: 'dismiss' },
     { type: 'openFile', path: 'x'.repeat(5000) },
     { type: 'runCommand', command: 'workbench.action.terminal.new' },

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { editSides, parseEditArgs } from '../src/chat/editDiff';
 import { type AssistantItem, type ChatItem, type EventItem, type ToolItem, Transcript } from '../src/chat/transcript';
 
 type Json = Record<string, unknown>;
@@ -186,6 +187,29 @@ test('while Pi retries, the one retry line says which attempt is next', () => {
   assert.equal(lines[0]?.event, 'retry');
   assert.equal(lines[0]?.running, true);
   assert.equal(lines[0]?.text, '503: {"message":"overloaded"}: retrying (attempt 2 of 2) in 2 ms');
+});
+
+test("abort while a bash tool runs: the card ends as an error with Pi's words, also after a rebuild", () => {
+  const { events, messages } = recording('abort-tool');
+  const t = fold(events);
+  const [tool] = of(t, 'tool');
+  assert.equal(tool?.name, 'bash');
+  assert.equal(tool?.status, 'error');
+  assert.equal(tool?.output, 'Command aborted');
+  assert.equal(typeof tool?.durationMs, 'number');
+  assert.equal(t.streaming, false);
+  const [rebuilt] = of(Transcript.fromMessages(messages), 'tool');
+  assert.deepEqual([rebuilt?.status, rebuilt?.output], ['error', 'Command aborted']);
+});
+
+test("an edit card's diff reverses Pi's recorded edit on the file Pi wrote", () => {
+  const { events } = recording('edit-turn');
+  const [tool] = of(fold(events), 'tool');
+  const call = parseEditArgs(tool?.args ?? '');
+  assert.deepEqual(call, { path: 'notes.txt', edits: [{ oldText: 'line two', newText: 'line 2' }] });
+  // The recording's workspace had "line one\nline two\n"; Pi's edit left this:
+  const sides = call ? editSides('line one\nline 2\n', call) : null;
+  assert.deepEqual(sides, { source: 'file', before: 'line one\nline two\n', after: 'line one\nline 2\n' });
 });
 
 test('an aborted reply keeps its partial text and ends streaming', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { appliedText, confirmText, previewDocument } from '../src/model/outcome';
+import { appliedText, confirmText, previewDocument, settledDocument } from '../src/model/outcome';
 import type { CommandOutcome } from '../src/protocol.generated';
 
 const outcome: CommandOutcome = {
@@ -43,4 +43,47 @@ test('the applied message names the new entry and says whether it is the preview
     'Compaction appended to s.jsonl as entry e9 (the previewed summary).',
   );
   assert.match(appliedText('branch', { ...outcome, written: true }, 's.jsonl'), /summarized again/);
+});
+
+const live: CommandOutcome = {
+  written: false,
+  previewOnly: true,
+  summary: '',
+  summarizer: 'Pi in chat 3 (fake/fake-1)',
+  tokensBefore: 2048,
+  firstKeptEntryId: 'k1',
+  sessionSize: 4000,
+  chatId: '3',
+  plan: {
+    firstKeptEntryId: 'k1',
+    tokensBefore: 2048,
+    keptTokens: 300,
+    messagesToSummarize: 4,
+    turnPrefixMessages: 2,
+    isSplitTurn: true,
+    keptEntries: 3,
+    readFiles: ['a.ts'],
+    modifiedFiles: [],
+  },
+};
+
+test("a session a chat holds is previewed as Pi's plan, with no summary of pi-context's", () => {
+  const doc = previewDocument('compaction', live, 's.jsonl');
+  assert.match(doc, /Nothing has been written to s.jsonl yet\. It is open in chat 3, so Pi writes the compaction itself/);
+  assert.match(doc, /Have Pi in chat 3 \(fake\/fake-1\) compact s.jsonl now\?/);
+  assert.match(doc, /\*\*Summarized by Pi:\*\* 4 message\(s\) and the first 2 of the current turn's messages\./);
+  assert.match(doc, /\*\*Kept as they are:\*\* 3 entries, about 300 tokens/);
+  assert.match(doc, /read `a\.ts`; modified —/);
+  assert.doesNotMatch(doc, /Append this/);
+});
+
+test("Pi's compaction, once applied, is shown as Pi's, with Pi's summary", () => {
+  const applied = { ...live, written: true, previewOnly: false, summary: '## Goal\nPi wrote this.', entry: { id: 'c9' } };
+  assert.equal(appliedText('compaction', applied, 's.jsonl'), 'Pi in chat 3 (fake/fake-1) compacted s.jsonl as entry c9.');
+  const doc = settledDocument('compaction', live, 's.jsonl', { state: 'appended', applied });
+  assert.match(doc, /Compaction — done by Pi\.\*\* Pi in chat 3 \(fake\/fake-1\) wrote it to s.jsonl as entry `c9`/);
+  assert.ok(doc.trimEnd().endsWith('## Goal\nPi wrote this.'));
+  const discarded = settledDocument('compaction', live, 's.jsonl', { state: 'discarded' });
+  assert.match(discarded, /discarded\.\*\* Nothing was written/);
+  assert.match(discarded, /Summarized by Pi/);
 });

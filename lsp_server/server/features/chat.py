@@ -2,8 +2,9 @@
 
 The server starts Pi in the workspace folder (``pi/chat/start``), forwards the client's commands as
 Pi's RPC commands and every record Pi emits as ``pi/chat/event``, unchanged. It never writes a
-session a chat holds: Pi does (``pi.compact`` / ``pi.branchSummary`` refuse such a session, the
-chat's compaction is Pi's ``compact``), and a second chat on the same session is refused. When Pi
+session a chat holds: Pi does (``pi.compact`` on such a session previews from the file and then
+runs Pi's ``compact`` through the chat, :func:`compact_in_chat`; ``pi.branchSummary`` refuses it,
+as Pi's RPC mode cannot move in the tree), and a second chat on the same session is refused. When Pi
 appends to its session (a message ended, a compaction ended, the run settled) the client gets
 ``pi/sessionChanged`` with reason ``chat``, so the budget, the projected request and the tree,
 which read the file, follow the chat. When Pi exits the client gets ``pi/chat/exited`` (with the
@@ -36,6 +37,7 @@ from lsp_server.server.lazy import lazy_module
 
 if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat
+    from lsp_server.chat.recovery import Loss, SessionGuard
     from lsp_server.llm.redact import Secret
     from lsp_server.pi_rpc import PiExit, PiInstallation
     from lsp_server.session.tail import SessionFile
@@ -136,22 +138,39 @@ def _chat(ls: PiLanguageServer, chat_id: str) -> Chat:
 
 
 class ChatEvents:
-    """Pi's records to the client, and the session-changed signal, coalesced per session."""
+    """Pi's records to the client, the session-changed signal (coalesced per session), and each chat's file.
+
+    Each live chat's session file is followed (:class:`~lsp_server.chat.recovery.SessionGuard`)
+    after the events after which Pi writes and on every change on disk; a file deleted or replaced
+    under the chat is said at once (``pi/chat/notice``) and written back from what Pi holds as soon
+    as Pi is idle, the chat's commands waiting meanwhile (:meth:`Chat.hold`).
+    """
 
     def __init__(self, ls: PiLanguageServer) -> None:
         self.ls = ls
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # chats being stopped in the background
+        self._guards: dict[str, SessionGuard] = {}  # by chat id
+        self._checks: dict[str, asyncio.TimerHandle] = {}  # by chat id
+        self._restoring: dict[str, asyncio.Task[None]] = {}  # by chat id
 
     def stop_later(self, chat: Chat) -> None:
-        task = asyncio.get_running_loop().create_task(self.ls.chats.stop(chat.chat_id))
+        self._background(self.ls.chats.stop(chat.chat_id))
+
+    def _background(self, work: Awaitable[None]) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
         self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event)})
 
     def written(self, chat: Chat, session: str) -> None:
+        if chat.chat_id not in self._checks:
+            self._checks[chat.chat_id] = asyncio.get_running_loop().call_later(
+                SESSION_CHANGED_DELAY_S, self._check_soon, chat
+            )
         if session in self._pending:
             return
         loop = asyncio.get_running_loop()
@@ -167,6 +186,10 @@ class ChatEvents:
 
     def exited(self, chat: Chat, exit: PiExit) -> None:
         self.ls.chats.forget(chat.chat_id)
+        self._guards.pop(chat.chat_id, None)
+        check = self._checks.pop(chat.chat_id, None)
+        if check is not None:
+            check.cancel()
         params = protocol.ChatExitedParams(
             chat_id=chat.chat_id,
             code=exit.returncode,
@@ -179,9 +202,119 @@ class ChatEvents:
         if chat.session is not None:
             self.written(chat, chat.session)
 
-    def notice(self, chat: Chat, level: NoticeLevel, message: str) -> None:
-        params = protocol.ChatNoticeParams(chat_id=chat.chat_id, level=level, message=clean(chat, message))
+    def notice(
+        self,
+        chat: Chat,
+        level: NoticeLevel,
+        message: str,
+        kind: protocol.ChatNoticeKind | None = None,
+        session: str | None = None,
+    ) -> None:
+        params = protocol.ChatNoticeParams(
+            chat_id=chat.chat_id, level=level, message=clean(chat, message), kind=kind, session=session
+        )
         self.ls.protocol.notify(protocol.CHAT_NOTICE, params.wire())
+
+    # --- the chat's session file ----------------------------------------------------------------
+
+    def follow(self, chat: Chat) -> None:
+        """Start following the chat's session file (after a start, or when Pi moved to another file)."""
+        from lsp_server.chat.recovery import SessionGuard
+
+        guard = self._guards.get(chat.chat_id)
+        if guard is None:
+            self._guards[chat.chat_id] = SessionGuard(chat.session)
+        elif guard.path != chat.session and chat.chat_id not in self._restoring:
+            guard.follow(chat.session)
+
+    def _check_soon(self, chat: Chat) -> None:
+        self._checks.pop(chat.chat_id, None)
+        self.check(chat)
+
+    def check(self, chat: Chat) -> None:
+        """Compare the chat's file with what was seen last; say a loss, and write back when Pi is idle."""
+        guard = self._guards.get(chat.chat_id)
+        if guard is None or not chat.alive:
+            return
+        if guard.path != chat.session and chat.chat_id not in self._restoring:
+            guard.follow(chat.session)  # Pi moved to another file (a fork)
+        try:
+            loss = guard.check()
+        except Exception as exc:
+            log_failure(self.ls, "chat session check", exc)
+            return
+        if loss is not None:
+            busy = chat.streaming or chat.compacting
+            kind: protocol.ChatNoticeKind = "session-deleted" if loss.change == "deleted" else "session-replaced"
+            self.notice(chat, "warning", lost_message(loss, busy), kind=kind)
+        if guard.lost is not None and not (chat.streaming or chat.compacting) and chat.chat_id not in self._restoring:
+            task = self._background(self._write_back(chat, guard))
+            chat.hold(task)  # the commands after which Pi writes wait for the write-back
+            self._restoring[chat.chat_id] = task
+            task.add_done_callback(lambda _: self._restoring.pop(chat.chat_id, None))
+
+    async def _write_back(self, chat: Chat, guard: SessionGuard) -> None:
+        from lsp_server.chat.recovery import fallback_header, write_back
+
+        loss = guard.lost
+        assert loss is not None
+        try:
+            state = await chat.refresh_state()
+            if state.get("isStreaming") or state.get("isCompacting"):
+                return  # a run started meanwhile: written back after it
+            held = await chat.entries()
+            entries = [e for e in held.get("entries", []) if isinstance(e, dict)]
+            header = guard.header or fallback_header(state.get("sessionId"), chat.spec.cwd)
+            restored = await asyncio.get_running_loop().run_in_executor(None, write_back, loss.path, header, entries)
+            if isinstance(restored, str):
+                guard.follow(None)
+                self.notice(chat, "error", not_restored_message(loss, restored), kind="session-not-restored")
+                return
+            await chat.switch_session(restored.path)
+            guard.follow(chat.session)
+        except Exception as exc:
+            from lsp_server.chat.registry import ChatError
+            from lsp_server.pi_rpc import PiRpcError
+
+            if not isinstance(exc, PiRpcError | ChatError | OSError):
+                log_failure(self.ls, "chat session write-back", exc)
+            if chat.alive:
+                guard.follow(None)
+                self.notice(chat, "error", not_restored_message(loss, str(exc)), kind="session-not-restored")
+            return
+        self.notice(
+            chat,
+            "info",
+            f"Session saved: {restored.sentence(loss.path)}. Pi continues in it; nothing of the conversation was lost.",
+            kind="session-restored",
+            session=chat.session,
+        )
+        for path in {loss.path, restored.path}:
+            self._session_changed(path)
+
+
+def lost_message(loss: Loss, busy: bool) -> str:
+    """The notice when a chat's file goes: what happened, and what Pi and pi-context will do."""
+    when = "when Pi's current reply ends" if busy else "now"
+    if loss.change == "deleted":
+        return (
+            f"The session file {loss.path} was deleted while this chat was open. Pi still holds the whole session "
+            f"in memory, but its next entry would start a new file without the lines before it; {when}, pi-context "
+            "writes the session Pi holds back to that path and Pi continues there."
+        )
+    return (
+        f"The session file {loss.path} was replaced while this chat was open ({loss.reason}). Pi would append its "
+        f"next entries to a file it never read; {when}, pi-context saves the session Pi holds (over that file if all "
+        "of it belongs to this session, else to a new file beside it) and Pi continues there."
+    )
+
+
+def not_restored_message(loss: Loss, error: str) -> str:
+    return (
+        f"pi-context could not write back the session of {loss.path}: {error}. Pi still holds the conversation, but "
+        "its next entries go to that path without the lines before them; stop the chat and resume a copy of the "
+        "session if you have one."
+    )
 
 
 def register(server: PiLanguageServer) -> None:
@@ -236,6 +369,7 @@ def register(server: PiLanguageServer) -> None:
             ),
             spec.secrets,
         )
+        events.follow(chat)
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
     @server.feature(names.CHAT_LIST)
@@ -387,26 +521,93 @@ def register(server: PiLanguageServer) -> None:
         return {}
 
     def listener(reason: str, paths: list[str]) -> None:
-        """Folders removed and session files gone under a live chat: say so, and stop what lost its folder."""
+        """Folders removed and session files changed under a live chat: say so, and act."""
         try:
             if reason == "folders":
                 for chat in server.chats:
                     if chat.alive and chat.spec.cwd not in server.roots:
-                        events.notice(chat, "warning", f"the workspace folder {chat.spec.cwd} was removed: chat ended")
+                        events.notice(chat, "warning", folder_removed_message(chat), kind="folder-removed")
                         events.stop_later(chat)
             elif reason == "disk":
+                changed = set(paths)
                 for chat in server.chats:
-                    if chat.alive and chat.session in paths and not os.path.exists(chat.session):
-                        events.notice(
-                            chat,
-                            "warning",
-                            f"{chat.session} was deleted while Pi holds it; Pi keeps the conversation in memory and "
-                            "writes the file again with its next entry",
-                        )
+                    if chat.alive and chat.session in changed:
+                        events.check(chat)
         except Exception as exc:
             log_failure(server, f"chat ({reason})", exc)
 
     server.listeners.append(listener)
+
+
+async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.CompactArgs) -> dict[str, Any]:
+    """``pi.compact`` on a session a chat holds: the plan from the file as a preview, then Pi's ``compact``.
+
+    Pi writes the summary with the chat's model (one writer per session); what pi-context shows first is
+    where Pi will cut and what it keeps, read from the file with Pi's rules (the lens), as the chat's
+    own ``/compact`` does.
+    """
+    from lsp_server.chat.lens import compaction_preview
+
+    method = protocol.CMD_COMPACT
+    path = request.session
+    if request.leaf_id is not None:
+        raise request_failed(
+            f"{path} is open in chat {chat.chat_id}: Pi compacts the branch it is on, and its RPC mode cannot move "
+            "to another entry; compact without choosing an entry, or stop the chat first"
+        )
+    state = await _pi(chat.refresh_state)
+    model = state.get("model") if isinstance(state.get("model"), dict) else {}
+    name = f"{model.get('provider')}/{model.get('id')}" if model else "its model"
+    summarizer = f"Pi in chat {chat.chat_id} ({name})"
+    if request.preview_only:
+        project = ls.projects.open(await _session_cwd(ls, method, chat, path))
+        plan = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, path)
+        if isinstance(plan, str):
+            raise request_failed(plan)
+        return protocol.CommandOutcome(
+            written=False,
+            preview_only=True,
+            summary="",
+            first_kept_entry_id=plan.first_kept_entry_id,
+            tokens_before=plan.tokens_before,
+            summarizer=summarizer,
+            session_size=os.path.getsize(path),
+            chat_id=chat.chat_id,
+            plan=protocol.ChatCompactPreview.model_validate(plan.to_json()),
+        ).wire()
+    if request.expected_size is not None and os.path.getsize(path) != request.expected_size:
+        raise request_failed(
+            f"{path} changed since the preview (Pi appended to it in chat {chat.chat_id}); preview the compaction again"
+        )
+    result = await _pi(lambda: chat.compact(request.instructions))
+    session = chat.session or path
+    entry = await read_session(
+        ls,
+        method,
+        session,
+        None,
+        lambda s: next((e for e in reversed(s.entries) if e.get("type") == "compaction"), None),
+    )
+    return protocol.CommandOutcome(
+        written=True,
+        preview_only=False,
+        summary=str(result.get("summary", "")),
+        entry=dict(entry) if isinstance(entry, dict) else None,
+        first_kept_entry_id=_str_or_none(result.get("firstKeptEntryId")),
+        tokens_before=_int_or_none(result.get("tokensBefore")),
+        summarizer=summarizer,
+        session_size=os.path.getsize(session),
+        chat_id=chat.chat_id,
+    ).wire()
+
+
+def folder_removed_message(chat: Chat) -> str:
+    cut = " (the reply in progress is cut off and kept as aborted)" if chat.streaming else ""
+    where = f"; its session stays in {chat.session}, which a chat can resume" if chat.session else ""
+    return (
+        f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was "
+        f"stopped{cut}{where}."
+    )
 
 
 async def _session_cwd(ls: PiLanguageServer, method: str, chat: Chat, session: str) -> str:

@@ -156,16 +156,21 @@ async def _after_write(ls: PiLanguageServer, path: str, kind: str, result: JobRe
     )
 
 
-def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
-    """One writer per session: pi-context does not append to a session a chat's Pi holds."""
+def refuse_if_live(ls: PiLanguageServer, path: str) -> None:
+    """One writer per session: a branch summary is not appended to a session a chat's Pi holds.
+
+    (A compaction is Pi's own then: ``pi.compact`` goes through the chat, see ``compact_in_chat``.)
+    Summarizing a branch means moving the session's leaf, and Pi's RPC mode has no command that moves
+    in the tree (no ``/tree``, no ``navigate``): Pi would go on from its own leaf, under the summary.
+    """
     holder = ls.chats.holder(path)
     if holder is None:
         return
-    if kind == "compaction":
-        advice = "compact it from the chat (/compact): Pi writes the summary"
-    else:
-        advice = "Pi's RPC mode has no tree navigation, so stop the chat first, or use /tree in Pi"
-    raise request_failed(f"{path} is open in chat {holder.chat_id} and Pi writes it: {advice}")
+    raise request_failed(
+        f"{path} is open in chat {holder.chat_id}, and only Pi writes it while the chat holds it; Pi's RPC mode "
+        "cannot move to another branch, so a branch summary cannot go through the chat. Stop the chat, then "
+        "summarize the branch (the chat can resume the session after), or use /tree in Pi's own terminal"
+    )
 
 
 def register(server: PiLanguageServer) -> None:
@@ -177,8 +182,12 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.CompactArgs, list(args), protocol.CMD_COMPACT)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_COMPACT, request.session)
-        refuse_if_live(ls, path, "compaction")
         request = request.model_copy(update={"session": path})
+        holder = ls.chats.holder(path)
+        if holder is not None:  # Pi holds it: the preview from the file, then Pi's compact
+            from lsp_server.server.features.chat import compact_in_chat
+
+            return await compact_in_chat(ls, holder, request)
         config = config_from_settings(ls.settings.summarizer)
         plan = functools.partial(
             plan_compaction_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
@@ -194,7 +203,7 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.BranchSummaryArgs, list(args), protocol.CMD_BRANCH_SUMMARY)
         await ls.wait_ready()
         path = session_path(ls, protocol.CMD_BRANCH_SUMMARY, request.session)
-        refuse_if_live(ls, path, "branchSummary")
+        refuse_if_live(ls, path)
         request = request.model_copy(update={"session": path})
         config = config_from_settings(ls.settings.summarizer)
         plan = functools.partial(

@@ -298,6 +298,34 @@ async function chatStep(name, fn) {
       'with the edited message on its branch';
   });
 
+  let lastReply = config.forkReply; // the reply the reload step expects to find again
+  await chatStep('chat-retry', async () => {
+    // Retry on the message just sent on the forked branch: a fork at it, then the same text again.
+    const f = await chat();
+    await need('[data-testid=chat-message][data-role=user] [data-testid=chat-retry]');
+    const before = await run.signal('sessions');
+    const message = f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.forkPrompt }).last();
+    await message.waitFor({ timeout: WAIT });
+    await until(async () => Boolean(await message.getAttribute('data-entry-id')), 'the message to get its session entry id');
+    await run.signal('script', 'retry');
+    await run.settled(() => message.hover());
+    await run.settled(() => message.locator('[data-testid=chat-retry]').first().click());
+    await finalReply(config.retryReply);
+    const sent = await f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.forkPrompt }).count();
+    if (sent !== 1) throw new Error(`the retried message shows ${sent} times (once: the branch before it, then it again)`);
+    if (await f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: config.forkReply }).count()) {
+      throw new Error('the reply that was retried is still in the conversation');
+    }
+    const after = await until(async () => {
+      const now = await run.signal('sessions');
+      return now.find((s) => !before.some((b) => b.path === s.path) && s.parentSession) ? now : null;
+    }, 'Pi to write the retried branch');
+    const retried = after.find((s) => !before.some((b) => b.path === s.path) && s.parentSession);
+    await shot('chat-retried');
+    lastReply = config.retryReply;
+    return `retried "${config.forkPrompt.slice(0, 24)}": a new branch ${retried.name}, the same text sent again, a new reply`;
+  });
+
   await chatStep('chat-reload', async () => {
     // The webview is reloaded while Pi streams: the turn goes on in Pi, and the view shows it again.
     await run.setSessionsExpanded(false);
@@ -320,7 +348,7 @@ async function chatStep(name, fn) {
     await shot('chat-reloaded-streaming');
     await run.signal('release');
     await finalReply(config.reloadReply);
-    const earlier = await f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: config.forkReply }).count();
+    const earlier = await f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: lastReply }).count();
     if (!earlier) throw new Error('the reloaded view lost the earlier reply');
     return 'webview reloaded mid-stream: the conversation and the running reply came back, and the reply ended';
   });

@@ -8,11 +8,12 @@ replies and tool calls, holds a stream until the test releases it, and records e
 reply streams (the streaming state, then the final text), a ``read`` tool call shows a card that
 ends ``done``, the gauge's ``data-tokens`` follows Pi's usage after each turn, stop ends a held
 stream, ``/compact`` previews then runs, a fork from an earlier user message shows in the
-Sessions tree, and a webview reload mid-stream shows the running reply again. Then this test
-checks what only the other parties can say: the model received the typed prompt, the tool result
-and the compaction focus; the held stream was closed by Pi; Pi wrote a compaction entry and a
-forked file; every session file written loads in ``pi-context session FILE --json`` without
-problems and in Pi itself; and no Pi process is left once code-server has stopped.
+Sessions tree, Retry on a message sends it again on a new branch, and a webview reload mid-stream
+shows the running reply again. Then this test checks what only the other parties can say: the model
+received the typed prompt, the tool result, the compaction focus and the retried text; the held
+stream was closed by Pi; Pi wrote a compaction entry and the forked files; every session file
+written loads in ``pi-context session FILE --json`` without problems and in Pi itself; and no Pi
+process is left once code-server has stopped.
 
 Until the extension contributes the ``piContext.chat`` view, its steps report *waiting*; so does a
 step whose element the view does not have yet (named in the detail). ``PI_CONTEXT_E2E_STRICT=1``
@@ -52,6 +53,7 @@ CHAT_STEPS = (
     "chat-stop",
     "chat-compact",
     "chat-fork",
+    "chat-retry",
     "chat-reload",
 )
 
@@ -63,6 +65,7 @@ STOP_PROMPT = "E2E-STOP: write a very long essay about release processes."
 COMPACT_FOCUS = "the release date"
 FORK_PROMPT = "E2E-FORK: read notes.txt again, and only say the date."
 FORK_REPLY = "E2E-FORK-REPLY: Friday."
+RETRY_REPLY = "E2E-RETRY-REPLY: on Friday, again."
 RELOAD_PROMPT = "E2E-RELOAD: and who tags it?"
 RELOAD_REPLY = "E2E-RELOAD-REPLY: the release manager tags it, after the checklist review."
 SUMMARY_MARKER = "E2E-CHAT-SUMMARY: the user asked about the release"
@@ -175,6 +178,8 @@ class ChatParties:
             self.model.set_default(ScriptedResponse(text=SUMMARY))  # one or two summary requests
         elif step == "fork":
             self.model.enqueue(ScriptedResponse(text=FORK_REPLY))
+        elif step == "retry":
+            self.model.enqueue(ScriptedResponse(text=RETRY_REPLY))
         elif step == "reload":
             self.model.enqueue(ScriptedResponse(text=RELOAD_REPLY, hold_after_chunks=2))
         else:
@@ -244,6 +249,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 "compactFocus": COMPACT_FOCUS,
                 "forkPrompt": FORK_PROMPT,
                 "forkReply": FORK_REPLY,
+                "retryReply": RETRY_REPLY,
                 "reloadPrompt": RELOAD_PROMPT,
                 "reloadReply": RELOAD_REPLY,
                 "gaugeAfterStream": STREAM_USAGE["input"] + STREAM_USAGE["output"],
@@ -293,6 +299,11 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
         forks = [p for p, lines in all_entries.items() if lines and lines[0].get("parentSession")]
         assert forks, [p.name for p in sessions]
         assert FORK_PROMPT in _message_texts(all_entries[forks[-1]], "user")
+    if "chat-retry" in passed:  # the same text went to the model again, and the new reply is on a new branch
+        assert sum(_user_texts(r)[-1:] == [FORK_PROMPT] for r in requests) == 2
+        retried = [p for p, lines in all_entries.items() if RETRY_REPLY in _message_texts(lines, "assistant")]
+        assert retried and all_entries[retried[0]][0].get("parentSession"), [p.name for p in sessions]
+        assert FORK_REPLY not in _message_texts(all_entries[retried[0]], "assistant")
     if "chat-reload" in passed:  # the reply that streamed through the reload was completed and saved by Pi
         assert RELOAD_REPLY in _message_texts(entries, "assistant")
     # Every session file Pi wrote during the test loads in pi-context session without problems, and in Pi.

@@ -70,6 +70,10 @@ export type ChatWebviewMessage =
   | { type: 'input'; text: string }
   | { type: 'abort' }
   | { type: 'fork'; itemId: string }
+  /** Send an earlier user message again: a fork at it, then the same text. */
+  | { type: 'retry'; itemId: string }
+  /** Open an edit tool card's diff in VS Code's diff editor. */
+  | { type: 'openDiff'; itemId: string }
   | { type: 'dismiss'; itemId: string }
   | { type: 'copy'; text: string }
   | { type: 'openFile'; path: string; line: number | null }
@@ -117,6 +121,8 @@ export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
     case 'copy':
       return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text } : undefined;
     case 'fork':
+    case 'retry':
+    case 'openDiff':
     case 'dismiss':
       return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
     case 'openFile': {

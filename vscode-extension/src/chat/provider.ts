@@ -42,6 +42,7 @@ import {
 import type { ServerManager } from '../server';
 import { makeNonce } from '../sidebar/html';
 import { type Completion, completionsFor, parseInput, piCompletions } from './commands';
+import { type EditSides, editSides, editSidesNote, parseEditArgs } from './editDiff';
 import { chatHtml } from './html';
 import { type ChatHeader, type ChatHostMessage, parseChatMessage } from './messages';
 import { availability, Gate } from './readiness';
@@ -50,6 +51,9 @@ import { gaugeView, modelHasPrices } from './usage';
 
 export const CHAT_VIEW_ID = 'piContext.chat';
 const SESSION_KEY = 'piContext.chat.session';
+/** Read-only documents of the edit cards' diffs (the two sides VS Code's diff editor compares). */
+const EDIT_SCHEME = 'pi-context-edit';
+const MAX_EDIT_DIFFS = 50; // the sides kept for the latest edits; older ones are rebuilt when asked
 const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 const POST_DELAY_MS = 16; // deltas arrive faster than a frame: post the changed items once per frame
 const PREFLIGHT_DELAY_MS = 250;
@@ -91,6 +95,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private extensionStatus = new Map<string, string>();
   /** Starts, resumes and forks, one at a time; a prompt waits for them (`liveChat`). */
   private readonly gate = new Gate(() => this.postHeader());
+  /** An edit card's item id -> the sides of its diff, built when the edit ended (or when asked). */
+  private readonly editDiffs = new Map<string, EditSides>();
   private streamingContext: boolean | undefined;
 
   private pendingItems = new Set<string>();
@@ -108,6 +114,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.subscriptions.push(
       server.onDidChangeClient((client) => this.attach(client)),
       server.onSessionChanged((params) => this.onSessionChanged(params)),
+      vscode.workspace.registerTextDocumentContentProvider(EDIT_SCHEME, {
+        provideTextDocumentContent: (uri) => this.editDiffSide(uri),
+      }),
     );
     const running = server.runningClient;
     if (running) {
@@ -464,6 +473,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     this.changed(this.transcript.apply(event));
+    if (event.type === 'tool_execution_end' && event.toolName === 'edit' && event.isError !== true) {
+      void this.buildEditDiff(`t-${String(event.toolCallId)}`); // right after Pi wrote it: the reversal is exact
+    }
     if (event.type === 'message_update' || event.type === 'message_end') {
       const usage = this.transcript.lastUsage;
       if (usage && usage.totalTokens > 0) {
@@ -501,6 +513,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     this.changed([this.transcript.notice(params.level, params.message).id]);
+    if (params.session) {
+      // The session was written back (to the same path or beside it): follow the file the chat writes now.
+      void this.refreshState().then(() => this.scheduleBudget());
+      void this.store.refreshSession();
+    }
   }
 
   // ---- what the user does -------------------------------------------------------------------
@@ -538,6 +555,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           break;
         case 'fork':
           await this.fork(message.itemId);
+          break;
+        case 'retry':
+          await this.fork(message.itemId, true);
+          break;
+        case 'openDiff':
+          await this.openEditDiff(message.itemId);
           break;
         case 'copy':
           await vscode.env.clipboard.writeText(message.text);
@@ -710,7 +733,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     await this.request(Methods.CHAT_COMPACT, { chatId: chat.chatId, instructions: pending.focus });
   }
 
-  private async fork(itemId: string): Promise<void> {
+  /**
+   * Edit (`retry` false) or retry an earlier user message: both are a fork at it (Pi continues in a new
+   * session file holding the conversation before it). An edit puts the message back into the input; a
+   * retry sends the same text again on the new branch.
+   */
+  private async fork(itemId: string, retry = false): Promise<void> {
     const chat = await this.liveChat();
     if (this.transcript.streaming) {
       throw new Error('Stop the reply first: a fork starts from a settled conversation.');
@@ -735,21 +763,85 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
       const info = await this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: chat.chatId });
       await this.adopt(info, true);
-      this.changed([this.transcript.notice('info', 'Forked: edit the message and send it to continue on the new branch.').id]);
+      const said = retry
+        ? 'Retried: the message is sent again on a new branch (the earlier reply stays in the old session file).'
+        : 'Forked: edit the message and send it to continue on the new branch.';
+      this.changed([this.transcript.notice('info', said).id]);
       edit = result.text ?? text;
       void this.store.refreshSession(); // the Sessions tree shows the new file and its branch
     });
     this.postHeader(); // the send button says why it waits
     await run;
-    if (edit !== null) {
+    if (edit !== null && retry) {
+      await this.send(edit); // after the rebuild: the same text, into the new branch
+    } else if (edit !== null) {
       this.post({ type: 'setInput', text: edit }); // after the gate's header: the message is back when it can be sent
     }
   }
 
+  /** Build an edit card's diff sides from the file as it is now (`chat/editDiff.ts`) and say which they are. */
+  private async buildEditDiff(itemId: string): Promise<EditSides | null> {
+    const item = this.transcript.get(itemId);
+    const call = item?.kind === 'tool' ? parseEditArgs(item.args) : null;
+    if (item?.kind !== 'tool' || !call) {
+      return null;
+    }
+    let current: string | null = null;
+    try {
+      current = await fs.readFile(this.resolvePath(call.path), 'utf8');
+    } catch (e) {
+      this.log.debug(`edit diff: ${errorText(e)}`);
+    }
+    const sides = editSides(current, call);
+    this.editDiffs.delete(itemId);
+    this.editDiffs.set(itemId, sides);
+    for (const old of [...this.editDiffs.keys()].slice(0, Math.max(0, this.editDiffs.size - MAX_EDIT_DIFFS))) {
+      this.editDiffs.delete(old);
+    }
+    item.diffNote = editSidesNote(sides);
+    this.changed([item.id]);
+    return sides;
+  }
+
+  /** An edit card's link: VS Code's diff editor on the sides built for it (rebuilt when not kept). */
+  private async openEditDiff(itemId: string): Promise<void> {
+    const item = this.transcript.get(itemId);
+    const call = item?.kind === 'tool' ? parseEditArgs(item.args) : null;
+    if (!call) {
+      throw new Error('This card has no edit to show as a diff.');
+    }
+    const sides = this.editDiffs.get(itemId) ?? (await this.buildEditDiff(itemId));
+    if (!sides) {
+      return;
+    }
+    const name = path.basename(call.path);
+    const side = (which: 'before' | 'after'): vscode.Uri =>
+      vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/${itemId}/${which}/${name}` });
+    const title =
+      sides.source === 'file'
+        ? `${name}: with Pi's edit reversed ↔ now`
+        : `${name}: the edit's old ↔ new text (not the whole file)`;
+    await vscode.commands.executeCommand('vscode.diff', side('before'), side('after'), title);
+  }
+
+  private editDiffSide(uri: vscode.Uri): string {
+    const match = /^\/([^/]+)\/(before|after)\//.exec(uri.path);
+    const sides = match ? this.editDiffs.get(match[1] ?? '') : undefined;
+    if (!match || !sides) {
+      return '(This edit is too old to show: open its card\'s diff again.)';
+    }
+    return match[2] === 'before' ? sides.before : sides.after;
+  }
+
+  /** A tool's path as Pi resolves it: relative to Pi's working folder. */
+  private resolvePath(file: string): string {
+    const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
+  }
+
   /** A tool card's path, resolved against Pi's working folder; an edit opens at its first changed line. */
   private async openFile(file: string, line: number | null): Promise<void> {
-    const cwd = this.chat?.cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const absolute = path.isAbsolute(file) ? file : path.join(cwd ?? '', file);
+    const absolute = this.resolvePath(file);
     const options: vscode.TextDocumentShowOptions = {};
     if (line !== null) {
       const at = new vscode.Position(line - 1, 0);

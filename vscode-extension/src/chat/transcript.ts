@@ -64,6 +64,8 @@ export interface ToolItem {
   patch: string | null;
   /** The first changed line of an edit (Pi's `details.firstChangedLine`): the card's link opens the file there. */
   line: number | null;
+  /** An edit's diff link: what its two sides are (set by the host once it has built them, `chat/editDiff.ts`). */
+  diffNote?: string | null;
 }
 
 export interface EventItem {

@@ -447,7 +447,21 @@ function drawUser(item: UserItem): HTMLElement {
     },
     h('span', { class: 'codicon codicon-edit', attrs: { 'aria-hidden': 'true' } }),
   );
-  return h('article', { class: 'message user', attrs }, h('div', { class: 'text' }, item.text), fork);
+  const retry = h(
+    'button',
+    {
+      class: 'icon retry',
+      attrs: {
+        type: 'button',
+        'data-testid': 'chat-retry',
+        title: 'Retry: send this message again from here (a fork: a new branch)',
+        'aria-label': 'Retry this message',
+      },
+      on: { click: () => send({ type: 'retry', itemId: item.id }) },
+    },
+    h('span', { class: 'codicon codicon-refresh', attrs: { 'aria-hidden': 'true' } }),
+  );
+  return h('article', { class: 'message user', attrs }, h('div', { class: 'text' }, item.text), h('div', { class: 'message-actions' }, fork, retry));
 }
 
 function drawAssistant(item: AssistantItem): HTMLElement {
@@ -555,6 +569,27 @@ function drawTool(item: ToolItem): HTMLElement {
       h('pre', { class: 'output', attrs: { 'data-testid': 'chat-tool-output' } }, output),
     ),
     item.patch ? drawPatch(item.patch) : null,
+    item.name === 'edit' && item.status === 'done' ? drawDiffLink(item) : null,
+  );
+}
+
+/** An edit's link to VS Code's diff editor, and what its two sides are (the host says, once it built them). */
+function drawDiffLink(item: ToolItem): HTMLElement {
+  const note = item.diffNote ?? 'Diff: the file as it is now, against the same file with this edit reversed (when that can be rebuilt).';
+  return h(
+    'div',
+    { class: 'tool-diff-link' },
+    h(
+      'button',
+      {
+        class: 'link',
+        attrs: { type: 'button', 'data-testid': 'chat-tool-open-diff', title: note, 'aria-label': `Open the diff of this edit. ${note}` },
+        on: { click: () => send({ type: 'openDiff', itemId: item.id }) },
+      },
+      h('span', { class: 'codicon codicon-diff', attrs: { 'aria-hidden': 'true' } }),
+      ' Open diff',
+    ),
+    h('span', { class: 'muted', attrs: { 'data-testid': 'chat-tool-diff-note' } }, ` ${note}`),
   );
 }
 

@@ -4,7 +4,8 @@
  * `javascript:`, `vbscript:`, `file:` and `data:` URLs. Its output is then parsed in an inert `<template>` (nothing in it runs or
  * loads) and rebuilt from an allowlist of elements and attributes: only http(s) and mailto links
  * stay, images become their alt text (the CSP would block a remote image anyway), and no `style`,
- * `on*` or other attribute survives. Code blocks get a copy button.
+ * `on*` or other attribute survives. Code blocks get a copy button. `test/chatSanitizer.test.ts` feeds
+ * hostile model text to both layers in a real DOM (jsdom, scripts enabled) and checks what survives.
  */
 import { markdownToHtml } from '../../chat/markdown';
 
@@ -15,17 +16,26 @@ const ALLOWED = new Set([
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
 export function renderMarkdown(source: string, onCopy: (text: string) => void): DocumentFragment {
+  const out = sanitizeHtml(markdownToHtml(source));
+  for (const pre of [...out.querySelectorAll('pre')]) {
+    decorateCode(pre, onCopy);
+  }
+  return out;
+}
+
+/**
+ * Any HTML text rebuilt from the allowlist, through an inert `<template>`: the second line of
+ * defence, which holds even if HTML reached it unescaped (tested with raw hostile HTML in jsdom).
+ */
+export function sanitizeHtml(html: string): DocumentFragment {
   const template = document.createElement('template');
-  template.innerHTML = markdownToHtml(source);
+  template.innerHTML = html;
   const out = document.createDocumentFragment();
   for (const node of [...template.content.childNodes]) {
     const clean = sanitize(node);
     if (clean) {
       out.append(clean);
     }
-  }
-  for (const pre of [...out.querySelectorAll('pre')]) {
-    decorateCode(pre, onCopy);
   }
   return out;
 }
