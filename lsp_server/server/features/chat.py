@@ -555,7 +555,7 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
             f"{path} is open in chat {chat.chat_id}: Pi compacts the branch it is on, and its RPC mode cannot move "
             "to another entry; compact without choosing an entry, or stop the chat first"
         )
-    state = await _pi(chat.refresh_state)
+    state = await _pi(chat.refresh_state, chat.spec.secrets)
     model = state.get("model") if isinstance(state.get("model"), dict) else {}
     name = f"{model.get('provider')}/{model.get('id')}" if model else "its model"
     summarizer = f"Pi in chat {chat.chat_id} ({name})"
@@ -579,7 +579,7 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
         raise request_failed(
             f"{path} changed since the preview (Pi appended to it in chat {chat.chat_id}); preview the compaction again"
         )
-    result = await _pi(lambda: chat.compact(request.instructions))
+    result = await _pi(lambda: chat.compact(request.instructions), chat.spec.secrets)
     session = chat.session or path
     entry = await read_session(
         ls,
