@@ -481,7 +481,9 @@ class PiLanguageServer(LanguageServer):
             except TimeoutError:
                 self._publish_not_fully_checked(path, source.text, source.version, settings)
                 analysis = await work
-        findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile, self.client_name)
+        findings = self.checker.apply(analysis, settings)
+        findings = self.projects.place_findings(source.text, findings, settings.rule_profile)
+        findings = left_to_the_editor(findings, settings.rule_profile, self.client_name)
         if source.text is None:
             self.checked.discard(path)
         else:
