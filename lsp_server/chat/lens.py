@@ -12,7 +12,16 @@ from typing import Any
 
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.compaction.operations import plan_compaction
+from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
+from lsp_server.compaction.summarize import summary_prompts
+from lsp_server.cost.compaction_cost import (
+    CompactionEconomics,
+    call_input_tokens,
+    compaction_economics,
+    expected_summary_tokens,
+)
 from lsp_server.js.values import js_get
+from lsp_server.llm.types import CompletionRequest
 from lsp_server.project.project import Project
 from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
@@ -77,6 +86,7 @@ class CompactionPreview:
     kept_entries: int
     read_files: tuple[str, ...]
     modified_files: tuple[str, ...]
+    economics: CompactionEconomics | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,16 +99,35 @@ class CompactionPreview:
             "keptEntries": self.kept_entries,
             "readFiles": list(self.read_files),
             "modifiedFiles": list(self.modified_files),
+            "economics": self.economics.to_json() if self.economics is not None else None,
         }
 
 
-def compaction_preview(project: Project, session_path: str) -> CompactionPreview | str:
-    """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do."""
+def compaction_preview(project: Project, session_path: str, instructions: str | None = None) -> CompactionPreview | str:
+    """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do.
+
+    With what it will cost: the summary calls Pi will make (their prompts as pi-context words them, with
+    the focus ``instructions``) at the session model's prices, and the summary's length estimated.
+    """
     session = load_for_append(session_path)
     plan = plan_compaction(session, project.compaction_settings_for)
     if isinstance(plan, str):
         return plan
     prep = plan.preparation
+    model = plan.model
+    prices = project.prices.prices_for(
+        model.provider if model is not None and isinstance(model.provider, str) else None,
+        model.model_id if model is not None and isinstance(model.model_id, str) else None,
+    )
+    summary_tokens, source = expected_summary_tokens(prep.previous_summary)
+    economics = compaction_economics(
+        [call_input_tokens(SUMMARIZATION_SYSTEM_PROMPT, [_user(p)]) for p in summary_prompts(prep, instructions)],
+        summary_tokens,
+        sum(estimate_tokens(m) for m in [*prep.messages_to_summarize, *prep.turn_prefix_messages]),
+        int(prep.tokens_before),
+        prices,
+        source,
+    )
     kept = set(prep.kept_entry_ids)
     kept_tokens = sum(
         estimate_tokens(message)
@@ -119,4 +148,10 @@ def compaction_preview(project: Project, session_path: str) -> CompactionPreview
         kept_entries=len(prep.kept_entry_ids),
         read_files=tuple(lists.read_files),
         modified_files=tuple(lists.modified_files),
+        economics=economics,
     )
+
+
+def _user(prompt: str) -> dict[str, Any]:
+    """A summary call's one message, as :meth:`CompletionRequest.single_prompt` builds it."""
+    return dict(CompletionRequest.single_prompt("", prompt).messages[0])

@@ -266,7 +266,9 @@ def register(server: PiLanguageServer) -> None:
         if session is None or not os.path.isfile(session):
             raise request_failed("nothing to compact yet: Pi has not written the session")
         project = ls.projects.open(await _session_cwd(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session))
-        preview = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, session)
+        preview = await asyncio.get_running_loop().run_in_executor(
+            None, compaction_preview, project, session, params.instructions
+        )
         if isinstance(preview, str):
             raise request_failed(preview)
         return protocol.ChatCompactPreview.model_validate(preview.to_json()).wire()
