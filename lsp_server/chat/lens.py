@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.budget.budget import ContextBudget
+from lsp_server import protocol
+from lsp_server.budget.budget import ContextBudget, prompt_budget
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from lsp_server.compaction.summarize import summary_prompts
@@ -22,7 +23,11 @@ from lsp_server.cost.compaction_cost import (
 )
 from lsp_server.js.values import js_get
 from lsp_server.llm.types import CompletionRequest
+from lsp_server.project.analysis import analyze
+from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
+from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.tail import SessionFile
 from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
 from lsp_server.tokens.counter import TokenCounter
@@ -70,6 +75,29 @@ def preflight(budget: ContextBudget, text: str, counter: TokenCounter) -> Prefli
         threshold=budget.threshold,
         window=budget.window,
         compaction_enabled=budget.compaction_enabled,
+    )
+
+
+def preflight_result(snapshot: PromptSnapshot, session: SessionFile | None, text: str) -> protocol.ChatPreflightResult:
+    """``pi/chat/preflight``'s answer: the session (``None``: not written yet, the prompt alone) with ``text``
+    added, and the next request priced with it."""
+    upcoming = None
+    if session is not None:
+        analysis = analyze(snapshot, session)
+        budget = analysis.budget
+        upcoming = next_request_with_prompt(snapshot, analysis, text)
+    else:
+        budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
+    found = preflight(budget, text, snapshot.counter.counter)
+    return protocol.ChatPreflightResult(
+        text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
+        context_tokens=found.context_tokens,
+        after_prompt=found.after_prompt,
+        threshold=found.threshold,
+        window=found.window,
+        crosses_threshold=found.crosses_threshold,
+        message=found.message,
+        next_request=upcoming,
     )
 
 
