@@ -67,6 +67,8 @@ test('durations read in whole units', () => {
   assert.equal(formatDuration(240_000), '4 min');
   assert.equal(formatDuration(250_400), '4 min 10 s');
   assert.equal(formatDuration(5_400_000), '1.5 h');
+  assert.equal(formatDuration(47 * 3_600_000), '47.0 h');
+  assert.equal(formatDuration(320 * 86_400_000 + 5_000_000), '320 days');
   assert.equal(formatDuration(-5), '0 s');
 });
 
