@@ -608,6 +608,7 @@ DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads th
     "lsp_server.project.summaries",
     "lsp_server.project.wire",
     "lsp_server.project.file_roles",
+    "lsp_server.project.volatile",
     "lsp_server.editing.completions",
     "lsp_server.editing.hovers",
     "lsp_server.editing.fixes",
