@@ -454,6 +454,37 @@ class NextRequestCostInfo(WireModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class SessionPromptUpdateInfo(WireModel):
+    """What Pi sends this session when it next loads the workspace's files (resumed, or after ``/reload``).
+
+    Pi diffs the prompt the session recorded (its system messages) against the sections it builds now and
+    records the patch before the next request (docs/cost.md, "What a save costs").
+    """
+
+    mode: Literal["patch", "replay"] = Field(
+        description="How the session's model receives a changed prompt: `patch` (the model takes system messages "
+        "mid-conversation: the patch goes at the end of the next request and the cached prefix survives) or "
+        "`replay` (the new prompt is sent at the start: the cache holds only up to its first difference)."
+    )
+    patch: dict[str, str | None] = Field(
+        description="Pi's patch against the recorded sections, in order, removed as null; empty: the session "
+        "already has the workspace's prompt."
+    )
+    rendered_update: str = Field(description="The patch as the model receives it in `patch` mode.")
+    cache: SaveCacheImpactInfo = Field(
+        description="Against the recorded prompt: the patch's size, and where the replayed prompt first differs."
+    )
+    next_request: NextRequestCostInfo | None = Field(
+        default=None,
+        description="The next request with the patch recorded, priced as `nextRequest` is; null: no patch.",
+    )
+    new_session_cache_read: TokenCounts = Field(
+        description="What a new session on this model can read from the cache this session's requests left: the "
+        "prompt before the first difference, or nothing on an API that reads only up to a cache breakpoint "
+        "(Anthropic's: Pi's first is after the whole system prompt)."
+    )
+
+
 class TurnLedgerParams(WireModel):
     session: str = Field(description="Session file (a path or a file URI).")
     leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
@@ -486,6 +517,11 @@ class TurnLedgerResult(WireModel):
     threshold: int | None = Field(default=None, description="Pi compacts above this (window - reserve).")
     next_request: NextRequestCostInfo | None = Field(
         default=None, description="The request Pi would send next, priced against the previous one."
+    )
+    prompt_update: SessionPromptUpdateInfo | None = Field(
+        default=None,
+        description="If Pi loads the workspace's current files before that request: its patch and what it costs; "
+        "null: the session recorded no prompt sections (its next request uses the workspace's prompt as is).",
     )
     notes: list[str] = Field(default_factory=list)
 
@@ -541,6 +577,11 @@ class CompactionEconomicsInfo(WireModel):
     )
     price_source: Literal["models.json", "pi", "unknown"]
     model: str
+    summary_output_source: Literal["summary", "previous", "assumed"] = Field(
+        default="summary",
+        description="Where summaryOutput comes from: the summary itself, or (before Pi writes it) the previous "
+        "compaction summary's length, or an assumed 1,000 tokens.",
+    )
 
 
 class CommandOutcome(WireModel):
@@ -668,6 +709,11 @@ class ChatCompactPreview(WireModel):
     kept_entries: int
     read_files: list[str]
     modified_files: list[str]
+    economics: CompactionEconomicsInfo | None = Field(
+        default=None,
+        description="What the summary calls will cost and what the compaction saves, with the summary's length "
+        "estimated (summaryOutputSource).",
+    )
 
 
 CommandOutcome.model_rebuild()  # its ``plan`` is defined above

@@ -10,10 +10,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.budget.budget import ContextBudget
+from lsp_server import protocol
+from lsp_server.budget.budget import ContextBudget, prompt_budget
 from lsp_server.compaction.operations import plan_compaction
+from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
+from lsp_server.compaction.summarize import summary_prompts
+from lsp_server.cost.compaction_cost import (
+    CompactionEconomics,
+    call_input_tokens,
+    compaction_economics,
+    expected_summary_tokens,
+)
 from lsp_server.js.values import js_get
+from lsp_server.llm.types import CompletionRequest
+from lsp_server.project.analysis import analyze
+from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
+from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.tail import SessionFile
 from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
 from lsp_server.tokens.counter import TokenCounter
@@ -64,6 +78,29 @@ def preflight(budget: ContextBudget, text: str, counter: TokenCounter) -> Prefli
     )
 
 
+def preflight_result(snapshot: PromptSnapshot, session: SessionFile | None, text: str) -> protocol.ChatPreflightResult:
+    """``pi/chat/preflight``'s answer: the session (``None``: not written yet, the prompt alone) with ``text``
+    added, and the next request priced with it."""
+    upcoming = None
+    if session is not None:
+        analysis = analyze(snapshot, session)
+        budget = analysis.budget
+        upcoming = next_request_with_prompt(snapshot, analysis, text)
+    else:
+        budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
+    found = preflight(budget, text, snapshot.counter.counter)
+    return protocol.ChatPreflightResult(
+        text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
+        context_tokens=found.context_tokens,
+        after_prompt=found.after_prompt,
+        threshold=found.threshold,
+        window=found.window,
+        crosses_threshold=found.crosses_threshold,
+        message=found.message,
+        next_request=upcoming,
+    )
+
+
 @dataclass(frozen=True)
 class CompactionPreview:
     """What a compaction of the session would summarize and keep (Pi writes the summary)."""
@@ -77,6 +114,7 @@ class CompactionPreview:
     kept_entries: int
     read_files: tuple[str, ...]
     modified_files: tuple[str, ...]
+    economics: CompactionEconomics | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,16 +127,35 @@ class CompactionPreview:
             "keptEntries": self.kept_entries,
             "readFiles": list(self.read_files),
             "modifiedFiles": list(self.modified_files),
+            "economics": self.economics.to_json() if self.economics is not None else None,
         }
 
 
-def compaction_preview(project: Project, session_path: str) -> CompactionPreview | str:
-    """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do."""
+def compaction_preview(project: Project, session_path: str, instructions: str | None = None) -> CompactionPreview | str:
+    """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do.
+
+    With what it will cost: the summary calls Pi will make (their prompts as pi-context words them, with
+    the focus ``instructions``) at the session model's prices, and the summary's length estimated.
+    """
     session = load_for_append(session_path)
     plan = plan_compaction(session, project.compaction_settings_for)
     if isinstance(plan, str):
         return plan
     prep = plan.preparation
+    model = plan.model
+    prices = project.prices.prices_for(
+        model.provider if model is not None and isinstance(model.provider, str) else None,
+        model.model_id if model is not None and isinstance(model.model_id, str) else None,
+    )
+    summary_tokens, source = expected_summary_tokens(prep.previous_summary)
+    economics = compaction_economics(
+        [call_input_tokens(SUMMARIZATION_SYSTEM_PROMPT, [_user(p)]) for p in summary_prompts(prep, instructions)],
+        summary_tokens,
+        sum(estimate_tokens(m) for m in [*prep.messages_to_summarize, *prep.turn_prefix_messages]),
+        int(prep.tokens_before),
+        prices,
+        source,
+    )
     kept = set(prep.kept_entry_ids)
     kept_tokens = sum(
         estimate_tokens(message)
@@ -119,4 +176,10 @@ def compaction_preview(project: Project, session_path: str) -> CompactionPreview
         kept_entries=len(prep.kept_entry_ids),
         read_files=tuple(lists.read_files),
         modified_files=tuple(lists.modified_files),
+        economics=economics,
     )
+
+
+def _user(prompt: str) -> dict[str, Any]:
+    """A summary call's one message, as :meth:`CompletionRequest.single_prompt` builds it."""
+    return dict(CompletionRequest.single_prompt("", prompt).messages[0])

@@ -144,6 +144,53 @@ def print_ledger(out: TextIO, ledger: protocol.TurnLedgerResult, now_ms: int | N
         out.write(f"  note: {note}\n")
     if ledger.next_request is not None:
         _next_request(out, ledger.next_request, int(time.time() * 1000) if now_ms is None else now_ms)
+    if ledger.prompt_update is not None:
+        _prompt_update(out, ledger.prompt_update, ledger.next_request)
+
+
+def _prompt_update(
+    out: TextIO, update: protocol.SessionPromptUpdateInfo, without: protocol.NextRequestCostInfo | None
+) -> None:
+    """What Pi sends this session when it next loads the workspace's files (docs/cost.md, "What a save costs")."""
+    out.write("\nIf Pi loads the workspace's files now (a resumed session, /reload)\n")
+    if not update.patch:
+        out.write("  nothing changes: the session's recorded prompt is the workspace's\n")
+        return
+    cache = update.cache
+    names = ", ".join(f"{name} (removed)" if text is None else name for name, text in update.patch.items())
+    out.write(f"  Pi's patch: {names}; {_n(cache.patch_tokens.pi)} tokens by Pi's count\n")
+    if update.mode == "patch":
+        out.write(
+            "  this model takes system messages mid-conversation: the patch goes at the end of the next request, "
+            "the cached prefix is kept\n"
+        )
+    else:
+        out.write(
+            f"  this model gets the new prompt at the start: it first differs at character {cache.first_difference}, "
+            f"after {_n(cache.kept_tokens.pi)} tokens; the {_n(cache.resent_tokens.pi)} tokens after that and the "
+            "whole conversation are new input\n"
+        )
+    upcoming = update.next_request
+    if upcoming is not None:
+        line = f"  next request with it: cached {_n(upcoming.warm.cache_read)}, new {_n(upcoming.warm.new_input)}, "
+        line += _usd(upcoming.warm.cost)
+        if without is not None:
+            line += (
+                f"; without it: cached {_n(without.warm.cache_read)}, new {_n(without.warm.new_input)}, "
+                f"{_usd(without.warm.cost)}"
+            )
+        out.write(line + " (if the cache holds)\n")
+    read = update.new_session_cache_read.pi
+    kept = cache.kept_tokens.pi
+    where = (
+        f"{_n(read)} can be read from the cache"
+        if read == kept
+        else "none of them read from the cache on this API: Pi's first cache breakpoint is after the whole prompt"
+    )
+    out.write(
+        f"  a new session sends the workspace's prompt: its first {_n(kept)} tokens match this session's ({where}), "
+        f"{_n(cache.resent_tokens.pi)} after them are new\n"
+    )
 
 
 def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
@@ -162,6 +209,11 @@ def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
         )
         even = economics.break_even_requests
         lines.append(f"pays for itself after {even} later requests" if even is not None else "break-even: unknown")
+    elif economics.context_before > 0:
+        lines.append(
+            f"every later request carries {_n(-economics.removed_per_request)} more tokens: the summary is longer "
+            "than the messages it replaces"
+        )
     else:
         lines.append(f"every later request carries {_n(-economics.removed_per_request)} more tokens (the summary)")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from lsp_server import protocol
+from lsp_server.cli._ledger_text import economics_text
 from lsp_server.cli._project import session_limits, settings_from_args
 from lsp_server.cli._summarizing import (
     EXIT_USAGE,
@@ -90,8 +91,8 @@ def _run(args: argparse.Namespace) -> int:
     assert isinstance(outcome, BranchOutcome)
     return report_outcome(
         outcome,
-        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer)) if args.json else None,
-        lambda: _print_outcome(outcome, args.dry_run),
+        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer, result.outcome)) if args.json else None,
+        lambda: _print_outcome(outcome, args.dry_run, result.outcome),
         plan.session.path,
     )
 
@@ -111,7 +112,7 @@ def _print_plan(plan: BranchPlan, summarizer: Summarizer, budget: float) -> None
     sys.stdout.flush()
 
 
-def _print_outcome(outcome: BranchOutcome, dry_run: bool) -> None:
+def _print_outcome(outcome: BranchOutcome, dry_run: bool, command: protocol.CommandOutcome | None = None) -> None:
     entry = outcome.entry
     if entry is None or outcome.plan is None:
         return
@@ -124,9 +125,17 @@ def _print_outcome(outcome: BranchOutcome, dry_run: bool) -> None:
     if outcome.written is not None and outcome.written.repaired_newline:
         head += "\n(The file's missing final newline was added first, as Pi does.)"
     sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
+    if command is not None and command.economics is not None:
+        sys.stdout.write(f"\n--- cost ---\n{economics_text(command.economics)}\n")
 
 
-def _outcome_json(plan: BranchPlan, outcome: BranchOutcome, dry_run: bool, summarizer: Summarizer) -> Any:
+def _outcome_json(
+    plan: BranchPlan,
+    outcome: BranchOutcome,
+    dry_run: bool,
+    summarizer: Summarizer,
+    command: protocol.CommandOutcome | None = None,
+) -> Any:
     return {
         "file": plan.session.path,
         "fromId": plan.from_id,
@@ -140,4 +149,5 @@ def _outcome_json(plan: BranchPlan, outcome: BranchOutcome, dry_run: bool, summa
         "written": outcome.written is not None,
         "failure": outcome.failure,
         "cancelled": outcome.cancelled,
+        "economics": command.economics.wire() if command is not None and command.economics is not None else None,
     }

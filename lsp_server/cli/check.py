@@ -1,8 +1,12 @@
-"""``pi-context check [PATH...] [--profile P] [--settings FILE] [--json]``: lint skills and context files.
+"""``pi-context check [PATH...] [--profile P] [--settings FILE] [--cwd DIR] [--json]``: lint skills and context files.
 
 Prints ``path:line:col: severity code message`` (1-based, sorted by path then position) and a
 summary on stderr; ``--json`` prints the findings as a JSON list instead. Exit status: 1 when an
 error-severity finding exists, 0 otherwise, 2 on usage errors (argparse's convention).
+
+``prompt/volatile-content`` is counted to the end of a project's assembled system prompt (the
+project at ``--cwd``, else the PATH when it is one folder, else the current directory), built only
+when such a finding exists; ``--agent-dir`` and ``--trusted``/``--untrusted`` describe that project.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from lsp_server.cli._project import settings_from_args
+from lsp_server.cli._project import add_project_arguments, project_inputs, settings_from_args
 from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILES
 
 
@@ -31,8 +35,11 @@ def register(subparsers: Any) -> None:
         choices=PROFILES,
         help=f"which agent's rules to apply (default: the settings' ruleProfile, else {DEFAULT_PROFILE})",
     )
-    parser.add_argument(
-        "--settings", default=None, help="pi-context settings file (JSON): ruleProfile and the size limits"
+    add_project_arguments(
+        parser,
+        cwd_help="the project whose system prompt volatile content is counted in (default: the PATH when it is "
+        "one folder, else the current directory)",
+        counting=False,
     )
     parser.add_argument("--json", action="store_true", help="print findings as a JSON list")
     parser.set_defaults(func=run)
@@ -50,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     profile = args.profile or settings.rule_profile
     report = check_workspace(paths, profile, thresholds=settings.limits)
-    findings = [_display(f) for f in report.findings]
+    findings = [_display(f) for f in _placed(report.findings, args, paths, settings, profile)]
     if args.json:
         json.dump([f.to_json() for f in findings], sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -65,6 +72,29 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1 if report.has_errors() else 0
+
+
+def _placed(findings: list[Any], args: argparse.Namespace, paths: list[str], settings: Any, profile: Any) -> list[Any]:
+    """``prompt/volatile-content`` counted to the end of the project's system prompt (built only when needed)."""
+    from lsp_server.fsread import read_text
+    from lsp_server.project.project import open_project
+    from lsp_server.project.volatile import chars_after_files, place_volatile
+    from lsp_server.rules.volatile_content import CODE
+
+    if not any(f.code == CODE for f in findings):
+        return findings
+    cwd = args.cwd or (paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else os.getcwd())
+    tails = chars_after_files(open_project(project_inputs(args, os.path.abspath(cwd), settings)).build_prompt())
+    by_path: dict[str, list[Any]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    out: list[Any] = []
+    for path, own in by_path.items():
+        placed = own
+        if any(f.code == CODE for f in own):
+            placed = place_volatile(own, read_text(path).text, tails, profile)
+        out.extend(placed)
+    return out
 
 
 def _display(finding: Any) -> Any:

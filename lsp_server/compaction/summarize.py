@@ -246,6 +246,20 @@ async def generate_turn_prefix_summary(
     )
 
 
+def summary_prompts(preparation: CompactionPreparation, custom_instructions: Any = None) -> list[str]:
+    """The user prompt of each summary call :func:`compact` makes, in order, without calling a model.
+
+    For pricing a compaction before it runs (the chat's preview, where Pi summarizes): a split turn
+    sends the history (when there is any) and then the turn prefix, anything else the history alone.
+    """
+    previous = preparation.previous_summary
+    history = history_prompt(conversation_text(preparation.messages_to_summarize), previous, custom_instructions)
+    if preparation.is_split_turn and preparation.turn_prefix_messages:
+        prefix = turn_prefix_prompt(conversation_text(preparation.turn_prefix_messages), custom_instructions)
+        return [history, prefix] if preparation.messages_to_summarize else [prefix]
+    return [history]
+
+
 async def compact(
     preparation: CompactionPreparation,
     client: LlmClient,

@@ -10,6 +10,11 @@ With the cache kept warm, each later request would have read the removed tokens 
 that read is the saving per request, and the break-even point is the one-time cost (the summary
 calls plus the rewrite) over it. A branch summary removes nothing from the branch it is added to:
 it only adds its summary, so it has a cost and no break-even.
+
+Before a summary exists (the chat's preview: Pi will write it), its length is estimated
+(:func:`expected_summary_tokens`): the branch's previous compaction summary when there is one (Pi
+updates it, so the new one is about as long), else :data:`ASSUMED_SUMMARY_TOKENS`; the answer says
+which (``summary_output_source``).
 """
 
 from __future__ import annotations
@@ -17,9 +22,30 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from lsp_server.cost.prices import ModelPrices, UsageCounts, calculate_cost
+from lsp_server.js.values import js_to_string, js_truthy
+from lsp_server.session.tokens import estimate_tokens
+from lsp_server.tokens.pi import pi_text_tokens
+
+# The summary length assumed when neither a summary nor an earlier one exists: about the size of the two
+# compaction summaries real Pi wrote in its fixture session (1,072 and 912 tokens by chars/4).
+ASSUMED_SUMMARY_TOKENS: Final = 1000
+
+SummaryOutputSource = Literal["summary", "previous", "assumed"]
+
+
+def call_input_tokens(system: str, messages: Sequence[Any]) -> int:
+    """One summary call's prompt by Pi's estimates: the system prompt's chars/4 and each message's estimate."""
+    return pi_text_tokens(system) + sum(estimate_tokens(message) for message in messages)
+
+
+def expected_summary_tokens(previous_summary: Any) -> tuple[int, SummaryOutputSource]:
+    """The length a summary not written yet is expected to have, and where the figure comes from."""
+    if js_truthy(previous_summary):
+        return pi_text_tokens(js_to_string(previous_summary)), "previous"
+    return ASSUMED_SUMMARY_TOKENS, "assumed"
 
 
 @dataclass(frozen=True)
@@ -36,6 +62,7 @@ class CompactionEconomics:
     break_even_requests: int | None  # later requests until the savings cover the one-time cost
     price_source: str
     model: str
+    summary_output_source: SummaryOutputSource = "summary"  # the summary itself, or an estimate of it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +78,7 @@ class CompactionEconomics:
             "breakEvenRequests": self.break_even_requests,
             "priceSource": self.price_source,
             "model": self.model,
+            "summaryOutputSource": self.summary_output_source,
         }
 
 
@@ -60,6 +88,7 @@ def compaction_economics(
     summarized_tokens: int,
     context_before: int,
     prices: ModelPrices,
+    summary_output_source: SummaryOutputSource = "summary",
 ) -> CompactionEconomics:
     """``call_inputs``: each summary call's prompt tokens; ``summarized_tokens``: what the cut removes
     (0 for a branch summary); ``context_before``: Pi's context tokens now."""
@@ -95,4 +124,5 @@ def compaction_economics(
         break_even,
         prices.price_source,
         prices.name,
+        summary_output_source,
     )

@@ -10,14 +10,18 @@ from __future__ import annotations
 from lsp_server import protocol
 from lsp_server.budget.projected import SessionAnalysis
 from lsp_server.cost.ledger import TurnLedger, build_ledger
-from lsp_server.cost.next_request import NextRequestCost, price_next_request, with_prompt
+from lsp_server.cost.next_request import BREAKPOINT_APIS, NextRequestCost, price_next_request, with_prompt
 from lsp_server.cost.prices import default_retention
-from lsp_server.js.values import UNDEFINED
+from lsp_server.cost.save_cost import WorkspaceSection, session_prompt_update
+from lsp_server.js.values import UNDEFINED, js_get
 from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.wire import cache_impact_wire, token_counts
 from lsp_server.session.entries import Entry
+from lsp_server.session.projection import project_path
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.tree import build_path
+from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
 
 
@@ -60,7 +64,57 @@ def turn_ledger(
     ledger = session_ledger(snapshot, session, leaf_id, branch=analysis.branch)
     result = ledger_result(ledger, session.path, analysis)
     upcoming = next_request_cost(snapshot, analysis)
-    return result.model_copy(update={"next_request": protocol.NextRequestCostInfo.model_validate(upcoming.to_json())})
+    return result.model_copy(
+        update={
+            "next_request": protocol.NextRequestCostInfo.model_validate(upcoming.to_json()),
+            "prompt_update": prompt_update(snapshot, analysis),
+        }
+    )
+
+
+WORKSPACE_PROMPT_ENTRY = "(workspace prompt)"  # the id of the system message Pi would record (not written)
+
+
+def prompt_update(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> protocol.SessionPromptUpdateInfo | None:
+    """What Pi records and sends when the session next loads the workspace's files (see :mod:`~.cost.save_cost`).
+
+    The next request is priced with Pi's patch recorded at the leaf, exactly as ``nextRequest`` is priced
+    without it, so the two answers side by side say what the change costs this session.
+    """
+    model = analysis.request.model
+    prices_for = snapshot.project.prices.prices_for
+    prices = prices_for(model.provider, model.model_id)
+    counter = snapshot.project.budget_config.counter_for(model.model_id).counter
+    workspace = [WorkspaceSection(s.name, s.text, s.origin == "default") for s in snapshot.prompt.sections]
+    update = session_prompt_update(
+        analysis.projection.messages,
+        workspace,
+        mid_conversation_system=prices.mid_conversation_system,
+        count=counter.count,
+    )
+    if update is None:
+        return None
+    upcoming = None
+    api: str | None = None
+    if update.message is not None:
+        leaf = js_get(analysis.branch[-1], "id") if analysis.branch else None
+        entry = {"type": "message", "id": WORKSPACE_PROMPT_ENTRY, "parentId": leaf, "message": update.message}
+        with_patch = project_path([*analysis.branch, entry])
+        priced = price_next_request(
+            analysis.branch, with_patch, prices_for, counter.count, retention=default_retention()
+        )
+        upcoming = protocol.NextRequestCostInfo.model_validate(priced.to_json())
+        api = priced.api
+    impact = update.impact
+    readable = impact.first_difference is None or api not in BREAKPOINT_APIS
+    return protocol.SessionPromptUpdateInfo(
+        mode=update.mode,
+        patch=dict(update.patch),
+        rendered_update=update.rendered_update,
+        cache=cache_impact_wire(update.impact),
+        next_request=upcoming,
+        new_session_cache_read=token_counts(impact.kept if readable else TokenPair(0, 0)),
+    )
 
 
 def next_request_cost(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> NextRequestCost:

@@ -37,7 +37,7 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.compaction.summarize import ProgressCallback, SummaryOptions
-from lsp_server.cost.compaction_cost import CompactionEconomics, compaction_economics
+from lsp_server.cost.compaction_cost import CompactionEconomics, call_input_tokens, compaction_economics
 from lsp_server.cost.prices import ModelPrices
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import SummarizerConfig
@@ -305,7 +305,7 @@ def _economics(job: Job, calls: Sequence[tuple[str, AssistantReply]], summary: s
     inputs = []
     for key, _reply in calls:
         system, messages = json.loads(key)[:2]
-        inputs.append(pi_text_tokens(str(system)) + sum(estimate_tokens(message) for message in messages))
+        inputs.append(call_input_tokens(str(system), messages))
     summarized = context_before = 0
     if job.compaction is not None:
         prep = job.compaction.preparation

@@ -88,11 +88,11 @@ def sections_changed_params(folder_uri: str, cwd: str, change: SectionsChange) -
         total_after=token_counts(change.total_after),
         rendered_update=change.rendered_update,
         trigger_paths=list(change.trigger_paths),
-        cache=_cache_impact(change.cache) if change.cache is not None else None,
+        cache=cache_impact_wire(change.cache) if change.cache is not None else None,
     )
 
 
-def _cache_impact(impact: SaveCacheImpact) -> protocol.SaveCacheImpactInfo:
+def cache_impact_wire(impact: SaveCacheImpact) -> protocol.SaveCacheImpactInfo:
     return protocol.SaveCacheImpactInfo(
         patch_tokens=token_counts(impact.patch),
         first_difference=impact.first_difference,

@@ -15,7 +15,7 @@ _INTRO = """# Rules
 Generated from `lsp_server/rules/profiles.py` (the profiles) and `lsp_server/rules/registry.py` (the rules)
 by `python -m lsp_server.rules.docs`; do not edit by hand.
 
-`pi-context check [PATH...] [--profile P] [--json]` and the language server report these rules.
+`pi-context check [PATH...] [--profile P] [--cwd DIR] [--json]` and the language server report these rules.
 Codes are `<area>/<problem>` slugs. Every finding has a range: the value or key it is about, the
 frontmatter's opening fence when a key is missing (the first line when there is no frontmatter),
 or the start of the file for whole-file problems. Lengths in Pi's messages are UTF-16 units, as Pi

@@ -555,13 +555,12 @@ _RULES: list[Rule] = [
         "A provider's prompt cache only hits on a byte-identical prefix, and SYSTEM.md, APPEND_SYSTEM.md and the "
         "context files are the start of every request. A date, a generated timestamp, a build number, a commit "
         "hash or a temporary folder's path in them (usually written by a script that regenerates the file) makes "
-        "every new session miss the cache for everything after it. Put such facts where they are read when "
-        'needed instead (docs/cost.md, "Volatile content").',
+        "every new session miss the cache for everything after it. The finding counts those tokens to the end of "
+        "the assembled system prompt where the project is known (the language server, `pi-context check`), else to "
+        'the end of the file. Put such facts where they are read when needed instead (docs/cost.md, "Volatile '
+        'content").',
         _every(H),
-        {
-            "*": "{what} '{text}' may change between sessions: the {after} tokens after it here, and {later}, "
-            "miss the prompt cache in every new session"
-        },
+        {"*": "{what} '{text}' may change between sessions: {after} miss the prompt cache in every new session"},
         applies_to="prompt",
     ),
 ]

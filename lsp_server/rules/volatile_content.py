@@ -6,7 +6,9 @@ its ``<project_context>``, followed by the skills and the cwd. A date, a generat
 number, a commit hash or a temporary folder's path written into one of them (usually by a script
 that regenerates the file) makes the prompt differ from that point on, so every new session pays
 for everything after it again instead of reading it from the cache. The finding says how much that
-is. Where such facts belong instead is in docs/cost.md ("Volatile content").
+is: here the tokens after it in the file, and :mod:`lsp_server.project.volatile` recounts them to the
+end of the assembled prompt where the prompt is known. Where such facts belong instead is in
+docs/cost.md ("Volatile content").
 
 Detection is by pattern, one finding per line (the first match), at most :data:`MAX_FINDINGS` per
 file; each pattern is anchored on words or shapes that are rarely stable (a time of day, a label
@@ -94,8 +96,22 @@ def find_volatile(lines: list[str]) -> list[VolatileMatch]:
     return found
 
 
+def in_file_after(tokens: int, place: str) -> str:
+    """The ``after`` fact when only the file is known: its own tokens after the finding, then the rest named."""
+    return f"the {tokens:,} tokens after it here, and {_LATER[place]},"
+
+
+def placed_after(tokens: int) -> str:
+    """The ``after`` fact when the assembled prompt is known (:mod:`lsp_server.project.volatile`)."""
+    return f"the {tokens:,} tokens after it in the system prompt"
+
+
 def check_volatile(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
-    """``prompt/volatile-content`` for each match, with the tokens after it (this file, then the rest)."""
+    """``prompt/volatile-content`` for each match, with the tokens after it in this file.
+
+    The finding's data keeps the match's line and end (code points, ``lines``' coordinates) and its
+    facts, so a caller that knows the assembled prompt can count to the prompt's end instead.
+    """
     if not em.enabled(CODE) or place not in _LATER:
         return
     matches = find_volatile(lines)
@@ -112,5 +128,7 @@ def check_volatile(em: Emitter, lines: list[str], first: int, at: At, place: str
         rest_of_line = js_len(lines[match.line][match.end :])
         after = pi_tokens_for_chars(rest_of_line + after_line[match.line])
         shown = match.text if len(match.text) <= 60 else match.text[:57] + "..."
-        facts = {"what": match.what, "text": shown, "after": f"{after:,}", "later": _LATER[place]}
-        em.emit(CODE, at(first + match.line, match.start, match.end), facts, {"tokensAfter": after})
+        facts = {"what": match.what, "text": shown}
+        line = first + match.line
+        data = {"tokensAfter": after, "counted": "file", "line": line, "end": match.end, "facts": facts}
+        em.emit(CODE, at(line, match.start, match.end), {**facts, "after": in_file_after(after, place)}, data)

@@ -482,7 +482,9 @@ class PiLanguageServer(LanguageServer):
             except TimeoutError:
                 self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
                 analysis = await work
-        findings = left_to_the_editor(self.checker.apply(analysis, settings), settings.rule_profile, self.client_name)
+        findings = self.checker.apply(analysis, settings)
+        findings = self.projects.place_findings(source.text, findings, settings.rule_profile)
+        findings = left_to_the_editor(findings, settings.rule_profile, self.client_name)
         if source.text is None:
             self.checked.discard(path)
         else:
@@ -607,6 +609,7 @@ DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads th
     "lsp_server.project.summaries",
     "lsp_server.project.wire",
     "lsp_server.project.file_roles",
+    "lsp_server.project.volatile",
     "lsp_server.editing.completions",
     "lsp_server.editing.hovers",
     "lsp_server.editing.fixes",

@@ -23,6 +23,7 @@ import asyncio
 import functools
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +39,11 @@ from lsp_server.project.prompt_state import (
 )
 from lsp_server.project.wire import sections_changed_params
 from lsp_server.protocol import PROMPT_SECTIONS_CHANGED
+from lsp_server.rules.volatile_content import CODE as VOLATILE_CODE
 
 if TYPE_CHECKING:
+    from lsp_server.findings import Finding
+    from lsp_server.rules.profiles import ProfileId
     from lsp_server.server.app import PiLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -131,8 +135,32 @@ class OpenProjects:
 
         snapshot = await loop.run_in_executor(None, build)
         state.builds += 1
-        state.current = snapshot
+        previous, state.current = state.current, snapshot
+        if previous is None or previous.prompt.text != snapshot.prompt.text:
+            self._recheck_volatile()
         return snapshot
+
+    # --- findings counted in the prompt ----------------------------------------------------------
+
+    def place_findings(self, text: str | None, findings: Sequence[Finding], profile: ProfileId) -> list[Finding]:
+        """``prompt/volatile-content`` counted to the end of the latest prompt that holds the file.
+
+        Uses the builds already made (never builds one: a check must not wait for skill discovery);
+        a file no built prompt holds keeps the count within the file.
+        """
+        if not any(finding.code == VOLATILE_CODE for finding in findings):
+            return list(findings)
+        from lsp_server.project.volatile import place_in_snapshots
+
+        built = [state.current for state in self.folders.values() if state.current is not None]
+        return place_in_snapshots(findings, text, built, profile)
+
+    def _recheck_volatile(self) -> None:
+        """The prompt changed: files with volatile findings count to a new end, so check them again."""
+        for path in self.ls.book.paths():
+            entry = self.ls.book.get(path)
+            if entry is not None and any(finding.code == VOLATILE_CODE for finding in entry.findings):
+                self.ls.request_check(path, delay_s=0, propagate=False)
 
     # --- following changes -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,31 @@ def test_secrets_are_named_by_kind_and_never_printed(tmp_path: Path) -> None:
     for output in (text.stdout, text.stderr, as_json.stdout, as_json.stderr):
         for fragment in (SLACK[i : i + 8] for i in range(0, len(SLACK) - 8)):
             assert fragment not in output, fragment
+
+
+def test_volatile_content_counts_the_tokens_after_it_in_the_projects_system_prompt(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".pi" / "agent").mkdir(parents=True)
+    project = tmp_path / "proj"
+    write(project, "AGENTS.md", "# Rules\nGenerated: 2026-12-01 by docs.sh\nUse tabs.\n")
+    write(project, ".pi/APPEND_SYSTEM.md", "Answer in English. " * 40 + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"))
+    found = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "lsp_server", "check", "--json", "--trusted", str(project)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+        ).stdout
+    )  # fmt: skip
+    (finding,) = [f for f in found if f["code"] == "prompt/volatile-content"]
+    prompt = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "prompt", "--trusted", "--cwd", str(project)],
+        capture_output=True, text=True, timeout=120, env=env,
+    ).stdout.removesuffix("\n")  # fmt: skip
+    marker = "Generated: 2026-12-01"
+    # Counted from `pi-context prompt`'s own output: everything after the finding, APPEND_SYSTEM.md's
+    # addendum comes before the context files, the cwd line after them.
+    after = len(prompt[prompt.index(marker) + len(marker) :].encode("utf-16-le")) // 2
+    assert finding["data"]["tokensAfter"] == -(-after // 4)
+    assert finding["data"]["counted"] == "prompt"
+    assert f"the {-(-after // 4):,} tokens after it in the system prompt" in finding["message"]

@@ -190,6 +190,12 @@ def test_branch_summary_appends_under_the_target_and_reports_it(env: dict[str, s
     dry = _run(env, "branch-summary", str(path), "--from", "a2", "--to", "r2", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "Common ancestor: r2" in dry.stdout and "Dry run: nothing written." in dry.stdout
+    summary = dry.stdout.split("\n--- summary ---\n", 1)[1].split("\n\n--- cost ---\n", 1)[0]
+    adds = -(-len(summary.encode("utf-16-le")) // 8)  # Pi's chars/4 of the summary the entry would hold
+    cost = dry.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert cost[0].startswith("1 summary call: ")
+    assert cost[0].endswith("unknown at anthropic/claude-test's prices [unknown]")
+    assert cost[1:] == [f"every later request carries {adds:,} more tokens (the summary)"]
     done = _run(env, "branch-summary", str(path), "--from", "a2", "--to", "r2")
     assert done.returncode == 0, done.stderr
     entry = _last_entry(path)
@@ -272,3 +278,56 @@ def test_a_bad_summarizer_url_is_one_line_and_exit_2(tmp_path: Path, url: str, p
         f"pi-context: summarizer URL {url!r} {problem} (set by summarizer.url or $OPENAI_BASE_URL)\n"
     )
     assert session.read_bytes() == before
+
+
+@pytest.fixture
+def long_session(tmp_path: Path) -> Path:
+    """Long enough that the summary removes more than it adds."""
+    chain = Chain()
+    for number in range(4):
+        chain.user(f"Step {number}: fix the next crash. " + X * 5)
+        chain.assistant("Fixed. " + X * 5)
+    return write_session(tmp_path / "long.jsonl", chain.entries, cwd=str(tmp_path / "project"))
+
+
+def test_dry_run_prints_what_the_summary_costs_and_what_it_saves(env: dict[str, str], long_session: Path) -> None:
+    """The ``--- cost ---`` block, line by line, against the numbers ``--json`` gives for the same run."""
+    session = long_session
+    rates = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+    models = {"providers": {"anthropic": {"modelOverrides": {"claude-test": {"cost": rates}},
+                                          "models": [{"id": "claude-test"}]}}}  # fmt: skip
+    (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    text = _run(env, "compact", str(session), "--dry-run")
+    assert text.returncode == 0, text.stderr
+    cost = json.loads(_run(env, "compact", str(session), "--dry-run", "--json").stdout)["economics"]
+    assert cost["requests"] == 2  # the cut splits the last turn: history, then the turn's prefix
+    assert cost["removedPerRequest"] > 0 and cost["breakEvenRequests"] is not None
+    assert cost["summaryCost"] == pytest.approx((3 * cost["summaryInput"] + 15 * cost["summaryOutput"]) / 1e6)
+    assert cost["savingPerRequest"] == pytest.approx(0.3 * cost["removedPerRequest"] / 1e6)
+    block = text.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert block == [
+        f"2 summary calls: {cost['summaryInput']:,} tokens in (uncached), {cost['summaryOutput']:,} out, "
+        f"${cost['summaryCost']:,.4f} at anthropic/claude-test's prices [models.json]",
+        f"every later request carries {cost['removedPerRequest']:,} fewer tokens "
+        f"({cost['contextBefore']:,} -> {cost['contextAfter']:,}), saving ${cost['savingPerRequest']:,.4f} each "
+        f"with a warm cache; the first one rewrites the cache (${cost['rewriteCost']:,.4f})",
+        f"pays for itself after {cost['breakEvenRequests']} later requests",
+    ]
+
+
+def test_without_prices_the_cost_block_says_unknown(env: dict[str, str], long_session: Path) -> None:
+    done = _run(env, "compact", str(long_session), "--dry-run")
+    block = done.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert block[0].endswith("out, unknown at anthropic/claude-test's prices [unknown]")
+    assert "saving unknown each with a warm cache; the first one rewrites the cache (unknown)" in block[1]
+    assert block[2] == "break-even: unknown"
+
+
+def test_a_summary_that_removes_less_than_it_adds_says_the_requests_grow(env: dict[str, str], session: Path) -> None:
+    done = _run(env, "compact", str(session), "--dry-run", "--json")
+    removed = json.loads(done.stdout)["economics"]["removedPerRequest"]
+    assert removed < 0
+    text = _run(env, "compact", str(session), "--dry-run").stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert text[1:] == [
+        f"every later request carries {-removed:,} more tokens: the summary is longer than the messages it replaces"
+    ]

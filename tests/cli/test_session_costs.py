@@ -52,3 +52,29 @@ def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(h
     assert sum(1 for line in lines if "-- compaction" in line) == 2
     assert any(line.strip().startswith("turns on this branch: 484 requests, $42.5959") for line in lines)
     assert any(line.strip().startswith("prices: anthropic/claude-opus-4-5: prices unknown") for line in lines)
+
+
+EXAMPLE = FIXTURES.parents[2] / "examples" / "sessions" / "inventory-fix.jsonl"
+
+
+def test_costs_say_what_pi_sends_the_session_when_it_loads_the_workspaces_files(home: dict[str, Path]) -> None:
+    """The example session recorded another project's AGENTS.md: resumed here, Pi patches two sections."""
+    args = ("--cwd", str(home["proj"]), str(EXAMPLE))
+    update = _costs(home, *args)["promptUpdate"]
+    assert update["mode"] == "replay"  # no prices or compat known: the prompt is resent at the start
+    assert list(update["patch"]) == ["project_context", "cwd"]
+    assert "Use tabs." in update["patch"]["project_context"]
+    cache = update["cache"]
+    result = _run(home, "--costs", *args)
+    assert result.returncode == 0, result.stderr
+    block = result.stdout.split("\nIf Pi loads the workspace's files now (a resumed session, /reload)\n", 1)[1]
+    lines = block.splitlines()
+    assert lines[0] == f"  Pi's patch: project_context, cwd; {cache['patchTokens']['pi']:,} tokens by Pi's count"
+    assert lines[1].startswith(
+        f"  this model gets the new prompt at the start: it first differs at character {cache['firstDifference']}, "
+        f"after {cache['keptTokens']['pi']:,} tokens; the {cache['resentTokens']['pi']:,} tokens after that"
+    )
+    assert lines[2].startswith(f"  next request with it: cached 0, new {update['nextRequest']['warm']['newInput']:,}")
+    # Anthropic's API reads the cache only up to a breakpoint: a new session keeps nothing of the prompt.
+    assert update["newSessionCacheRead"] == {"pi": 0, "estimate": 0}
+    assert "none of them read from the cache on this API" in lines[3]

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
-from lsp_server.cost.compaction_cost import compaction_economics
+from lsp_server.compaction.operations import plan_compaction
+from lsp_server.compaction.summarize import SummaryOptions, compact, summary_prompts
+from lsp_server.cost.compaction_cost import ASSUMED_SUMMARY_TOKENS, compaction_economics, expected_summary_tokens
 from lsp_server.cost.prices import ModelPrices, Rates
+from lsp_server.js.values import UNDEFINED
+from lsp_server.llm.offline import OfflineSummarizer
+from lsp_server.project.summaries import RecordingClient
+from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.writer import load_for_append
 
 PRICES = ModelPrices("anthropic", "m", Rates(3, 15, 0.3, 3.75), (), "pi", 300, 3600, "pi")
 UNKNOWN = ModelPrices("x", "y", None, (), "unknown", None, None, "unknown")
@@ -40,3 +49,24 @@ def test_unknown_prices_give_tokens_but_no_money() -> None:
 def test_a_summary_that_removes_nothing_never_breaks_even() -> None:
     economics = compaction_economics([8_000], 700, 0, 0, PRICES)
     assert economics.removed_per_request == -700 and economics.break_even_requests is None
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sessions" / "inventory-fix.jsonl"
+
+
+@pytest.mark.parametrize(("keep", "calls"), [(100, 1), (200, 2), (30_000, 1)])  # whole turns; split; prefix only
+async def test_the_summary_prompts_priced_before_a_run_are_the_ones_compact_sends(keep: int, calls: int) -> None:
+    """The chat prices Pi's compaction before Pi runs it: the prompts must be the ones a run sends."""
+    plan = plan_compaction(load_for_append(str(EXAMPLE)), CompactionSettings(keep_recent_tokens=keep))
+    assert not isinstance(plan, str)
+    recording = RecordingClient(OfflineSummarizer())
+    await compact(plan.preparation, recording, options=SummaryOptions(custom_instructions="the tests"))
+    sent = [json.loads(key)[1][0]["content"][0]["text"] for key, _ in recording.calls]
+    assert summary_prompts(plan.preparation, "the tests") == sent
+    assert len(sent) == calls
+
+
+def test_a_summary_not_written_yet_is_expected_as_long_as_the_previous_one() -> None:
+    assert expected_summary_tokens("x" * 4_001) == (1_001, "previous")
+    assert expected_summary_tokens(UNDEFINED) == (ASSUMED_SUMMARY_TOKENS, "assumed")
+    assert expected_summary_tokens("") == (ASSUMED_SUMMARY_TOKENS, "assumed")

@@ -11,13 +11,15 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lsp_server.budget.models import read_models_json
 from lsp_server.cost.ledger import build_ledger
-from lsp_server.cost.prices import ModelPrices, Rates
+from lsp_server.cost.prices import ModelPrices, PriceCatalog, Rates
 from lsp_server.session.tail import load_session
 from lsp_server.session.tree import build_path
 from tests.budget._sessions import assistant, entry, message, user
@@ -145,3 +147,22 @@ def test_branch_points_and_model_changes_are_marked_and_models_totalled_apart() 
         ("anthropic/claude-test", 3),
         ("anthropic/claude-other", 7),
     ]
+
+
+def test_the_ledger_of_a_session_real_pi_wrote_matches_its_golden(tmp_path: Path) -> None:
+    """Pi 1.6.0 against the loopback model server (tests/pi_rpc/test_real_costs.py records it): three
+    replies with the usage the server reported and the cost Pi computed at the models.json rates."""
+    session = load_session(GOLDEN / "real-pi.session.jsonl")
+    branch = build_path(session.entries, by_id=session.index.by_id)
+    shutil.copyfile(GOLDEN / "real-pi.models.json", tmp_path / "models.json")
+    prices = PriceCatalog(models_json=read_models_json(str(tmp_path)))
+    ledger = build_ledger(branch, prices.prices_for).to_json()
+    assert ledger == json.loads((GOLDEN / "real-pi.ledger.json").read_text(encoding="utf-8"))
+    raw = [json.loads(line) for line in (GOLDEN / "real-pi.session.jsonl").read_text(encoding="utf-8").splitlines()]
+    replies = [e["message"] for e in raw if e.get("type") == "message" and e["message"]["role"] == "assistant"]
+    assert [(t["input"], t["cacheRead"], t["output"]) for t in ledger["turns"]] == [
+        (r["usage"]["input"], r["usage"]["cacheRead"], r["usage"]["output"]) for r in replies
+    ]
+    assert [t["cost"] for t in ledger["turns"]] == [r["usage"]["cost"]["total"] for r in replies]
+    assert [t["computedCost"] for t in ledger["turns"]] == [t["cost"] for t in ledger["turns"]]
+    assert ledger["prices"][0]["priceSource"] == "models.json"

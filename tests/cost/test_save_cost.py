@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from lsp_server.cost.save_cost import first_difference, save_cache_impact
+from lsp_server.cost.save_cost import (
+    WorkspaceSection,
+    first_difference,
+    save_cache_impact,
+    sections_pi_would_build,
+    session_prompt_update,
+)
 from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
 
@@ -31,3 +37,58 @@ def test_offsets_are_utf16_units_as_pi_counts() -> None:
 def test_equal_texts_have_no_difference() -> None:
     impact = save_cache_impact("same", "same", "", len)
     assert impact.first_difference is None and impact.resent == TokenPair(0, 0)
+
+
+# --- one session: Pi's patch against what it recorded ------------------------------------------------
+
+RECORDED = {
+    "preamble": "Pi's own preamble.",
+    "tools": "<tools>Pi's tool lines</tools>",
+    "docs": "<docs>Pi's docs</docs>",
+    "project_context": "<project_context>\nBe brief.\n</project_context>",
+    "skills": "<skills>\nPi's introduction.\n<available_skills>\nold\n</available_skills>\n</skills>",
+    "cwd": "<cwd>\n/p\n</cwd>",
+}
+
+
+def workspace(**texts: str) -> list[WorkspaceSection]:
+    ours = {
+        "preamble": WorkspaceSection("preamble", "Our preamble.", True),
+        "tools": WorkspaceSection("tools", "<tools>our tool lines</tools>", True),
+        "project_context": WorkspaceSection("project_context", RECORDED["project_context"], False),
+        "skills": WorkspaceSection(
+            "skills", "<skills>\nOur introduction.\n<available_skills>\nold\n</available_skills>\n</skills>", False
+        ),
+        "cwd": WorkspaceSection("cwd", RECORDED["cwd"], False),
+    }
+    for name, text in texts.items():
+        ours[name] = WorkspaceSection(name, text, False)
+    return list(ours.values())
+
+
+def test_pis_own_prose_is_taken_from_the_recording_and_only_file_changes_make_a_patch() -> None:
+    built = sections_pi_would_build(RECORDED, workspace())
+    assert built == RECORDED  # our wording of the preamble, tools and skills intro is not a change; docs kept
+    skills = "<skills>\nOur introduction.\n<available_skills>\nnew\n</available_skills>\n</skills>"
+    changed = sections_pi_would_build(RECORDED, workspace(skills=skills))
+    assert changed["skills"] == "<skills>\nPi's introduction.\n<available_skills>\nnew\n</available_skills>\n</skills>"
+
+
+def test_a_session_gets_the_patch_pi_would_record_in_either_mode() -> None:
+    messages = [{"role": "system", "content": "", "sections": RECORDED, "timestamp": 1}, {"role": "user"}]
+    new = "<project_context>\nBe thorough.\n</project_context>"
+    for mid, mode in ((True, "patch"), (False, "replay")):
+        update = session_prompt_update(messages, workspace(project_context=new), mid_conversation_system=mid, count=len)
+        assert update is not None and update.mode == mode
+        assert update.patch == {"project_context": new}
+        assert update.rendered_update == f'Updated system prompt section "project_context":\n\n{new}'
+        before = "\n\n".join(RECORDED.values())
+        assert update.impact.first_difference == before.index("brief")
+        assert update.message == {"role": "system", "content": "", "sections": {"project_context": new}, "timestamp": 0}
+
+
+def test_nothing_to_patch_without_recorded_sections_or_changes() -> None:
+    assert session_prompt_update([{"role": "user"}], workspace(), mid_conversation_system=False, count=len) is None
+    messages = [{"role": "system", "content": "", "sections": RECORDED, "timestamp": 1}]
+    same = session_prompt_update(messages, workspace(), mid_conversation_system=False, count=len)
+    assert same is not None and (same.patch, same.message, same.impact.first_difference) == ({}, None, None)

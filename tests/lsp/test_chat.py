@@ -111,8 +111,12 @@ async def chat_server(
     """``await chat_server(settings=...)``: the real server, its Pi pointed at the fake model."""
     started: list[RecordingClient] = []
 
-    async def start(settings: dict[str, Any] | None = None, command: str | None = None) -> ChatClient:
-        agent = write_agent_dir(workspace.agent_dir, model.openai_base_url, settings={"defaultProvider": "fake"})
+    async def start(
+        settings: dict[str, Any] | None = None, command: str | None = None, model_fields: dict[str, Any] | None = None
+    ) -> ChatClient:
+        agent = write_agent_dir(
+            workspace.agent_dir, model.openai_base_url, settings={"defaultProvider": "fake"}, model_fields=model_fields
+        )
         env = agent.env({k: v for k, v in os.environ.items() if k != "HOME"})
         env["HOME"] = str(workspace.home)
         pi_command = command if command is not None else f"{pi_under_test.argv[0]} {pi_under_test.argv[1]}"

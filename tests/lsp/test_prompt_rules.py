@@ -13,6 +13,9 @@ from dataclasses import dataclass
 import pytest
 from lsprotocol import types
 
+from lsp_server.js.strings import js_len
+from lsp_server.tokens.pi import pi_tokens_for_chars
+from tests.lsp._custom import domain_prompt, isolate, save
 from tests.lsp.conftest import Launch, Session, Workspace
 from tests.lsp.editing_client import apply_text_edits, encoding_of, text_edits_for
 
@@ -173,3 +176,39 @@ async def test_a_secret_is_published_by_kind_with_no_fix_and_never_echoed(launch
         shown.append(str(hover))
     for text_shown in shown:
         assert GITHUB[:8] not in text_shown and GITHUB[-8:] not in text_shown, text_shown
+
+
+async def test_volatile_content_counts_to_the_end_of_the_folders_prompt_and_follows_its_changes(
+    launch: Launch, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The diagnostic counts everything after it in the folder's system prompt; a skill added after the
+    context files makes that more, and the server says so without the file being edited."""
+    isolate(monkeypatch, workspace)
+    agents = workspace.write("AGENTS.md", "# Rules\nGenerated: 2026-12-01 by docs.sh\nUse tabs.\n")
+    session = await launch("visual-studio-code", init_options={"piContext": {"debounceMs": 20, "trust": "pi"}})
+    uri = workspace.uri(agents)
+
+    def tokens_after() -> int:
+        prompt = domain_prompt(workspace).prompt.text
+        marker = "Generated: 2026-12-01"
+        return pi_tokens_for_chars(js_len(prompt[prompt.index(marker) + len(marker) :]))
+
+    def counted() -> int | None:
+        found = [d for d in session.client.diagnostics.get(uri, []) if d.code == "prompt/volatile-content"]
+        data = found[0].data if found else None
+        return data["tokensAfter"] if isinstance(data, dict) and data.get("counted") == "prompt" else None
+
+    first = tokens_after()
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: counted() == first)
+    (diag,) = [d for d in session.client.diagnostics[uri] if d.code == "prompt/volatile-content"]
+    assert f"the {first:,} tokens after it in the system prompt" in diag.message
+    skill = workspace.agent_dir / "skills" / "deploy" / "SKILL.md"  # a global skill: the project is not trusted
+    skill.parent.mkdir(parents=True)
+    skill.write_text(
+        "---\nname: deploy\ndescription: Deploys the service to staging, then to production after a check.\n---\nx\n",
+        encoding="utf-8",
+    )
+    save(session, skill, skill.read_text(encoding="utf-8"))
+    second = tokens_after()
+    assert second > first
+    await session.wait_for(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: counted() == second)

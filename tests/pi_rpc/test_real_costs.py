@@ -4,10 +4,18 @@ The fake model reports usage with cache reads; Pi prices each reply with pi-ai's
 the models.json rates and writes it into the session. The ledger read from that file must give
 Pi's numbers, and the prefix predicted for each request must be what the fake model saw: the
 longest common prefix of two consecutive recorded requests.
+
+The session Pi wrote is kept as a golden (``tests/cost/golden/real-pi.session.jsonl`` with the agent's
+``real-pi.models.json`` and the ledger read from it, ``real-pi.ledger.json``), checked without Pi by
+``tests/cost/test_ledger.py``. Each run here compares its fresh ledger with that golden (everything but
+the ids and instants Pi draws anew); ``PI_CONTEXT_REGEN=1`` records a new golden.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +36,21 @@ from tests.support.pi_agent import write_agent_dir
 
 pytestmark = pytest.mark.pi
 
+GOLDEN = Path(__file__).resolve().parents[1] / "cost" / "golden"
+
 RATES = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+
+
+VARIES = frozenset({"entryId", "timestamp", "sincePreviousMs", "leafId"})
+
+
+def drawn_anew(value: Any) -> Any:
+    """The ledger without what Pi draws anew on each run: entry ids, instants and the gaps between them."""
+    if isinstance(value, dict):
+        return {key: drawn_anew(item) for key, item in value.items() if key not in VARIES}
+    if isinstance(value, list):
+        return [drawn_anew(item) for item in value]
+    return value
 
 
 def common_messages(first: list[Any], second: list[Any]) -> int:
@@ -65,6 +87,12 @@ async def test_pis_recorded_costs_and_the_predicted_prefixes_match_what_the_mode
     prices = PriceCatalog(models_json=read_models_json(str(real_pi.agent.path)))
 
     ledger = build_ledger(branch, prices.prices_for).to_json()
+    if os.environ.get("PI_CONTEXT_REGEN"):
+        shutil.copyfile(path, GOLDEN / "real-pi.session.jsonl")
+        shutil.copyfile(real_pi.agent.path / "models.json", GOLDEN / "real-pi.models.json")
+        (GOLDEN / "real-pi.ledger.json").write_text(json.dumps(ledger, indent=1) + "\n", encoding="utf-8")
+    golden = json.loads((GOLDEN / "real-pi.ledger.json").read_text(encoding="utf-8"))
+    assert drawn_anew(ledger) == drawn_anew(golden)
     turns = ledger["turns"]
     assert [(t["input"], t["cacheRead"], t["output"]) for t in turns] == [(1200, 0, 30), (80, 1152, 7), (40, 1280, 3)]
     assert all(t["costSource"] == "recorded" and t["cost"] > 0 for t in turns)

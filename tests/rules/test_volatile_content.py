@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lsp_server.findings import Severity
+from lsp_server.js.strings import js_len
+from lsp_server.project.project import ProjectInputs, open_project
+from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.volatile import chars_after_files, place_volatile
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.profiles import PROFILE_TABLE
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text
-from lsp_server.tokens.pi import pi_text_tokens
+from lsp_server.tokens.pi import pi_text_tokens, pi_tokens_for_chars
 
 CODE = "prompt/volatile-content"
 
@@ -66,3 +72,63 @@ def test_it_is_a_hint_in_every_profile() -> None:
 def test_one_finding_per_line_and_at_most_twenty_per_file() -> None:
     assert len(volatile("Today is 2026-12-01T10:00:00Z, build #3\n")) == 1
     assert len(volatile("Today is Monday.\n" * 50)) == 20
+
+
+# --- counted in the assembled prompt (lsp_server.project.volatile) ----------------------------------
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> PromptSnapshot:
+    root, agent = tmp_path / "proj", tmp_path / "home" / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    inputs = ProjectInputs(cwd=str(root), agent_dir=str(agent), home=str(tmp_path / "home"), trust_override=True)
+    return open_project(inputs).build_prompt()
+
+
+def _tokens_after_in_prompt(prompt: str, marker: str) -> int:
+    """Counted without our code: the prompt's text after the (unique) matched text."""
+    assert prompt.count(marker) == 1
+    return pi_tokens_for_chars(js_len(prompt[prompt.index(marker) + len(marker) :]))
+
+
+SKILL = "---\nname: deploy\ndescription: Deploys the service to staging and production.\n---\nSteps.\n"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_finding_counts_the_tokens_after_it_in_the_system_prompt(tmp_path: Path, newline: str) -> None:
+    agents = newline.join(["# Rules", "Generated: 2026-12-01 by docs.sh", "Use tabs. " * 30, ""])
+    snapshot = _project(tmp_path, {"AGENTS.md": agents, ".pi/skills/deploy/SKILL.md": SKILL})
+    path = str(tmp_path / "proj" / "AGENTS.md")
+    findings = check_context_text(path, agents)
+    (placed,) = [f for f in place_volatile(findings, agents, chars_after_files(snapshot), "pi") if f.code == CODE]
+    expected = _tokens_after_in_prompt(snapshot.prompt.text, "Generated: 2026-12-01")
+    (in_file,) = [f for f in findings if f.code == CODE]
+    assert placed.data["tokensAfter"] == expected > in_file.data["tokensAfter"]
+    assert placed.data["counted"] == "prompt" and in_file.data["counted"] == "file"
+    assert f"the {expected:,} tokens after it in the system prompt miss the prompt cache" in placed.message
+    assert "<skill" not in agents and "deploy" in snapshot.prompt.text[snapshot.prompt.text.index("Generated") :]
+
+
+def test_an_edited_buffer_is_counted_against_the_rest_of_the_last_build(tmp_path: Path) -> None:
+    """The part after the file comes from the build, the part inside it from the text being checked."""
+    files = {"AGENTS.md": "# Rules\nBe brief.\n", ".pi/APPEND_SYSTEM.md": "Today is Monday.\nx\n"}
+    snapshot = _project(tmp_path, files)
+    path = str(tmp_path / "proj" / ".pi" / "APPEND_SYSTEM.md")
+    edited = "Today is Monday.\n" + "More words here. " * 20 + "\n"
+    findings = check_system_prompt_text(path, edited)
+    (placed,) = place_volatile(findings, edited, chars_after_files(snapshot), "pi")
+    prompt = snapshot.prompt.text
+    tail = js_len(prompt[prompt.index("Today is Monday.\nx\n") + len("Today is Monday.\nx\n") :])
+    assert placed.data["tokensAfter"] == pi_tokens_for_chars(js_len(edited[len("Today is") :]) + tail)
+
+
+def test_a_file_outside_the_prompt_keeps_the_count_within_the_file(tmp_path: Path) -> None:
+    snapshot = _project(tmp_path, {"AGENTS.md": "# Rules\n"})
+    other = str(tmp_path / "elsewhere" / "AGENTS.md")
+    text = "Today is Monday.\nMore.\n"
+    findings = check_context_text(other, text)
+    assert place_volatile(findings, text, chars_after_files(snapshot), "pi") == findings
+    assert "after it here" in findings[0].message

@@ -338,11 +338,13 @@ async function showSectionDiff(c: CommandContext, diffId?: number | null, name?:
   const entry = diff.entries.find((e) => e.name === section);
   const label = section === WHOLE_PROMPT ? 'System prompt' : section;
   const delta = entry ? entry.deltaLabel : diff.totalDeltaLabel;
+  // The cache figures are about the whole prompt: the patch Pi sends and where new sessions' prompts differ.
+  const cache = diff.cacheLabel ? `; ${diff.cacheLabel}` : '';
   await vscode.commands.executeCommand(
     'vscode.diff',
     diffUri(diff.id, 'before', section),
     diffUri(diff.id, 'after', section),
-    `${label} (${delta} tokens)`,
+    `${label} (${delta} tokens${cache})`,
     { preview: true },
   );
 }

@@ -103,6 +103,8 @@ export interface ChatCompactPreview {
   keptEntries: number;
   readFiles: string[];
   modifiedFiles: string[];
+  /** What the summary calls will cost and what the compaction saves, with the summary's length estimated (summaryOutputSource). */
+  economics?: CompactionEconomicsInfo | null;
 }
 
 /** Pi's answer to its compact command (Pi wrote the entry). */
@@ -326,6 +328,8 @@ export interface CompactionEconomicsInfo {
   breakEvenRequests?: number | null;
   priceSource: "models.json" | "pi" | "unknown";
   model: string;
+  /** Where summaryOutput comes from: the summary itself, or (before Pi writes it) the previous compaction summary's length, or an assumed 1,000 tokens. */
+  summaryOutputSource?: "summary" | "previous" | "assumed";
 }
 
 export interface ContextBudgetParams {
@@ -670,6 +674,22 @@ export interface SessionChangedParams {
   size?: number | null;
 }
 
+/** What Pi sends this session when it next loads the workspace's files (resumed, or after ``/reload``). Pi diffs the prompt the session recorded (its system messages) against the sections it builds now and records the patch before the next request (docs/cost.md, "What a save costs"). */
+export interface SessionPromptUpdateInfo {
+  /** How the session's model receives a changed prompt: `patch` (the model takes system messages mid-conversation: the patch goes at the end of the next request and the cached prefix survives) or `replay` (the new prompt is sent at the start: the cache holds only up to its first difference). */
+  mode: "patch" | "replay";
+  /** Pi's patch against the recorded sections, in order, removed as null; empty: the session already has the workspace's prompt. */
+  patch: Record<string, string | null>;
+  /** The patch as the model receives it in `patch` mode. */
+  renderedUpdate: string;
+  /** Against the recorded prompt: the patch's size, and where the replayed prompt first differs. */
+  cache: SaveCacheImpactInfo;
+  /** The next request with the patch recorded, priced as `nextRequest` is; null: no patch. */
+  nextRequest?: NextRequestCostInfo | null;
+  /** What a new session on this model can read from the cache this session's requests left: the prompt before the first difference, or nothing on an API that reads only up to a cache breakpoint (Anthropic's: Pi's first is after the whole system prompt). */
+  newSessionCacheRead: TokenCounts;
+}
+
 export interface SessionRef {
   /** Path of the session .jsonl file. */
   session: string;
@@ -788,5 +808,7 @@ export interface TurnLedgerResult {
   threshold?: number | null;
   /** The request Pi would send next, priced against the previous one. */
   nextRequest?: NextRequestCostInfo | null;
+  /** If Pi loads the workspace's current files before that request: its patch and what it costs; null: the session recorded no prompt sections (its next request uses the workspace's prompt as is). */
+  promptUpdate?: SessionPromptUpdateInfo | null;
   notes?: string[];
 }

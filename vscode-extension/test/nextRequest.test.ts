@@ -6,7 +6,8 @@ import { cacheExpired, formatDuration, nextRequestText } from '../src/model/next
 import type { ChatPreflightResult, NextRequestCostInfo, TurnLedgerResult } from '../src/protocol.generated';
 
 const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost');
-// Real server answers. Priced: `pi-context session tests/fixtures/pi/before-compaction.jsonl --costs --json
+// Real server answers, written by scripts/record_cost_fixtures.py (tests/cost/test_extension_fixtures.py keeps
+// them current). Priced: `pi-context session tests/fixtures/pi/before-compaction.jsonl --costs --json
 // --agent-dir DIR` with DIR/models.json = before-compaction.models.json (5-minute cache, Opus rates).
 const priced = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'before-compaction.nextRequest.json'), 'utf8')) as NextRequestCostInfo;
 // Unpriced: the example session with no models.json (no prices, no cache lifetime).
@@ -18,13 +19,13 @@ const expiresAt = priced.expiresAt as number;
 test('while the cache lives, the line gives the warm split and its cost', () => {
   const text = nextRequestText(priced, expiresAt - 100_000);
   assert.equal(text.expired, false);
-  assert.equal(text.line, 'Next request: 168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2897');
-  assert.equal(text.summary, '168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2897');
-  assert.match(text.title, /^Next request: about 200,896 prompt tokens/);
+  assert.equal(text.line, 'Next request: 168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2898');
+  assert.equal(text.summary, '168k cached + 33k new · cache alive for 1 min 40 s · ≈ $0.2898');
+  assert.match(text.title, /^Next request: about 200,900 prompt tokens/);
   assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply 000003e8\): the whole previous request, about 167,988 tokens\./);
   assert.match(text.title, /Cache: cache alive for 1 min 40 s; lifetime 5 min for short retention, from models\.json\./);
-  assert.match(text.title, /If the cache holds: 167,978 cache-read \+ 32,918 new input tokens, ≈ \$0\.2897\./);
-  assert.match(text.title, /If it expired: 200,896 new input tokens, ≈ \$1\.2556\./);
+  assert.match(text.title, /If the cache holds: 167,978 cache-read \+ 32,922 new input tokens, ≈ \$0\.2898\./);
+  assert.match(text.title, /If it expired: 200,900 new input tokens, ≈ \$1\.2556\./);
   assert.match(text.title, /prices from models\.json/);
 });
 
@@ -66,18 +67,21 @@ test('durations read in whole units', () => {
   assert.equal(formatDuration(240_000), '4 min');
   assert.equal(formatDuration(250_400), '4 min 10 s');
   assert.equal(formatDuration(5_400_000), '1.5 h');
+  assert.equal(formatDuration(47 * 3_600_000), '47.0 h');
+  assert.equal(formatDuration(320 * 86_400_000 + 5_000_000), '320 days');
   assert.equal(formatDuration(-5), '0 s');
 });
 
-test("the chat's preflight answer, from the real Pi, words the price of sending the prompt", () => {
-  // pi/chat/preflight after one turn through Pi 1.6.0 and the loopback model (tests/lsp/test_chat_costs.py's
-  // scenario, answer saved as it came): models.json prices the fake model at 0 and gives it no cache lifetime.
+test("the chat's preflight answer, from the real Pi's session, words the price of sending the prompt", () => {
+  // pi/chat/preflight on the session Pi 1.6.0 wrote against the loopback model (tests/cost/golden/real-pi.session.jsonl,
+  // three replies, the last with 1,280 tokens read from the cache) with 400 characters typed; its models.json
+  // prices the fake model at Sonnet's rates with a 5-minute cache.
   const found = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'chat-preflight.json'), 'utf8')) as ChatPreflightResult;
   const next = found.nextRequest as NextRequestCostInfo;
   const text = nextRequestText(next, (next.lastRequestAt ?? 0) + 1000);
-  assert.equal(text.expired, null);
-  assert.equal(text.line, 'Next request: 1.5k cached + 275 new · cache lifetime unknown · ≈ $0.0000');
-  assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply 22c729db\): the whole previous request, about 1,500 tokens\./);
+  assert.equal(text.expired, false);
+  assert.equal(text.line, 'Next request: 1.3k cached + 230 new · cache alive for 4 min 59 s · ≈ $0.0013');
+  assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply acb4f35a\): the whole previous request, about 1,320 tokens\./);
+  assert.match(text.title, /If it expired: 1,550 new input tokens, ≈ \$0\.0058\./);
   assert.match(text.title, /prices from models\.json/);
-  assert.match(text.title, /fake\/fake-1: no cache lifetime known/);
 });

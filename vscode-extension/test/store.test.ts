@@ -203,3 +203,28 @@ test("the projected request carries the turn ledger's next-request price", async
   await bare.refreshAll();
   assert.equal(bare.view().requestPrice ?? null, null);
 });
+
+test('after a save the change banner says what it costs new sessions and the selected session', async () => {
+  // Real server answers (scripts/record_cost_fixtures.py): an AGENTS.md line added, and the ledger of the session
+  // real Pi wrote, whose model takes the patch mid-conversation.
+  const fixtures = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost');
+  const ledger = JSON.parse(fs.readFileSync(path.join(fixtures, 'real-pi.turnLedger.json'), 'utf8')) as TurnLedgerResult;
+  const saved = JSON.parse(fs.readFileSync(path.join(fixtures, 'inventory-fix.sectionsChanged.json'), 'utf8'));
+  class Priced extends FakeServer {
+    turnLedger(p: { session: string }) {
+      return this.answer('pi/turnLedger', p, ledger);
+    }
+  }
+  const server = new Priced();
+  const store = storeWith(server);
+  store.setChoice('pi');
+  await store.refreshAll();
+  server.asked = [];
+  await store.onSectionsChanged({ ...saved, workspaceFolder: 'file:///repo' });
+  assert.ok(server.asked.some(([m]) => m === 'pi/turnLedger'), 'the ledger is asked again: its promptUpdate changed');
+  const banner = store.view().lastChange;
+  assert.match(banner?.newSessionsCost ?? '', /^New sessions: the prompt first differs at token 676 of 712;/);
+  assert.match(banner?.sessionCost ?? '', /^This session: its model takes the change as a patch\./);
+  assert.match(banner?.costTitle ?? '', /Pi's patch for a session that had the old prompt: 109 tokens\./);
+  assert.equal(store.diffs[0]?.cacheLabel, 'patch 109 tokens; new sessions differ from token 676');
+});

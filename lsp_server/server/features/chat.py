@@ -427,7 +427,9 @@ def register(server: PiLanguageServer) -> None:
         if session is None or not os.path.isfile(session):
             raise request_failed("nothing to compact yet: Pi has not written the session")
         project = ls.projects.open(await _session_cwd(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session))
-        preview = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, session)
+        preview = await asyncio.get_running_loop().run_in_executor(
+            None, compaction_preview, project, session, params.instructions
+        )
         if isinstance(preview, str):
             raise request_failed(preview)
         return protocol.ChatCompactPreview.model_validate(preview.to_json()).wire()
@@ -480,38 +482,20 @@ def register(server: PiLanguageServer) -> None:
 
     @request(names.CHAT_PREFLIGHT, lambda: protocol.ChatPreflightParams)
     async def preflight_prompt(ls: PiLanguageServer, params: protocol.ChatPreflightParams) -> dict[str, Any]:
-        from lsp_server.chat.lens import preflight
+        from lsp_server.chat.lens import preflight_result
 
         chat = _chat(ls, params.chat_id)
         session = chat.session
         if session is not None and os.path.isfile(session):
             snapshot = await ls.projects.snapshot(await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session))
 
-            def run(loaded: SessionFile) -> Any:
-                from lsp_server.project.analysis import analyze
-                from lsp_server.project.costs import next_request_with_prompt
+            def run(loaded: SessionFile) -> protocol.ChatPreflightResult:
+                return preflight_result(snapshot, loaded, params.text)
 
-                analysis = analyze(snapshot, loaded)
-                return analysis.budget, next_request_with_prompt(snapshot, analysis, params.text)
-
-            budget, upcoming = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
+            result: protocol.ChatPreflightResult = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
         else:  # a new chat: Pi writes the file with the first message
-            from lsp_server.budget.budget import prompt_budget
-
-            snapshot = await ls.projects.snapshot(chat.spec.cwd)
-            budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
-            upcoming = None
-        found = preflight(budget, params.text, snapshot.counter.counter)
-        return protocol.ChatPreflightResult(
-            text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
-            context_tokens=found.context_tokens,
-            after_prompt=found.after_prompt,
-            threshold=found.threshold,
-            window=found.window,
-            crosses_threshold=found.crosses_threshold,
-            message=found.message,
-            next_request=upcoming,
-        ).wire()
+            result = preflight_result(await ls.projects.snapshot(chat.spec.cwd), None, params.text)
+        return result.wire()
 
     @request(names.CHAT_UI_RESPONSE, lambda: protocol.ChatUiResponseParams)
     async def ui_response(ls: PiLanguageServer, params: protocol.ChatUiResponseParams) -> dict[str, Any]:

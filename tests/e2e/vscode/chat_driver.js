@@ -202,6 +202,26 @@ async function chatStep(name, fn) {
     return `data-tokens ${gauge.map((x) => x.tokens).join(' -> ')} of ${window} (${percent}%)`;
   });
 
+  await chatStep('chat-price', async () => {
+    // Typing (not sending) a prompt: the line above the input prices it (pi/chat/preflight's nextRequest).
+    const input = await need('textarea[data-testid=chat-input]', { state: 'visible' });
+    await input.click();
+    await input.fill(config.pricePrompt);
+    const line = await need('[data-testid=chat-next-request]', { state: 'visible', timeout: WAIT });
+    await until(async () => /^Next request: \S+ cached \+ \S+ new · /.test(await textOf(line)), 'the price line above the input');
+    const text = await textOf(line);
+    // The tool turn just ended: the cache is alive (models.json: 5 minutes), priced at the model's rates.
+    if (!/cache alive for .* · ≈ \$\d+\.\d{4}$/.test(text)) throw new Error(`the price line says "${text}"`);
+    const title = (await line.getAttribute('title')) || '';
+    if (!title.includes('Byte-identical prefix with the previous request') || !title.includes('prices from models.json')) {
+      throw new Error(`the price line's hover lacks the prefix or the prices' source: ${title}`);
+    }
+    await shot('chat-price');
+    await input.fill('');
+    await until(async () => !(await line.isVisible()), 'the price line to go with the text');
+    return `"${text}"`;
+  });
+
   await chatStep('chat-stop', async () => {
     await run.signal('script', 'stop');
     await send(config.stopPrompt);
@@ -243,6 +263,11 @@ async function chatStep(name, fn) {
     await input.press('Enter');
     const before = await run.signal('sessions');
     const confirm = await need('[data-testid=chat-compact-confirm]', { state: 'visible', timeout: WAIT });
+    // What Pi's compaction will cost and save, before it runs (docs/cost.md).
+    const cost = await textOf(await need('[data-testid=chat-compact-cost]'));
+    if (!/summary requests?: [\d,]+ tokens in/.test(cost) || !/\(estimated: /.test(cost) || !/(Pays for itself|break-even|Break-even)/.test(cost)) {
+      throw new Error(`the compaction card does not price the compaction: "${cost}"`);
+    }
     await run.settled(() => confirm.scrollIntoViewIfNeeded());
     await shot('chat-compact-preview');
     const unchanged = await run.signal('sessions');
@@ -255,7 +280,7 @@ async function chatStep(name, fn) {
     if (!compacted.length) throw new Error("Pi's compaction entry is not in the session file");
     await run.settled(() => event.scrollIntoViewIfNeeded());
     await shot('chat-compacted');
-    return `"${typed}": preview, confirm, Pi appended a compaction to ${compacted[0].name}`;
+    return `"${typed}": preview (${cost.replace(/\s+/g, ' ').slice(0, 160)}…), confirm, Pi appended a compaction to ${compacted[0].name}`;
   });
 
   await chatStep('chat-fork', async () => {

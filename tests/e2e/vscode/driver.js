@@ -210,11 +210,20 @@ function sidebarFrame() {
     if (!/^\+/.test(delta)) {
       throw new Error(`expected a positive delta on ${config.changedSection}, got "${delta}"`);
     }
+    // What the save costs new sessions: where the prompt now first differs (docs/cost.md).
+    const saveCost = await textOf(frame.locator('[data-testid=save-cost-new]').first());
+    if (!/^New sessions: the prompt first differs at token [\d,]+ of [\d,]+; the [\d,]+ tokens? from there on miss the prompt cache/.test(saveCost)) {
+      throw new Error(`the change banner does not say what the save costs new sessions: "${saveCost}"`);
+    }
     await shot('section-changed');
     await settled(() => row.getByRole('button', { name: /diff/i }).click());
     await page.locator('.monaco-diff-editor').first().waitFor({ timeout: WAIT });
     await shot('section-diff');
-    return `${config.changedSection} highlighted ${delta} ${highlightMs} ms after the save; diff editor opened`;
+    const tab = await textOf(page.locator('.tabs-container .tab.active').first());
+    if (!/patch [\d,]+ tokens?; new sessions differ from token/.test(tab)) {
+      throw new Error(`the diff's title does not give the patch and where new sessions differ: "${tab}"`);
+    }
+    return `${config.changedSection} highlighted ${delta} ${highlightMs} ms after the save ("${saveCost}"); diff editor "${tab}"`;
   });
 
   await step('projected-request', async () => {
@@ -226,8 +235,18 @@ function sidebarFrame() {
     const firstTurn = frame.locator('#request-list .group.turn details.collapsible > summary').first();
     await settled(() => firstTurn.click());
     await settled(() => frame.locator('#request-title').scrollIntoViewIfNeeded());
+    // The price line under the title: the sample's cache expired long ago, so the cold price (docs/cost.md).
+    const price = frame.locator('[data-testid=request-price]').first();
+    const line = await textOf(price);
+    if (!line.includes('cache probably expired') || !line.endsWith(`≈ ${config.coldCost}`)) {
+      throw new Error(`the next request's price line says "${line}", expected the expired cache and ≈ ${config.coldCost}`);
+    }
+    const title = (await price.getAttribute('title')) || '';
+    if (!title.includes(`If the cache holds:`) || !title.includes(`≈ ${config.warmCost}`)) {
+      throw new Error(`the price line's hover lacks the warm price ${config.warmCost}: ${title}`);
+    }
     await shot('projected-request');
-    return `${await frame.locator('#request-list .message').count()} messages in the first turn`;
+    return `${await frame.locator('#request-list .message').count()} messages in the first turn; "${line}"`;
   });
 
   await step('cost-chart', async () => {
@@ -240,16 +259,46 @@ function sidebarFrame() {
       throw new Error(`the chart has ${count} bars, pi-context session --costs --json has ${config.costTurns} turns`);
     }
     const summary = await textOf(frame.locator('#cost .cost-summary'));
-    if (!summary.startsWith(`${config.costTurns} turns`)) {
-      throw new Error(`unexpected summary "${summary}"`);
+    if (!summary.startsWith(config.costSummary)) {
+      throw new Error(`unexpected summary "${summary}", expected it to start with "${config.costSummary}"`);
+    }
+    // The context size line: one point per turn.
+    const points = ((await frame.locator('#cost polyline.cost-context').first().getAttribute('points')) || '').trim().split(/\s+/);
+    if (points.length !== config.costTurns) {
+      throw new Error(`the context line has ${points.length} points for ${config.costTurns} turns`);
+    }
+    // Pi's compaction threshold is drawn (the sample reaches a third of it), not named in a note.
+    if ((await frame.locator('#cost line.cost-threshold').count()) !== 1 || (await frame.locator('#cost .cost-threshold-note').count())) {
+      throw new Error('the threshold is not drawn as a line');
+    }
+    // A mark per compaction and branch point of the branch.
+    const marks = {};
+    for (const [kind, expected] of Object.entries(config.costMarks)) {
+      marks[kind] = await frame.locator(`#cost line.cost-mark-${kind}`).count();
+      if (marks[kind] !== expected) {
+        throw new Error(`${marks[kind]} ${kind} marks, pi-context session --costs --json has ${expected}`);
+      }
+    }
+    // The next request's price under the chart, cold: the sample's cache expired long ago.
+    const next = await textOf(frame.locator('#cost .cost-next'));
+    if (!next.includes('cache probably expired') || !next.includes(`or ${config.coldCost} if it expired`)) {
+      throw new Error(`the chart's next-request line says "${next}"`);
     }
     await settled(() => frame.locator('#cost-title').scrollIntoViewIfNeeded());
-    await bars.nth(Math.floor(count / 2)).hover();
+    // Hover: the turn after the compaction, whose whole context was written to the cache again.
+    const hovered = bars.nth(config.costHover.index);
+    await hovered.hover();
+    const readout = frame.locator('[data-testid=cost-hover]').first();
+    await run.until(async () => (await textOf(readout)).startsWith(`Turn ${config.costHover.index + 1} · ${config.costHover.entryId}`), 'the hovered bar\'s numbers under the chart');
+    const numbers = await textOf(readout);
+    if (!numbers.includes(`cost ${config.costHover.cost} (as Pi recorded it)`)) {
+      throw new Error(`the hovered bar shows "${numbers}", expected cost ${config.costHover.cost}`);
+    }
     await page.waitForTimeout(300);
     await shot('cost-chart');
     // The part alone, for the README (docs/images/extension-cost-chart.png is a copy of it).
     await frame.locator('#cost').screenshot({ path: require('path').join(config.outDir, 'cost-chart-part.png') });
-    return `${count} bars; "${summary}"`;
+    return `${count} bars, ${points.length} context points, threshold drawn, marks ${JSON.stringify(marks)}; "${summary}"; hover "${numbers.split('\n')[0]}"; "${next}"`;
   });
 
   await step('sessions-tree', async () => {
@@ -297,6 +346,13 @@ function sidebarFrame() {
     await page.locator('.monaco-editor .view-lines', { hasText: config.summaryMarker }).first().waitFor({ timeout: WAIT });
     // The question is asked in the preview itself (its editor title bar), not in a toast.
     await page.locator('.monaco-editor .view-lines', { hasText: 'Nothing has been written' }).first().waitFor({ timeout: WAIT });
+    // What the summary costs and saves, at the session model's prices (models.json).
+    const cost = page.locator('.monaco-editor .view-lines', { hasText: 'Cost.' }).first();
+    await cost.waitFor({ timeout: WAIT });
+    const costText = (await cost.innerText()).replace(/\u00a0/g, ' ');
+    if (!/summary requests?: [\d,]+ tokens in[\s\S]*≈ \$\d/.test(costText) || !/fewer\s+tokens/.test(costText) || !/Pays\s+for\s+itself\s+after\s+\d+\s+later\s+turns?/.test(costText)) {
+      throw new Error(`the preview does not price the compaction: ${costText.slice(0, 600)}`);
+    }
     const append = page.locator('.editor-actions .action-label[aria-label^="Append to Session"]').first();
     await append.waitFor({ timeout: WAIT });
     await page.waitForTimeout(400); // let the editor settle: screenshots only

@@ -50,6 +50,7 @@ CHAT_STEPS = (
     "chat-stream",
     "chat-tool",
     "chat-gauge",
+    "chat-price",
     "chat-stop",
     "chat-compact",
     "chat-fork",
@@ -61,6 +62,7 @@ PROMPT = "E2E-PROMPT: when is the release, in one sentence?"
 REPLY = "E2E-REPLY: the release is planned for Friday, once every item of the checklist is ticked."
 TOOL_PROMPT = "E2E-TOOL: read notes.txt and tell me the tag."
 TOOL_REPLY = "E2E-TOOL-REPLY: notes.txt says to tag it v2.0."
+PRICE_PROMPT = "E2E-PRICE: what would this prompt cost? " * 4
 STOP_PROMPT = "E2E-STOP: write a very long essay about release processes."
 COMPACT_FOCUS = "the release date"
 FORK_PROMPT = "E2E-FORK: read notes.txt again, and only say the date."
@@ -247,6 +249,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 "notesLine": sample_workspace.NOTES.splitlines()[0],
                 "stopPrompt": STOP_PROMPT,
                 "compactFocus": COMPACT_FOCUS,
+                "pricePrompt": PRICE_PROMPT,
                 "forkPrompt": FORK_PROMPT,
                 "forkReply": FORK_REPLY,
                 "retryReply": RETRY_REPLY,

@@ -1,12 +1,15 @@
 """The Pi Context extension in real VS Code: code-server from npm, headless Debian chromium, playwright-core.
 
 The test builds the .vsix, installs it into a fresh code-server profile, opens a sample workspace
-(a broken SKILL.md, an AGENTS.md, a Pi session in its agent dir) with a loopback fake LLM as the
+(a broken SKILL.md, an AGENTS.md, a Pi session with a compaction and a branch point and models.json
+prices in its agent dir) with a loopback fake LLM as the
 summarizer and a ``piContext.pi.command`` naming no program, and lets ``driver.js`` walk through the
 user flows: the Chat view saying Pi is missing (with the install command), diagnostic in the Problems panel,
 quick fix, budget gauge, sections matching ``pi-context prompt --json``, the highlighted section
-after saving AGENTS.md and its diff, the projected request, the sessions tree, Compact Session with
-progress, preview and append: without Pi, everything else works. Screenshots of every step go to
+after saving AGENTS.md with what the save costs and its diff, the projected request and its price, the Cost
+chart (bars, context line, threshold, compaction and branch marks, the numbers of a hovered bar, the next
+request's price), the sessions tree, Compact Session with progress, a preview that prices the summary,
+and append: without Pi, everything else works. Screenshots of every step go to
 ``tests/e2e/vscode/out/`` (the chat test's to ``out/chat/``; ``test_chat_e2e.py`` has the chat with real Pi).
 
 Which steps run depends on what the installed server offers (probed from the server itself): a
@@ -103,13 +106,37 @@ def _prompt_sections(ws: sample_workspace.SampleWorkspace) -> list[dict[str, Any
     return [{"name": s["name"], "tokens": s["tokens"], "piTokens": s["piTokens"]} for s in data["sections"]]
 
 
-def _cost_turns(ws: sample_workspace.SampleWorkspace) -> int:
-    """How many turns ``pi-context session --costs --json`` gives the sample session (the chart's bars)."""
+def _usd(value: float) -> str:
+    """A price as the extension writes it (``formatUsd``)."""
+    return f"${value:.4f}" if value < 100 else f"${value:.2f}"
+
+
+def _cost_chart(ws: sample_workspace.SampleWorkspace) -> dict[str, Any]:
+    """What the Cost chart must show, from ``pi-context session --costs --json`` on the sample session."""
     command = [sys.executable, "-m", "lsp_server", "session", str(ws.session), "--costs", "--json"]
     out = subprocess.run(
         [*command, "--agent-dir", str(ws.agent_dir)], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    return len(json.loads(out.stdout)["turns"])
+    ledger = json.loads(out.stdout)
+    turns = ledger["turns"]
+    marks: dict[str, int] = {}
+    for marker in ledger["markers"]:
+        marks[marker["kind"]] = marks.get(marker["kind"], 0) + 1
+    assert {"compaction", "branchPoint"} <= marks.keys(), marks  # the sample has both to draw
+    tallest = max(max(t["totalTokens"], t["cacheRead"] + t["input"] + t["cacheWrite"] + t["output"]) for t in turns)
+    assert tallest * 3 >= ledger["threshold"], "the sample must reach a third of the threshold for it to be drawn"
+    # The turn right after the compaction: the whole new context written to the cache.
+    hover = next(m["afterTurn"] for m in ledger["markers"] if m["kind"] == "compaction")
+    upcoming = ledger["nextRequest"]
+    return {
+        "costTurns": len(turns),
+        "costMarks": marks,
+        "costHover": {"index": hover, "entryId": turns[hover]["entryId"], "cost": _usd(turns[hover]["cost"])},
+        "costSummary": f"{len(turns)} turns · {_usd(ledger['totals']['cost'])}",
+        # The sample's last request is long past its 5-minute cache: the lines give the cold price.
+        "coldCost": _usd(upcoming["cold"]["cost"]),
+        "warmCost": _usd(upcoming["warm"]["cost"]),
+    }
 
 
 @pytest.fixture()
@@ -123,7 +150,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
     expect = _expectations(harness.server_features(), harness.extension_views())
     ws = sample_workspace.build(tmp_path)
     sections = _prompt_sections(ws) if expect["sections"] is True else []
-    cost_turns = _cost_turns(ws) if expect["cost-chart"] is True else 0
+    cost = _cost_chart(ws) if expect["cost-chart"] is True else {"costTurns": 0}
     session_before = ws.session.read_bytes()
 
     # A repository that tries to steer the extension: its own trust, interpreter and summarizer URL
@@ -180,7 +207,7 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
                 "summaryMarker": SUMMARY_MARKER,
                 "branchTarget": "Step 16",
                 "piInstallCommand": "npm install -g @earendil-works/pi-coding-agent",
-                "costTurns": cost_turns,
+                **cost,
             }
             driver = harness.run_driver(tools, "driver.js", config, out_dir, {"slow-llm": slow_llm})
         finally:

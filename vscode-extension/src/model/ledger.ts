@@ -71,7 +71,10 @@ function gap(ms: number | null | undefined): string {
   if (s < 3600) {
     return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
   }
-  return `${(s / 3600).toFixed(1)} h`;
+  if (s < 2 * 86400) {
+    return `${(s / 3600).toFixed(1)} h`;
+  }
+  return `${Math.round(s / 86400)} days`;
 }
 
 const SOURCE: Record<LedgerRequest['costSource'], string> = {

@@ -32,7 +32,7 @@ export function cacheExpired(next: NextRequestCostInfo, now: number): boolean | 
   return at === null || at === undefined ? null : now >= at;
 }
 
-/** A duration in whole units a reader takes in at a glance: 45 s, 4 min 10 s, 1.5 h. */
+/** A duration in whole units a reader takes in at a glance: 45 s, 4 min 10 s, 1.5 h, 12 days. */
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) {
@@ -42,7 +42,10 @@ export function formatDuration(ms: number): string {
     const rest = s % 60;
     return rest === 0 ? `${Math.floor(s / 60)} min` : `${Math.floor(s / 60)} min ${rest} s`;
   }
-  return `${(s / 3600).toFixed(1)} h`;
+  if (s < 2 * 86400) {
+    return `${(s / 3600).toFixed(1)} h`;
+  }
+  return `${Math.round(s / 86400)} days`;
 }
 
 function cost(value: number | null | undefined): string {

@@ -1,10 +1,12 @@
 /**
  * The preview document of a compaction or branch summary: what was produced, by which summarizer,
- * and a plain statement that nothing has been written yet, followed by the summary text itself.
+ * what it costs and saves (the server's `economics`), and a plain statement that nothing has been
+ * written yet, followed by the summary text itself.
  * Once the user decides, the same document is rewritten to say what happened (`settledDocument`):
  * a tab that still said "Nothing has been written" after the append would contradict the session.
  */
 import type { CommandOutcome } from '../protocol.generated';
+import { economicsMarkdown } from './economics';
 import { formatExact } from './format';
 
 export type SummaryKind = 'compaction' | 'branch';
@@ -34,6 +36,7 @@ export function previewDocument(kind: SummaryKind, outcome: CommandOutcome, sess
     `> ${confirmText(kind, outcome, sessionName)} ${CONFIRM_HINT}`,
     '>',
     `> ${facts.join(' · ')}`,
+    ...costBlock(outcome),
     '',
     '---',
     '',
@@ -160,5 +163,10 @@ export function settledDocument(
   if (shown.firstKeptEntryId) {
     facts.push(`first kept entry: \`${shown.firstKeptEntryId}\``);
   }
-  return [head, `> ${facts.join(' · ')}`, '', '---', '', shown.summary, ''].join('\n');
+  return [head, `> ${facts.join(' · ')}`, ...costBlock(shown), '', '---', '', shown.summary, ''].join('\n');
+}
+
+/** The cost lines under the facts, when the server priced the summary (an older server does not). */
+function costBlock(outcome: CommandOutcome): string[] {
+  return outcome.economics ? ['>', ...economicsMarkdown(outcome.economics)] : [];
 }

@@ -12,6 +12,7 @@ import type {
 } from '../protocol.generated';
 import { type EstimateChoice, pick } from './estimate';
 import { formatDelta } from './format';
+import { diffCacheLabel } from './saveCost';
 
 export interface SourceLink {
   path: string;
@@ -154,6 +155,8 @@ export interface PromptDiff {
   renderedAfter: string | null;
   entries: SectionDiffEntry[];
   renderedUpdate: string;
+  /** The patch's size and where new sessions' prompts first differ, for the diff editor's title. */
+  cacheLabel: string | null;
 }
 
 /**
@@ -193,5 +196,6 @@ export function promptDiff(
     renderedAfter: after?.rendered ?? null,
     entries,
     renderedUpdate: params.renderedUpdate,
+    cacheLabel: diffCacheLabel(params.cache, choice),
   };
 }

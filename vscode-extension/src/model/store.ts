@@ -27,6 +27,7 @@ import type { EstimateChoice } from './estimate';
 import { costChart } from './ledger';
 import { nextRequestText } from './nextRequest';
 import { requestView } from './messages';
+import { saveCostText } from './saveCost';
 import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';
 import { sessionLabel } from './sessionTree';
@@ -158,7 +159,8 @@ export class ContextStore {
 
   /**
    * `pi/promptSectionsChanged`: remember the prompt it replaces, record the diff, then ask for the
-   * new prompt and the budget (whose system-prompt categories changed with it).
+   * new prompt, the budget (whose system-prompt categories changed with it) and the ledger (whose
+   * `promptUpdate` says what Pi sends the selected session now).
    */
   async onSectionsChanged(params: PromptSectionsChangedParams): Promise<PromptDiff> {
     if (this.folderUri && params.workspaceFolder && !sameFolder(params.workspaceFolder, this.folderUri)) {
@@ -177,7 +179,8 @@ export class ContextStore {
     const diff = promptDiff(id, params, before, this.prompt, this.choice);
     this.diffs = this.diffs.map((d) => (d.id === id ? diff : d));
     this.emit();
-    await Promise.all([this.refreshBudget(), this.refreshRequest()]);
+    // The ledger's promptUpdate says what Pi sends the selected session with the new files.
+    await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshLedger()]);
     return diff;
   }
 
@@ -278,6 +281,8 @@ export class ContextStore {
     const choice = this.choice;
     const budget = this.budget ? budgetView(this.budget, choice) : null;
     const diff = this.diffs[0];
+    const ledger = this.session ? this.ledger : null;
+    const saveCost = this.lastChange ? saveCostText(this.lastChange, ledger?.promptUpdate, ledger?.nextRequest, choice) : null;
     const lastChange: ChangeSummary | null =
       this.lastChange && diff
         ? {
@@ -285,6 +290,9 @@ export class ContextStore {
             triggerPaths: diff.triggerPaths,
             totalDeltaLabel: diff.totalDeltaLabel,
             changedCount: diff.entries.length,
+            newSessionsCost: saveCost?.newSessions ?? null,
+            sessionCost: saveCost?.session ?? null,
+            costTitle: saveCost?.title ?? '',
           }
         : null;
     const current = this.currentSession();

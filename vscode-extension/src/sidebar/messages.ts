@@ -86,6 +86,12 @@ export interface ChangeSummary {
   triggerPaths: string[];
   totalDeltaLabel: string;
   changedCount: number;
+  /** What the change costs new sessions (`cache` of the notification; docs/cost.md "What a save costs"). */
+  newSessionsCost?: string | null;
+  /** What Pi does with it in the selected session (`pi/turnLedger`'s `promptUpdate`). */
+  sessionCost?: string | null;
+  /** Both with their details, for the hover. */
+  costTitle?: string;
 }
 
 export interface SidebarView {

@@ -1,13 +1,15 @@
 /**
  * The "Cost" part of the Context view: draws a `CostChartView` (computed on the extension side by
  * `model/ledger.ts`) as SVG. Built with `createElementNS` and `textContent` only, like `dom.ts`, so
- * nothing from a session can inject markup; hover text is each shape's `<title>`.
+ * nothing from a session can inject markup; hover text is each shape's `<title>`, and the bar under
+ * the pointer also writes its numbers in a line under the chart (`data-testid=cost-hover`).
  */
 import type { CostChartView } from '../model/ledger';
 import type { PartStatus } from '../sidebar/messages';
 import { h } from './dom';
 
 const SVG = 'http://www.w3.org/2000/svg';
+const HOVER_HINT = 'Point at a bar (or focus it) for its turn: tokens, cost, share cached, time since the previous request.';
 
 function svg(tag: string, attrs: Record<string, string | number>, title?: string): SVGElement {
   const el = document.createElementNS(SVG, tag);
@@ -41,11 +43,32 @@ export function costPart(chart: CostChartView | null, status: PartStatus): HTMLE
     'aria-label': chart.summary,
     preserveAspectRatio: 'none',
   });
+  // The numbers of the bar under the pointer (or with the keyboard focus), in the view itself: a native
+  // tooltip alone is slow to appear and invisible to screenshots.
+  const hover = h('p', { class: 'cost-hover muted', attrs: { 'data-testid': 'cost-hover', 'aria-live': 'polite' } }, HOVER_HINT);
+  let active: Element | null = null;
+  const show = (group: Element, title: string): void => {
+    active?.classList.remove('active');
+    active = group;
+    group.classList.add('active');
+    hover.textContent = title;
+  };
+  const reset = (group: Element): void => {
+    if (active === group) {
+      group.classList.remove('active');
+      active = null;
+      hover.textContent = HOVER_HINT;
+    }
+  };
   for (const bar of chart.bars) {
-    const group = svg('g', { class: 'cost-bar', 'data-entry': bar.entryId ?? '' }, bar.title);
+    const group = svg('g', { class: 'cost-bar', 'data-entry': bar.entryId ?? '', 'data-index': bar.index, tabindex: 0 }, bar.title);
     for (const part of bar.parts) {
       group.append(svg('rect', { class: `cost-${part.kind}`, x: bar.x, y: part.y, width: bar.width, height: part.height }));
     }
+    group.addEventListener('mouseenter', () => show(group, bar.title));
+    group.addEventListener('focus', () => show(group, bar.title));
+    group.addEventListener('mouseleave', () => reset(group));
+    group.addEventListener('blur', () => reset(group));
     root.append(group);
   }
   if (chart.contextLine) {
@@ -75,6 +98,7 @@ export function costPart(chart: CostChartView | null, status: PartStatus): HTMLE
     h('h2', { id: 'cost-title' }, 'Cost'),
     h('p', { class: 'cost-summary' }, chart.summary),
     root as unknown as HTMLElement,
+    hover,
     legend,
     chart.thresholdNote ? h('p', { class: 'cost-threshold-note muted' }, chart.thresholdNote) : null,
     chart.next ? h('p', { class: 'cost-next' }, chart.next) : null,

@@ -299,6 +299,13 @@ function sectionsPart(view: SidebarView): HTMLElement {
           h('strong', null, `${view.lastChange.totalDeltaLabel} tokens`),
         ),
         button('Clear', () => send({ type: 'clearHighlights' }), { attrs: { 'data-focus': 'clear-change' } }),
+        // What the save costs (docs/cost.md): full-width lines under the change and its button.
+        view.lastChange.newSessionsCost
+          ? h('p', { class: 'save-cost muted', attrs: { 'data-testid': 'save-cost-new', title: view.lastChange.costTitle ?? '' } }, view.lastChange.newSessionsCost)
+          : null,
+        view.lastChange.sessionCost
+          ? h('p', { class: 'save-cost muted', attrs: { 'data-testid': 'save-cost-session', title: view.lastChange.costTitle ?? '' } }, view.lastChange.sessionCost)
+          : null,
       )
     : null;
   if (view.sections.length === 0) {

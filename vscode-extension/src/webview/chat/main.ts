@@ -10,6 +10,7 @@ import { type Completion, completionsFor } from '../../chat/commands';
 import { sendState } from '../../chat/readiness';
 import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
 import { usageText } from '../../chat/usage';
+import { economicsText } from '../../model/economics';
 import { formatExact } from '../../model/format';
 import { h } from '../dom';
 import { renderMarkdown } from './markdown';
@@ -281,12 +282,15 @@ function drawExtras(hd: ChatHeader): void {
       `${p.keptEntries} entries kept verbatim (${formatExact(p.keptTokens)} tokens), the summary on top`,
     ];
     const files = [...p.readFiles.map((f) => `read ${f}`), ...p.modifiedFiles.map((f) => `modified ${f}`)];
+    const priced = p.economics ? economicsText(p.economics) : null;
+    const cost = priced ? [priced.request, priced.saving, priced.breakEven] : null;
     parts.push(
       h(
         'section',
         { class: 'card compact-preview', attrs: { 'data-testid': 'chat-compact-preview', 'aria-label': 'Compaction preview' } },
         h('div', { class: 'card-title' }, h('span', { class: 'codicon codicon-fold', attrs: { 'aria-hidden': 'true' } }), ' Compact this session?'),
         h('ul', null, ...facts.map((f) => h('li', null, f))),
+        cost ? h('ul', { class: 'cost', attrs: { 'data-testid': 'chat-compact-cost', 'aria-label': 'What it costs' } }, ...cost.map((c) => h('li', null, c))) : null,
         files.length ? h('p', { class: 'muted' }, `Files it remembers: ${files.join(', ')}`) : null,
         hd.compactPreview.focus ? h('p', { class: 'muted' }, `Focus: ${hd.compactPreview.focus}`) : null,
         h('p', { class: 'muted' }, 'Pi writes the summary with the chat’s model; nothing is written before you confirm.'),
