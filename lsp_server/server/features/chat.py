@@ -48,11 +48,15 @@ M = TypeVar("M", bound="protocol.WireModel")
 SESSION_CHANGED_DELAY_S = 0.05  # Pi writes a few lines per event burst: tell the client once
 
 
-def pi_env(ls: PiLanguageServer) -> dict[str, str]:
-    """Pi's environment: the server's own, with pi-context's agent dir when the user chose one."""
+def pi_env(ls: PiLanguageServer, cwd: str | None = None) -> dict[str, str]:
+    """Pi's environment: the server's own, with pi-context's agent dir when the user chose one.
+
+    The agent dir is the one of the project at ``cwd`` (a relative setting resolves against the
+    folder Pi runs in); without a cwd, the first workspace folder's.
+    """
     env = dict(os.environ)
     if ls.settings.agent_dir:
-        env[AGENT_DIR_ENV] = ls.agent_dir
+        env[AGENT_DIR_ENV] = ls.projects.inputs_for(cwd).agent_dir if cwd is not None else ls.agent_dir
     return env
 
 
@@ -203,7 +207,7 @@ def register(server: PiLanguageServer) -> None:
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
         installation = await _installation(ls)
-        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
+        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls, cwd))
         chat = await _pi(
             lambda: ls.chats.start(
                 spec, installation, on_event=events.event, on_exit=events.exited, on_session_written=events.written
