@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 
 async def analyze_in_project(

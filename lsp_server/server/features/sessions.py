@@ -35,7 +35,7 @@ DEBUG_SESSIONS = "pi.debug.sessions"
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 
 def session_path(ls: PiLanguageServer, method: str, value: str) -> str:

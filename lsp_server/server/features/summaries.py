@@ -31,7 +31,7 @@ from lsp_server.server.progress import Operation
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 if TYPE_CHECKING:
     from lsp_server.compaction.summarize import Progress
