@@ -271,6 +271,13 @@ class PiCatalog:
         return None
 
 
+def model_name(provider: str | None, model_id: str | None) -> str:
+    """``provider/id`` (``id`` alone without a provider), or "unknown model": how a model is named to users."""
+    if model_id is None:
+        return "unknown model"
+    return f"{provider}/{model_id}" if provider else model_id
+
+
 def catalog_chat_models(data_dir: str, provider: str) -> Iterator[dict[str, Any]]:
     """The chat models of pi-ai's catalog file for ``provider`` (``{api: {"chat:<id>": model}}``), in file
     order, each with a string ``id``; nothing when the name is not a plain file name or the file is
@@ -324,9 +331,7 @@ class ModelWindow:
 
     @property
     def name(self) -> str:
-        if self.model_id is None:
-            return "unknown model"
-        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
+        return model_name(self.provider, self.model_id)
 
     @property
     def coarse_source(self) -> Literal["session", "settings", "default"]:

@@ -128,7 +128,7 @@ async def run_compaction(
     session = plan.session
     system = current_system_message(plan.preparation.projection.messages)
     entry = compaction_entry(
-        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        entry_id=_entry_id(session, new_id),
         parent_id=plan.leaf_id,
         timestamp_ms=clock(),
         summary=result.summary,
@@ -141,6 +141,11 @@ async def run_compaction(
     )
     end = _write(session, entry, "Compaction", dry_run=dry_run, cancel=cancel, on_progress=on_progress)
     return CompactionOutcome(plan, result, **end.fields())
+
+
+def _entry_id(session: SessionForAppend, new_id: Callable[[SessionForAppend], str] | None) -> str:
+    """The new entry's id: ``new_id``'s (tests, the conformance harness) or a fresh one unused in the file."""
+    return new_id(session) if new_id else new_entry_id(session.index)
 
 
 @dataclass(frozen=True)
@@ -268,7 +273,7 @@ async def run_branch_summary(
             plan, failure=f"{summary.message}: nothing written to {session.path}", cancelled=summary.cancelled
         )
     entry = branch_summary_entry(
-        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        entry_id=_entry_id(session, new_id),
         parent_id=plan.parent_id,
         timestamp_ms=clock(),
         from_id=plan.from_id,

@@ -22,7 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-from lsp_server.budget.models import ModelsJson, catalog_chat_models, find_pi_ai_data_dir, read_models_json
+from lsp_server.budget.models import (
+    ModelsJson,
+    catalog_chat_models,
+    find_pi_ai_data_dir,
+    model_name,
+    read_models_json,
+)
 
 PriceSource = Literal["models.json", "pi", "unknown"]
 CacheRetention = Literal["short", "long", "none"]
@@ -127,9 +133,7 @@ class ModelPrices:
 
     @property
     def name(self) -> str:
-        if self.model_id is None:
-            return "unknown model"
-        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
+        return model_name(self.provider, self.model_id)
 
     @property
     def known(self) -> bool:
