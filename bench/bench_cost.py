@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -60,7 +61,7 @@ def measure(path: str) -> dict[str, Any]:
     price_next_request(branch, projection, prices.prices_for, pi_text_tokens)
     next_s = time.perf_counter() - started
     folder = tempfile.mkdtemp()
-    snapshot = open_project(ProjectInputs.create(folder, agent_dir=tempfile.mkdtemp())).build_prompt()
+    snapshot = open_project(ProjectInputs.create(folder, env=os.environ, agent_dir=tempfile.mkdtemp())).build_prompt()
     started = time.perf_counter()
     turn_ledger(snapshot, session)
     whole_s = time.perf_counter() - started

@@ -9,12 +9,10 @@ way Node counts them and characters in UTF-16 units.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
-from lsp_server.js.numbers import js_number_to_string
+from lsp_server.js.numbers import js_to_fixed
 from lsp_server.js.strings import js_len, js_slice_head, node_utf8, utf8_len
 from lsp_server.js.values import js_to_string
 
@@ -212,21 +210,10 @@ def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> LineTrunc
     return LineTruncation(f"{js_slice_head(line, max_chars)}... [truncated]", True)
 
 
-def _to_fixed_1(value: float) -> str:
-    """``value.toFixed(1)``: exact binary value, ties away from zero (``(1.25).toFixed(1)`` is "1.3")."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if abs(value) >= 1e21:
-        return js_number_to_string(value)
-    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
 def format_size(size: float) -> str:
     """``512B``, ``50.0KB``, ``1.5MB``: Pi's human-readable byte counts."""
     if size < 1024:
         return f"{js_to_string(size)}B"
     if size < 1024 * 1024:
-        return f"{_to_fixed_1(size / 1024)}KB"
-    return f"{_to_fixed_1(size / (1024 * 1024))}MB"
+        return f"{js_to_fixed(size / 1024, 1)}KB"
+    return f"{js_to_fixed(size / (1024 * 1024), 1)}MB"

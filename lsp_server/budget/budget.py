@@ -40,6 +40,7 @@ from lsp_server.budget.parts import (
     system_message_parts,
 )
 from lsp_server.context.settings import PiSettings
+from lsp_server.js.numbers import MAX_SAFE_INTEGER
 from lsp_server.js.values import js_get
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message
@@ -121,10 +122,6 @@ class ContextBudget:
         }
 
 
-# The largest integer a JavaScript number holds exactly: what an infinite usage total is shown as.
-_MAX_SAFE_INTEGER = 2**53 - 1
-
-
 def whole_tokens(value: float) -> int:
     """A token count as an integer (provider usage is whole; a fraction is rounded up).
 
@@ -134,7 +131,7 @@ def whole_tokens(value: float) -> int:
     if math.isnan(value):
         return 0
     if math.isinf(value):
-        return _MAX_SAFE_INTEGER if value > 0 else 0
+        return MAX_SAFE_INTEGER if value > 0 else 0
     return int(value) if float(value).is_integer() else math.ceil(value)
 
 

@@ -24,7 +24,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -243,8 +243,11 @@ class PiCatalog:
         if cached is not None:
             return cached
         windows: dict[str, int] = {}
-        if self.data_dir is not None and re.fullmatch(r"[A-Za-z0-9._-]+", provider):
-            windows = _read_catalog_file(posixpath.join(self.data_dir, provider + ".json"))
+        if self.data_dir is not None:
+            for model in catalog_chat_models(self.data_dir, provider):  # later groups win
+                window = model.get("contextWindow")
+                if isinstance(window, (int, float)) and _positive_number(window):
+                    windows[model["id"]] = _as_tokens(window)
         self._providers[provider] = windows
         return windows
 
@@ -268,28 +271,34 @@ class PiCatalog:
         return None
 
 
-def _read_catalog_file(path: str) -> dict[str, int]:
-    """``{api: {"chat:<id>": model}}`` -> ``{id: contextWindow}`` for chat models (later groups win)."""
-    result = fsread.read_text(path)
+def model_name(provider: str | None, model_id: str | None) -> str:
+    """``provider/id`` (``id`` alone without a provider), or "unknown model": how a model is named to users."""
+    if model_id is None:
+        return "unknown model"
+    return f"{provider}/{model_id}" if provider else model_id
+
+
+def catalog_chat_models(data_dir: str, provider: str) -> Iterator[dict[str, Any]]:
+    """The chat models of pi-ai's catalog file for ``provider`` (``{api: {"chat:<id>": model}}``), in file
+    order, each with a string ``id``; nothing when the name is not a plain file name or the file is
+    unreadable. The one reader of the catalog: windows here, prices in :mod:`lsp_server.cost.prices`."""
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", provider):
+        return
+    result = fsread.read_text(posixpath.join(data_dir, provider + ".json"))
     if result.text is None:
-        return {}
+        return
     try:
         groups = json.loads(result.text)
     except ValueError:
-        return {}
-    windows: dict[str, int] = {}
+        return
     if not isinstance(groups, dict):
-        return windows
-    for models in groups.values():
-        if not isinstance(models, dict):
+        return
+    for group in groups.values():
+        if not isinstance(group, dict):
             continue
-        for model in models.values():
-            if not isinstance(model, dict) or model.get("type") != "chat":
-                continue
-            model_id, window = model.get("id"), model.get("contextWindow")
-            if isinstance(model_id, str) and isinstance(window, (int, float)) and _positive_number(window):
-                windows[model_id] = _as_tokens(window)
-    return windows
+        for model in group.values():
+            if isinstance(model, dict) and model.get("type") == "chat" and isinstance(model.get("id"), str):
+                yield model
 
 
 # --- resolution ------------------------------------------------------------------------------
@@ -322,9 +331,7 @@ class ModelWindow:
 
     @property
     def name(self) -> str:
-        if self.model_id is None:
-            return "unknown model"
-        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
+        return model_name(self.provider, self.model_id)
 
     @property
     def coarse_source(self) -> Literal["session", "settings", "default"]:

@@ -11,6 +11,7 @@ settings file.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import get_args
 
@@ -102,9 +103,10 @@ def settings_from_args(args: argparse.Namespace) -> PiContextSettings:
 
 
 def project_inputs(args: argparse.Namespace, cwd: str, settings: PiContextSettings) -> ProjectInputs:
-    """The project at ``cwd`` as the flags describe it."""
+    """The project at ``cwd`` as the flags describe it, in the environment the CLI runs in."""
     return ProjectInputs.create(
         cwd,
+        env=os.environ,
         settings=settings,
         agent_dir=getattr(args, "agent_dir", None),
         trust_override=getattr(args, "trust", None),

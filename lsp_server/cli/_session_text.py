@@ -14,49 +14,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.js.values import js_get, js_to_string
-from lsp_server.session.messages import content_text
+from lsp_server.session.gist import entry_gist, one_line
 from lsp_server.session.tree import TreeNode, TreeView
 
 PREVIEW_CHARS = 60
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """One line: whitespace runs become one space, cut at ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """One line of at most ``limit`` characters (see :func:`lsp_server.session.gist.one_line`)."""
+    return one_line(text, limit)
 
 
 def entry_summary(entry: Any) -> str:
-    """``message user "text…"``, ``compaction "summary…"``, ``model_change anthropic/x``, …"""
-    kind = js_get(entry, "type")
-    kind_text = kind if isinstance(kind, str) else "?"
-    if kind == "message":
-        message = js_get(entry, "message")
-        role = js_get(message, "role")
-        if role == "bashExecution":
-            text = "!" + js_to_string(js_get(message, "command"))
-        elif role in ("branchSummary", "compactionSummary"):
-            text = js_to_string(js_get(message, "summary"))
-        elif role == "system":
-            sections = js_get(message, "sections")
-            names = [name for name in sections] if isinstance(sections, dict) else []
-            return f"system [{', '.join(names)}]" if names else "system"
-        else:
-            text = content_text(js_get(message, "content"), " ")
-        return f'{js_to_string(role)} "{preview(text)}"'
-    if kind in ("compaction", "branch_summary"):
-        return f'{kind_text} "{preview(js_to_string(js_get(entry, "summary")))}"'
-    if kind == "model_change":
-        return f"{kind_text} {js_to_string(js_get(entry, 'provider'))}/{js_to_string(js_get(entry, 'modelId'))}"
-    if kind == "thinking_level_change":
-        return f"{kind_text} {js_to_string(js_get(entry, 'thinkingLevel'))}"
-    if kind in ("label", "context_edit"):
-        return f"{kind_text} → {js_to_string(js_get(entry, 'targetId'))}"
-    if kind == "custom_message":
-        return f"{kind_text} {js_to_string(js_get(entry, 'customType'))}"
-    if kind == "session_info":
-        return f'{kind_text} "{preview(js_to_string(js_get(entry, "name")))}"'
-    return kind_text
+    """``user "text…"``, ``compaction "summary…"``, ``model_change anthropic/x``, ``label → id``, …"""
+    gist = entry_gist(entry)
+    if gist.sections is not None:
+        return f"system [{', '.join(gist.sections)}]" if gist.sections else "system"
+    if gist.text is not None and gist.detail is None:
+        return f'{gist.kind} "{preview(gist.text)}"'
+    return f"{gist.kind} {gist.detail}" if gist.detail is not None else gist.kind
 
 
 @dataclass(frozen=True)

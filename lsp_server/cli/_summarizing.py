@@ -27,16 +27,20 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
-from lsp_server.cli._project import add_project_arguments, project_inputs
+from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.project.project import Project, header_cwd, open_project, session_folder
-from lsp_server.project.summaries import Job, JobResult, PreviewCache, ProjectFor, run_job
+from lsp_server.project.summaries import Job, JobRefused, JobResult, PreviewCache, ProjectFor, run_job
+from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.writer import SessionForAppend
+
+if TYPE_CHECKING:
+    from lsp_server import protocol
 from lsp_server.settings.pi_context import PiContextSettings, SummarizerSettings
 
 T = TypeVar("T")
@@ -96,6 +100,48 @@ def project_for(args: argparse.Namespace, settings: PiContextSettings) -> Projec
         return open_project(project_inputs(args, folder.cwd, settings))
 
     return open_for
+
+
+def plan_and_run(
+    args: argparse.Namespace,
+    plan_job: Callable[[ProjectFor, SummarizerConfig, SessionReadLimits], Job],
+    show_plan: Callable[[Job, Summarizer], None],
+    as_json: Callable[[Job, Summarizer, JobResult], Any],
+    as_text: Callable[[Job, JobResult], None],
+) -> int:
+    """What ``compact`` and ``branch-summary`` do: plan the job (a refusal exits 1, a bad summarizer 2),
+    show the plan unless ``--json``, run it with progress and Ctrl-C, and report (:func:`report_outcome`)."""
+    settings = settings_from_args(args)
+    summarizer = summarizer_from_args(args, settings.summarizer)
+    if isinstance(summarizer, str):
+        return fail(summarizer, EXIT_USAGE)
+    try:
+        job = plan_job(project_for(args, settings), summarizer.config, session_limits(settings))
+    except JobRefused as exc:
+        return fail(str(exc))
+    if not args.json:
+        show_plan(job, summarizer)
+    result = run_job_cancellable(job, summarizer)
+    return report_outcome(
+        result.detail,
+        (lambda: as_json(job, summarizer, result)) if args.json else None,
+        lambda: as_text(job, result),
+        job.session.path,
+    )
+
+
+def print_written(
+    outcome: _Outcome, where: str, path: str, dry_run: bool, command: protocol.CommandOutcome | None = None
+) -> None:
+    """The written (or, dry run, would-be) entry in words, its summary, then what it costs and saves."""
+    from lsp_server.cli._ledger_text import economics_text
+
+    head = f"Dry run: nothing written. It would append {where}." if dry_run else f"Wrote {where} to {path}."
+    if outcome.written is not None and outcome.written.repaired_newline:
+        head += "\n(The file's missing final newline was added first, as Pi does.)"
+    sys.stdout.write(f"\n{head}\n\n--- summary ---\n{outcome.entry['summary']}\n")
+    if command is not None and command.economics is not None:
+        sys.stdout.write(f"\n--- cost ---\n{economics_text(command.economics)}\n")
 
 
 def run_job_cancellable(job: Job, summarizer: Summarizer) -> JobResult:

@@ -15,25 +15,15 @@ Exit status: 0 done, 1 failure (nothing written), 2 usage, 130 cancelled (nothin
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.cli._ledger_text import economics_text
-from lsp_server.cli._project import session_limits, settings_from_args
-from lsp_server.cli._summarizing import (
-    EXIT_USAGE,
-    Summarizer,
-    add_common_arguments,
-    fail,
-    project_for,
-    report_outcome,
-    run_job_cancellable,
-    summarizer_from_args,
-)
+from lsp_server.cli._summarizing import Summarizer, add_common_arguments, plan_and_run, print_written
 from lsp_server.compaction.operations import BranchOutcome, BranchPlan
 from lsp_server.js.values import js_get
-from lsp_server.project.summaries import JobRefused, branch_budget, plan_branch_job
+from lsp_server.project.summaries import Job, JobResult, branch_budget, plan_branch_job
 
 
 def register(subparsers: Any) -> None:
@@ -66,10 +56,6 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    summarizer = summarizer_from_args(args, settings.summarizer)
-    if isinstance(summarizer, str):
-        return fail(summarizer, EXIT_USAGE)
     request = protocol.BranchSummaryArgs(
         session=args.file,
         from_id=args.from_id,
@@ -78,23 +64,25 @@ def _run(args: argparse.Namespace) -> int:
         replace_instructions=args.replace_instructions,
         preview_only=args.dry_run,
     )
-    try:
-        job = plan_branch_job(request, project_for(args, settings), summarizer.config, session_limits(settings))
-    except JobRefused as exc:
-        return fail(str(exc))
-    assert job.branch is not None
-    plan = job.branch
-    if not args.json:
-        _print_plan(plan, summarizer, branch_budget(job))
-    result = run_job_cancellable(job, summarizer)
-    outcome = result.detail
-    assert isinstance(outcome, BranchOutcome)
-    return report_outcome(
-        outcome,
-        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer, result.outcome)) if args.json else None,
-        lambda: _print_outcome(outcome, args.dry_run, result.outcome),
-        plan.session.path,
+    return plan_and_run(
+        args,
+        functools.partial(plan_branch_job, request),
+        lambda job, summarizer: _print_plan(_plan(job), summarizer, branch_budget(job)),
+        lambda job, summarizer, result: _outcome_json(
+            _plan(job), _outcome(result), args.dry_run, summarizer, result.outcome
+        ),
+        lambda job, result: _print_outcome(_outcome(result), args.dry_run, result.outcome),
     )
+
+
+def _plan(job: Job) -> BranchPlan:
+    assert job.branch is not None
+    return job.branch
+
+
+def _outcome(result: JobResult) -> BranchOutcome:
+    assert isinstance(result.detail, BranchOutcome)
+    return result.detail
 
 
 def _print_plan(plan: BranchPlan, summarizer: Summarizer, budget: float) -> None:
@@ -117,16 +105,7 @@ def _print_outcome(outcome: BranchOutcome, dry_run: bool, command: protocol.Comm
     if entry is None or outcome.plan is None:
         return
     where = f"branch_summary entry {entry['id']} (parent {entry['parentId']}, from {entry['fromId']})"
-    head = (
-        f"Dry run: nothing written. It would append {where}."
-        if dry_run
-        else (f"Wrote {where} to {outcome.plan.session.path}.")
-    )
-    if outcome.written is not None and outcome.written.repaired_newline:
-        head += "\n(The file's missing final newline was added first, as Pi does.)"
-    sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
-    if command is not None and command.economics is not None:
-        sys.stdout.write(f"\n--- cost ---\n{economics_text(command.economics)}\n")
+    print_written(outcome, where, outcome.plan.session.path, dry_run, command)
 
 
 def _outcome_json(

@@ -14,25 +14,15 @@ Exit status: 0 done, 1 failure (the message names the file; nothing was written)
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any
 
 from lsp_server import protocol
-from lsp_server.cli._ledger_text import economics_text
-from lsp_server.cli._project import session_limits, settings_from_args
-from lsp_server.cli._summarizing import (
-    EXIT_USAGE,
-    Summarizer,
-    add_common_arguments,
-    fail,
-    project_for,
-    report_outcome,
-    run_job_cancellable,
-    summarizer_from_args,
-)
+from lsp_server.cli._summarizing import Summarizer, add_common_arguments, plan_and_run, print_written
 from lsp_server.compaction.operations import CompactionOutcome, CompactionPlan
 from lsp_server.js.values import UNDEFINED
-from lsp_server.project.summaries import JobRefused, plan_compaction_job
+from lsp_server.project.summaries import Job, JobResult, plan_compaction_job
 
 
 def register(subparsers: Any) -> None:
@@ -50,30 +40,28 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    summarizer = summarizer_from_args(args, settings.summarizer)
     request = protocol.CompactArgs(
         session=args.file, instructions=args.instructions, leaf_id=args.leaf, preview_only=args.dry_run
     )
-    if isinstance(summarizer, str):
-        return fail(summarizer, EXIT_USAGE)
-    try:
-        job = plan_compaction_job(request, project_for(args, settings), summarizer.config, session_limits(settings))
-    except JobRefused as exc:
-        return fail(str(exc))
-    assert job.compaction is not None
-    plan = job.compaction
-    if not args.json:
-        _print_plan(plan, summarizer)
-    result = run_job_cancellable(job, summarizer)
-    outcome = result.detail
-    assert isinstance(outcome, CompactionOutcome)
-    return report_outcome(
-        outcome,
-        (lambda: _outcome_json(plan, outcome, args.dry_run, summarizer, result.outcome)) if args.json else None,
-        lambda: _print_outcome(outcome, args.dry_run, result.outcome),
-        plan.session.path,
+    return plan_and_run(
+        args,
+        functools.partial(plan_compaction_job, request),
+        lambda job, summarizer: _print_plan(_plan(job), summarizer),
+        lambda job, summarizer, result: _outcome_json(
+            _plan(job), _outcome(result), args.dry_run, summarizer, result.outcome
+        ),
+        lambda job, result: _print_outcome(_outcome(result), args.dry_run, result.outcome),
     )
+
+
+def _plan(job: Job) -> CompactionPlan:
+    assert job.compaction is not None
+    return job.compaction
+
+
+def _outcome(result: JobResult) -> CompactionOutcome:
+    assert isinstance(result.detail, CompactionOutcome)
+    return result.detail
 
 
 def _print_plan(plan: CompactionPlan, summarizer: Summarizer) -> None:
@@ -106,15 +94,7 @@ def _print_outcome(outcome: CompactionOutcome, dry_run: bool, command: protocol.
     if entry is None or outcome.plan is None:
         return
     where = f"compaction entry {entry['id']} (parent {entry['parentId']})"
-    if dry_run:
-        head = f"Dry run: nothing written. It would append {where}."
-    else:
-        head = f"Wrote {where} to {outcome.plan.session.path}."
-        if outcome.written is not None and outcome.written.repaired_newline:
-            head += "\n(The file's missing final newline was added first, as Pi does.)"
-    sys.stdout.write(f"\n{head}\n\n--- summary ---\n{entry['summary']}\n")
-    if command is not None and command.economics is not None:
-        sys.stdout.write(f"\n--- cost ---\n{economics_text(command.economics)}\n")
+    print_written(outcome, where, outcome.plan.session.path, dry_run, command)
 
 
 def _outcome_json(

@@ -38,6 +38,7 @@ from lsp_server.project.sessions import SessionListCache, session_summary_wire
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 from lsp_server.session.transform import orphan_tool_results
+from lsp_server.truncate import format_size
 
 
 def register(subparsers: Any) -> None:
@@ -385,7 +386,7 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
         rows.append(
             [
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.mtime_ms / 1000)),
-                _size(summary.size),
+                format_size(summary.size),  # Pi's spelling: 512B, 50.0KB, 1.5MB
                 "-" if summary.entry_lines is None else _n(summary.entry_lines),
                 preview(summary.name or "-", 30),
                 summary.id,
@@ -395,14 +396,6 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
     for line in table(rows, "<>><<<"):
         sys.stdout.write(f"  {line}\n")
     return 0
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
 
 
 __all__ = ["entry_summary", "register"]

@@ -128,7 +128,7 @@ async def run_compaction(
     session = plan.session
     system = current_system_message(plan.preparation.projection.messages)
     entry = compaction_entry(
-        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        entry_id=_entry_id(session, new_id),
         parent_id=plan.leaf_id,
         timestamp_ms=clock(),
         summary=result.summary,
@@ -139,26 +139,60 @@ async def run_compaction(
         from_hook=False,
         system_message=system,
     )
+    end = _write(session, entry, "Compaction", dry_run=dry_run, cancel=cancel, on_progress=on_progress)
+    return CompactionOutcome(plan, result, **end.fields())
+
+
+def _entry_id(session: SessionForAppend, new_id: Callable[[SessionForAppend], str] | None) -> str:
+    """The new entry's id: ``new_id``'s (tests, the conformance harness) or a fresh one unused in the file."""
+    return new_id(session) if new_id else new_entry_id(session.index)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """How a run ended once its entry was made: the fields both outcomes share."""
+
+    entry: Entry | None
+    written: AppendResult | None = None
+    failure: str | None = None
+    cancelled: bool = False
+    changed_under_us: bool = False
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "written": self.written,
+            "failure": self.failure,
+            "cancelled": self.cancelled,
+            "changed_under_us": self.changed_under_us,
+        }
+
+
+def _write(
+    session: SessionForAppend,
+    entry: Entry,
+    what: str,
+    *,
+    dry_run: bool,
+    cancel: CancelToken | None,
+    on_progress: ProgressCallback | None,
+) -> _Written:
+    """The last step of both runs: nothing for a dry run or after a cancel, else one checked append."""
     if dry_run:
-        return CompactionOutcome(plan, result, entry)
+        return _Written(entry)
     if cancel is not None and cancel.cancelled:
-        return CompactionOutcome(
-            plan, result, failure=f"Compaction cancelled: nothing written to {session.path}", cancelled=True
-        )
+        return _Written(None, failure=f"{what} cancelled: nothing written to {session.path}", cancelled=True)
     if on_progress is not None:
         on_progress(Progress("writing"))
-    written = _append(session, entry)
-    if isinstance(written, AppendFailure):
-        return CompactionOutcome(
-            plan, result, entry, failure=written.message, changed_under_us=written.changed_under_us
-        )
-    return CompactionOutcome(plan, result, entry, written)
-
-
-def _append(session: SessionForAppend, entry: Entry) -> AppendResult | AppendFailure:
     if session.snapshot is None:  # only a session that failed to load has none
-        return AppendFailure(session.path, f"{session.path} was not read; nothing was written")
-    return append_entry(session.path, entry, session.snapshot)
+        written: AppendResult | AppendFailure = AppendFailure(
+            session.path, f"{session.path} was not read; nothing was written"
+        )
+    else:
+        written = append_entry(session.path, entry, session.snapshot)
+    if isinstance(written, AppendFailure):
+        return _Written(entry, failure=written.message, changed_under_us=written.changed_under_us)
+    return _Written(entry, written)
 
 
 # --- branch summaries ------------------------------------------------------------------------------
@@ -239,7 +273,7 @@ async def run_branch_summary(
             plan, failure=f"{summary.message}: nothing written to {session.path}", cancelled=summary.cancelled
         )
     entry = branch_summary_entry(
-        entry_id=new_id(session) if new_id else new_entry_id(session.index),
+        entry_id=_entry_id(session, new_id),
         parent_id=plan.parent_id,
         timestamp_ms=clock(),
         from_id=plan.from_id,
@@ -248,15 +282,5 @@ async def run_branch_summary(
         usage=summary.usage.to_json() if summary.usage is not None else UNDEFINED,
         from_hook=False,
     )
-    if dry_run:
-        return BranchOutcome(plan, summary, entry)
-    if cancel is not None and cancel.cancelled:
-        return BranchOutcome(
-            plan, summary, failure=f"Branch summary cancelled: nothing written to {session.path}", cancelled=True
-        )
-    if on_progress is not None:
-        on_progress(Progress("writing"))
-    written = _append(session, entry)
-    if isinstance(written, AppendFailure):
-        return BranchOutcome(plan, summary, entry, failure=written.message, changed_under_us=written.changed_under_us)
-    return BranchOutcome(plan, summary, entry, written)
+    end = _write(session, entry, "Branch summary", dry_run=dry_run, cancel=cancel, on_progress=on_progress)
+    return BranchOutcome(plan, summary, **end.fields())

@@ -271,31 +271,12 @@ async def compact(
     """Pi's ``compact(preparation, …)``: the summary text and the entry's fields, or a failure."""
     previous = preparation.previous_summary
     usages: list[Usage] = []
-    if preparation.is_split_turn and preparation.turn_prefix_messages:
+    split = bool(preparation.is_split_turn and preparation.turn_prefix_messages)
+    if split and not preparation.messages_to_summarize:
         # Pi: previousSummary ?? "No prior history." (an empty previous summary stays empty).
-        history_text = NO_PRIOR_HISTORY if is_nullish(previous) else js_to_string(previous)
-        if preparation.messages_to_summarize:
-            history = await generate_summary(
-                preparation.messages_to_summarize,
-                client,
-                previous_summary=previous,
-                options=options,
-                cancel=cancel,
-                on_progress=on_progress,
-            )
-            if isinstance(history, SummaryFailure):
-                return history
-            history_text = history.text
-            usages.append(history.usage)
-        prefix = await generate_turn_prefix_summary(
-            preparation.turn_prefix_messages, client, options=options, cancel=cancel, on_progress=on_progress
-        )
-        if isinstance(prefix, SummaryFailure):
-            return prefix
-        usages.append(prefix.usage)
-        summary = history_text + SPLIT_TURN_JOIN + prefix.text
-    else:
-        result = await generate_summary(
+        summary = NO_PRIOR_HISTORY if is_nullish(previous) else js_to_string(previous)
+    else:  # the history call: always, except for a split turn with nothing before it
+        history = await generate_summary(
             preparation.messages_to_summarize,
             client,
             previous_summary=previous,
@@ -303,10 +284,18 @@ async def compact(
             cancel=cancel,
             on_progress=on_progress,
         )
-        if isinstance(result, SummaryFailure):
-            return result
-        summary = result.text
-        usages.append(result.usage)
+        if isinstance(history, SummaryFailure):
+            return history
+        summary = history.text
+        usages.append(history.usage)
+    if split:
+        prefix = await generate_turn_prefix_summary(
+            preparation.turn_prefix_messages, client, options=options, cancel=cancel, on_progress=on_progress
+        )
+        if isinstance(prefix, SummaryFailure):
+            return prefix
+        usages.append(prefix.usage)
+        summary += SPLIT_TURN_JOIN + prefix.text
     lists = compute_file_lists(preparation.file_ops)
     summary += format_file_operations(lists.read_files, lists.modified_files)
     if not js_truthy(preparation.first_kept_entry_id):

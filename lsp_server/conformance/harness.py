@@ -6,16 +6,15 @@ name, op-specific keys, and the common set-up keys (``fs`` written into a fresh 
 envelope (``{"ok": true, "op", "result"}`` or ``{"ok": false, "op", "error"}``), so the same
 request file can be piped through both programs and the results compared key by key.
 
-Ops live in ``ops_*.py`` modules next to this one; each registers its handlers with :func:`op`.
-They are discovered by name, so adding an op never touches this file.
+Ops live in ``ops_*.py`` modules next to this one; each registers its handlers with :func:`op`
+when imported. :func:`load_ops` imports them by name: a new op module is added to that list
+(``tests/conformance/test_harness_ops.py`` fails for a module left out).
 """
 
 from __future__ import annotations
 
 import base64
-import importlib
 import os
-import pkgutil
 import shutil
 import sys
 import tempfile
@@ -59,17 +58,19 @@ def op(name: str, *, mask: Mask | None = None) -> Callable[[OpHandler], OpHandle
     return register
 
 
-_loaded = False
-
-
 def load_ops() -> dict[str, OpSpec]:
-    global _loaded
-    if not _loaded:
-        package = importlib.import_module("lsp_server.conformance")
-        for module in pkgutil.iter_modules(package.__path__):
-            if module.name.startswith("ops_"):
-                importlib.import_module(f"lsp_server.conformance.{module.name}")
-        _loaded = True
+    """Every op, registered by importing its module (imported here, not at the top: the op modules
+    import this one for :func:`op`, and they load the whole domain, which ``debug eval`` pays for once)."""
+    from lsp_server.conformance import (  # noqa: F401  (imported for their @op registrations)
+        ops_compaction,
+        ops_context,
+        ops_cost,
+        ops_prompt,
+        ops_session,
+        ops_session_script,
+        ops_skills,
+    )
+
     return OPS
 
 

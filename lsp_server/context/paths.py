@@ -13,6 +13,7 @@ import os
 import posixpath
 import pwd
 import re
+from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
 from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
@@ -52,9 +53,9 @@ def node_resolve(*parts: str) -> str:
     return normalized
 
 
-def home_dir() -> str:
-    """Node's ``os.homedir()``: ``$HOME`` when set and non-empty, else the passwd entry."""
-    home = os.environ.get("HOME")
+def home_dir(env: Mapping[str, str] | None = None) -> str:
+    """Node's ``os.homedir()``: ``$HOME`` of ``env`` (default: the process's) when set and non-empty, else passwd."""
+    home = (os.environ if env is None else env).get("HOME")
     if home:
         return home
     try:
@@ -167,7 +168,7 @@ def is_path_within(parent: str, child: str) -> bool:
     return child_key.startswith(prefix)
 
 
-def default_agent_dir(env: dict[str, str] | None = None) -> str:
+def default_agent_dir(env: Mapping[str, str] | None = None) -> str:
     """Pi's ``getAgentDir``: ``$PI_CODING_AGENT_DIR`` (``~`` and file URLs expanded) or ``~/.pi/agent``.
 
     The value is returned as Pi keeps it (possibly relative); callers resolve it.
@@ -176,11 +177,15 @@ def default_agent_dir(env: dict[str, str] | None = None) -> str:
     configured = environ.get(AGENT_DIR_ENV)
     if configured:
         return normalize_path(configured)
-    return posixpath.join(home_dir(), PROJECT_CONFIG_DIR, "agent")
+    return posixpath.join(home_dir(environ), PROJECT_CONFIG_DIR, "agent")
 
 
-def resolve_agent_dir(override: str | None = None, cwd: str | None = None) -> str:
-    """The agent dir pi-context uses: our own override if set, else Pi's; always absolute."""
+def resolve_agent_dir(override: str | None = None, cwd: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The agent dir pi-context uses: our own override if set, else Pi's; always absolute.
+
+    A relative value resolves against ``cwd`` (default: the process cwd), ``~`` against ``env``'s HOME.
+    """
+    home = home_dir(env)
     if override:
-        return resolve_path(override, cwd)
-    return resolve_path(default_agent_dir(), cwd)
+        return resolve_path(override, cwd, home=home)
+    return resolve_path(default_agent_dir(env), cwd, home=home)

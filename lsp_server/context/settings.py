@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 from lsp_server import fsread
 from lsp_server.context.names import PROJECT_CONFIG_DIR, SETTINGS_FILE
 from lsp_server.context.paths import resolve_path
+from lsp_server.js.numbers import MAX_SAFE_INTEGER
 from lsp_server.session.tokens import (
     DEFAULT_BRANCH_RESERVE_TOKENS,
     DEFAULT_COMPACTION_ENABLED,
@@ -33,7 +34,6 @@ from lsp_server.session.tokens import (
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 
 # Pi's SETTINGS_DEFAULTS for the token settings pi-context reads live in session.tokens, beside their rules.
-MAX_SAFE_INTEGER = 2**53 - 1
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 

@@ -18,13 +18,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from lsp_server.context.globmatch import minimatch
-from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
 from lsp_server.context.model import PiDiagnostic, Skill, SkillScope, SourceInfo
 from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 from lsp_server.context.paths import home_dir, is_path_within, node_resolve, normalize_path, resolve_path
-from lsp_server.context.skills import LoadSkillsResult, load_skills, node_join, posix_relative, resource_key
+from lsp_server.context.skills import (
+    LoadSkillsResult,
+    collect_skill_entries,
+    load_skills,
+    node_join,
+    posix_relative,
+    resource_key,
+)
 from lsp_server.context.walk import WalkBudget
-from lsp_server.fsread import exists, list_dir_sorted
+from lsp_server.fsread import exists
 
 MSG_CLI_SKILL_PATH_MISSING = "Skill path does not exist"
 
@@ -57,80 +63,6 @@ class DiscoveredSkills:
 
 
 # ---------------------------------------------------------------------------------------------
-# Candidate collection (package-manager.js: collectSkillEntries)
-
-
-def _kind(entry: os.DirEntry[str], full_path: str) -> tuple[bool, bool] | None:
-    try:
-        if entry.is_symlink():
-            st = os.stat(full_path)
-            return stat.S_ISDIR(st.st_mode), stat.S_ISREG(st.st_mode)
-        return entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False)
-    except OSError:
-        return None
-
-
-def collect_skill_entries(
-    directory: str,
-    mode: str,
-    matcher: IgnoreMatcher | None = None,
-    root: str | None = None,
-    budget: WalkBudget | None = None,
-    depth: int = 0,
-) -> list[str]:
-    """Skill files below ``directory``: ``mode`` "pi" keeps loose ``.md`` files only at the root,
-    "agents" only below it; a directory holding ``SKILL.md`` contributes just that file.
-
-    ``budget`` bounds the walk (loops, depth, folder count; see ``context/walk.py``)."""
-    entries: list[str] = []
-    if not exists(directory):
-        return entries
-    budget = budget if budget is not None else WalkBudget()
-    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
-        return entries
-    root = root if root is not None else directory
-    matcher = matcher if matcher is not None else IgnoreMatcher()
-    try:
-        names = set(os.listdir(directory))
-    except OSError:
-        add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
-        return entries
-    add_ignore_rules(matcher, directory, root, names)
-    listing = list_dir_sorted(directory)
-    for entry in listing:
-        if entry.name != SKILL_FILE_NAME:
-            continue
-        full_path = node_join(directory, entry.name)
-        kind = _kind(entry, full_path)
-        if kind is None:
-            continue
-        if kind[1] and not matcher.ignores(posix_relative(root, full_path)):
-            entries.append(full_path)
-            return entries
-    for entry in listing:
-        if entry.name.startswith(".") or entry.name == "node_modules":
-            continue
-        full_path = node_join(directory, entry.name)
-        kind = _kind(entry, full_path)
-        if kind is None:
-            continue
-        is_dir, is_file = kind
-        rel = posix_relative(root, full_path)
-        at_root = directory == root
-        if (
-            is_file
-            and entry.name.endswith(".md")
-            and not matcher.ignores(rel)
-            and ((mode == "pi" and at_root) or (mode == "agents" and not at_root))
-        ):
-            entries.append(full_path)
-            continue
-        if not is_dir or matcher.ignores(f"{rel}/"):
-            continue
-        entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
-    return entries
-
-
 def _collect_files_from_paths(paths: list[str], budget: WalkBudget) -> list[str]:
     files: list[str] = []
     for path in paths:

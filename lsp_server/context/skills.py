@@ -3,7 +3,10 @@
 Three entry points mirror Pi's: :func:`load_skill_from_file` (one ``.md`` file: warnings and
 maybe a skill), :func:`load_skills_from_dir` (the walk with ignore files, ``SKILL.md`` stopping
 descent, root-level ``.md`` candidates) and :func:`load_skills` (configured paths, de-duplication
-by real path, first-wins name collisions reported after every other diagnostic).
+by real path, first-wins name collisions reported after every other diagnostic). The walk is
+:func:`collect_skill_entries`, which the package manager's auto-discovery
+(:mod:`lsp_server.context.skill_discovery`) uses too: Pi's two walks (``loadSkillsFromDir`` and
+``collectSkillEntries``) find the same files, the latter also in ``.agents/skills``' mode.
 
 :func:`load_skill_from_text` is the same rule applied to text the editor holds, so the language
 server can re-check an unsaved buffer; it also hands back the parsed frontmatter so the rule
@@ -18,6 +21,7 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
+from typing import Literal
 
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
 from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
@@ -230,7 +234,7 @@ def load_skills_from_dir(directory: str, source: str, budget: WalkBudget | None 
     skills: list[Skill] = []
     diagnostics: list[PiDiagnostic] = []
     budget = budget if budget is not None else WalkBudget()
-    _walk(directory, source, True, None, None, skills, diagnostics, None, budget)
+    _walk(directory, source, skills, diagnostics, None, budget)
     return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics)
 
 
@@ -240,7 +244,7 @@ def load_skills_from_dir_detailed(directory: str, source: str) -> tuple[LoadSkil
     diagnostics: list[PiDiagnostic] = []
     files: list[SkillFileResult] = []
     budget = WalkBudget()
-    _walk(directory, source, True, None, None, skills, diagnostics, files, budget)
+    _walk(directory, source, skills, diagnostics, files, budget)
     return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics), files
 
 
@@ -252,23 +256,14 @@ def _walk_notes(budget: WalkBudget) -> list[PiDiagnostic]:
 def _walk(
     directory: str,
     source: str,
-    include_root_files: bool,
-    matcher: IgnoreMatcher | None,
-    root: str | None,
     skills: list[Skill],
     diagnostics: list[PiDiagnostic],
     files: list[SkillFileResult] | None,
     budget: WalkBudget,
-    depth: int = 0,
 ) -> None:
-    if not exists(directory):
-        return
-    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
-        return
-    root = root if root is not None else directory
-    matcher = matcher if matcher is not None else IgnoreMatcher()
-
-    def load(path: str) -> None:
+    """``loadSkillsFromDir``'s walk: the files :func:`collect_skill_entries` finds in ``"pi"`` mode
+    (Pi's two walks take the same files: loose ``.md`` files only at the root), each loaded in order."""
+    for path in collect_skill_entries(directory, "pi", budget=budget):
         result = load_skill_from_file(path, source)
         if result.skill is not None:
             skills.append(result.skill)
@@ -276,25 +271,46 @@ def _walk(
         if files is not None:
             files.append(result)
 
+
+def collect_skill_entries(
+    directory: str,
+    mode: Literal["pi", "agents"],
+    matcher: IgnoreMatcher | None = None,
+    root: str | None = None,
+    budget: WalkBudget | None = None,
+    depth: int = 0,
+) -> list[str]:
+    """Skill files below ``directory`` (package-manager.js ``collectSkillEntries``, and the walk of
+    ``loadSkillsFromDir``): ``mode`` "pi" keeps loose ``.md`` files only at the root, "agents" only
+    below it; a directory holding ``SKILL.md`` contributes just that file.
+
+    ``budget`` bounds the walk (loops, depth, folder count; see ``context/walk.py``)."""
+    entries: list[str] = []
+    if not exists(directory):
+        return entries
+    budget = budget if budget is not None else WalkBudget()
+    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
+        return entries
+    root = root if root is not None else directory
+    matcher = matcher if matcher is not None else IgnoreMatcher()
     try:
         names = set(os.listdir(directory))  # readdirSync throws on a non-directory or unreadable one
     except OSError:
         add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
-        return
+        return entries
     add_ignore_rules(matcher, directory, root, names)
-    entries = list_dir_sorted(directory)
-    for entry in entries:
+    listing = list_dir_sorted(directory)
+    for entry in listing:
         if entry.name != SKILL_FILE_NAME:
             continue
         full_path = node_join(directory, entry.name)
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
-        if not kind[1] or matcher.ignores(posix_relative(root, full_path)):
-            continue
-        load(full_path)
-        return
-    for entry in entries:
+        if kind[1] and not matcher.ignores(posix_relative(root, full_path)):
+            entries.append(full_path)
+            return entries
+    for entry in listing:
         if entry.name.startswith(".") or entry.name == "node_modules":
             continue
         full_path = node_join(directory, entry.name)
@@ -303,14 +319,19 @@ def _walk(
             continue
         is_dir, is_file = kind
         rel = posix_relative(root, full_path)
-        if matcher.ignores(f"{rel}/" if is_dir else rel):
+        at_root = directory == root
+        if (
+            is_file
+            and entry.name.endswith(".md")
+            and not matcher.ignores(rel)
+            and ((mode == "pi" and at_root) or (mode == "agents" and not at_root))
+        ):
+            entries.append(full_path)
             continue
-        if is_dir:
-            _walk(full_path, source, False, matcher, root, skills, diagnostics, files, budget, depth + 1)
+        if not is_dir or matcher.ignores(f"{rel}/"):
             continue
-        if not is_file or not include_root_files or not entry.name.endswith(".md"):
-            continue
-        load(full_path)
+        entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
+    return entries
 
 
 class SkillCollector:

@@ -17,16 +17,18 @@ floating-point results are the same numbers; a conformance golden checks it agai
 
 from __future__ import annotations
 
-import json
 import os
-import posixpath
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-from lsp_server import fsread
-from lsp_server.budget.models import ModelsJson, find_pi_ai_data_dir, read_models_json
+from lsp_server.budget.models import (
+    ModelsJson,
+    catalog_chat_models,
+    find_pi_ai_data_dir,
+    model_name,
+    read_models_json,
+)
 
 PriceSource = Literal["models.json", "pi", "unknown"]
 CacheRetention = Literal["short", "long", "none"]
@@ -131,9 +133,7 @@ class ModelPrices:
 
     @property
     def name(self) -> str:
-        if self.model_id is None:
-            return "unknown model"
-        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
+        return model_name(self.provider, self.model_id)
 
     @property
     def known(self) -> bool:
@@ -235,27 +235,6 @@ def calculate_cost(rates: Rates, tiers: tuple[Tier, ...], usage: UsageCounts) ->
 # --- where the prices come from ---------------------------------------------------------------
 
 
-def _read_catalog_models(path: str) -> dict[str, Mapping[str, Any]]:
-    """``{api: {"chat:<id>": model}}`` -> ``{id: model}`` for chat models (later groups win), ``{}`` if unreadable."""
-    result = fsread.read_text(path)
-    if result.text is None:
-        return {}
-    try:
-        groups = json.loads(result.text)
-    except ValueError:
-        return {}
-    models: dict[str, Mapping[str, Any]] = {}
-    if not isinstance(groups, dict):
-        return models
-    for group in groups.values():
-        if not isinstance(group, dict):
-            continue
-        for model in group.values():
-            if isinstance(model, dict) and model.get("type") == "chat" and isinstance(model.get("id"), str):
-                models[model["id"]] = model
-    return models
-
-
 def parse_lifetimes(value: Any) -> tuple[float | None, float | None] | None:
     """``promptCache`` -> (short, long) seconds; ``None`` when malformed."""
     if value is None:
@@ -283,11 +262,11 @@ class PriceCatalog:
         return cls(models_json=read_models_json(agent_dir), data_dir=find_pi_ai_data_dir(package_dir))
 
     def _catalog_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
-        if self.data_dir is None or not re.fullmatch(r"[A-Za-z0-9._-]+", provider):
+        if self.data_dir is None:
             return None
         models = self._catalog.get(provider)
         if models is None:
-            models = _read_catalog_models(posixpath.join(self.data_dir, provider + ".json"))
+            models = {model["id"]: model for model in catalog_chat_models(self.data_dir, provider)}  # later groups win
             self._catalog[provider] = models
         return models.get(model_id)
 

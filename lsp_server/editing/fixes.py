@@ -67,9 +67,9 @@ from lsp_server.editing.yamltext import (
 )
 from lsp_server.findings import Finding, Position
 from lsp_server.js.strings import js_len, js_slice_head
+from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
-from lsp_server.rules.prompt_rules import xml_escaped
 from lsp_server.rules.registry import RULES
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, check_skill_text, suggest_name
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text, is_system_prompt_file
@@ -487,7 +487,7 @@ def _escape_tag(doc: _Document, finding: Finding) -> list[Fix]:
             fixes.append(Fix(f"Escape the tag: Pi sends '{text}'", (finding,), (TextEdit(finding.range, text),)))
         elif kind == "code-span":
             text = str(data["codeSpan"])
-            sent = xml_escaped(text) if data.get("place") == "description" else text
+            sent = escape_xml(text) if data.get("place") == "description" else text
             fixes.append(
                 Fix(f"Quote the tag in a code span: Pi sends '{sent}'", (finding,), (TextEdit(finding.range, text),))
             )

@@ -8,7 +8,8 @@ reimplementation needs the JavaScript answer. Everything that crosses that bound
 this package, so the rest of the code can say what it means (``js_len(description) > 1024``):
 
 - :mod:`lsp_server.js.strings`: lengths, slices, sort order, trims and UTF-8 bytes of strings.
-- :mod:`lsp_server.js.numbers`: what a number is (``1.0`` is ``1``) and how it prints.
+- :mod:`lsp_server.js.numbers`: what a number is (``1.0`` is ``1``), how it prints (``toString``,
+  ``toFixed``), ``JSON.parse``'s integers and ``Number.MAX_SAFE_INTEGER``.
 - :mod:`lsp_server.js.values`: ``undefined``, property access, truthiness, ``String(value)``.
 - :mod:`lsp_server.js.objects`: the order in which an object enumerates its keys.
 - :mod:`lsp_server.js.json`: ``JSON.stringify``.

@@ -16,11 +16,11 @@ and ``sensitive`` → ``error``; usage comes from ``message_start`` and is updat
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Unpack
 
-from lsp_server.llm.http_client import HttpLlmClient
-from lsp_server.llm.policy import RetryPolicy, Timeouts, is_transient_error_text
+from lsp_server.llm.http_client import HttpClientOptions, HttpLlmClient, options_from_config
+from lsp_server.llm.policy import is_transient_error_text
 from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
 from lsp_server.llm.redact import Secret
 from lsp_server.llm.sse import SseEvent
@@ -40,27 +40,8 @@ MIN_THINKING_BUDGET = 1024  # the API rejects smaller budgets
 class AnthropicClient(HttpLlmClient):
     provider = "anthropic"
 
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: Secret | None = None,
-        retry: RetryPolicy | None = None,
-        timeouts: Timeouts | None = None,
-        extra_headers: Mapping[str, str] | None = None,
-        reasoning: bool = False,
-        default_max_tokens: int = DEFAULT_MAX_TOKENS,
-    ) -> None:
-        super().__init__(
-            base_url=base_url,
-            model=model,
-            api_key=api_key,
-            retry=retry,
-            timeouts=timeouts,
-            extra_headers=extra_headers,
-        )
-        self.reasoning = reasoning
+    def __init__(self, *, default_max_tokens: int = DEFAULT_MAX_TOKENS, **options: Unpack[HttpClientOptions]) -> None:
+        super().__init__(**options)
         self.default_max_tokens = default_max_tokens
 
     def _endpoint(self) -> str:
@@ -101,16 +82,8 @@ def client_from_config(
     config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
 ) -> AnthropicClient:
     """The client for the ``anthropic`` row of :mod:`lsp_server.llm.providers`."""
-    return AnthropicClient(
-        base_url=base_url,
-        model=model,
-        api_key=api_key,
-        retry=config.retry,
-        timeouts=config.timeouts,
-        extra_headers=config.extra_headers,
-        reasoning=config.reasoning,
-        default_max_tokens=config.max_tokens,
-    )
+    options = options_from_config(config, base_url=base_url, model=model, api_key=api_key)
+    return AnthropicClient(default_max_tokens=config.max_tokens, **options)
 
 
 def thinking_allowance(level: ReasoningLevel, requested: int | None, default_cap: int) -> tuple[int, int]:

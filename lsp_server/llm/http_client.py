@@ -14,7 +14,7 @@ import json
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 import httpx
 
@@ -32,10 +32,40 @@ from lsp_server.llm.types import (
     TextProgress,
 )
 
+if TYPE_CHECKING:
+    from lsp_server.llm.factory import SummarizerConfig
+
 log = logging.getLogger("lsp_server.llm")
 
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error response we read
 _MAX_ERROR_TEXT = 500  # characters of an error message we pass on (cut after redaction)
+
+
+class HttpClientOptions(TypedDict, total=False):
+    """What every HTTP adapter is built with; an adapter's constructor adds its own keywords."""
+
+    base_url: Required[str]
+    model: Required[str]
+    api_key: Secret | None
+    retry: RetryPolicy | None
+    timeouts: Timeouts | None
+    extra_headers: Mapping[str, str] | None
+    reasoning: bool  # the model accepts a reasoning level (each format sends it its own way)
+
+
+def options_from_config(
+    config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
+) -> HttpClientOptions:
+    """The common options from a checked summarizer configuration (each adapter's ``client_from_config``)."""
+    return HttpClientOptions(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        retry=config.retry,
+        timeouts=config.timeouts,
+        extra_headers=config.extra_headers,
+        reasoning=config.reasoning,
+    )
 
 
 class HttpLlmClient(ABC):
@@ -52,6 +82,7 @@ class HttpLlmClient(ABC):
         retry: RetryPolicy | None = None,
         timeouts: Timeouts | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        reasoning: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -59,6 +90,7 @@ class HttpLlmClient(ABC):
         self.retry = retry or RetryPolicy()
         self.timeouts = timeouts or Timeouts()
         self._extra_headers = dict(extra_headers or {})
+        self.reasoning = reasoning
         self._client: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:

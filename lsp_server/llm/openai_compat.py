@@ -14,11 +14,11 @@ prompt tokens minus cached ones, and reasoning deltas are not part of the text.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Unpack
 
-from lsp_server.llm.http_client import HttpLlmClient
-from lsp_server.llm.policy import RetryPolicy, Timeouts, is_transient_error_text
+from lsp_server.llm.http_client import HttpClientOptions, HttpLlmClient, options_from_config
+from lsp_server.llm.policy import is_transient_error_text
 from lsp_server.llm.redact import Secret
 from lsp_server.llm.sse import SseEvent
 from lsp_server.llm.stream_state import AttemptResult, as_dict, as_int, as_list, failed
@@ -34,25 +34,11 @@ class OpenAiCompatClient(HttpLlmClient):
     def __init__(
         self,
         *,
-        base_url: str,
-        model: str,
-        api_key: Secret | None = None,
-        retry: RetryPolicy | None = None,
-        timeouts: Timeouts | None = None,
-        extra_headers: Mapping[str, str] | None = None,
-        reasoning: bool = False,
         max_tokens_field: MaxTokensField | None = None,
         session_affinity_headers: bool = False,
+        **options: Unpack[HttpClientOptions],
     ) -> None:
-        super().__init__(
-            base_url=base_url,
-            model=model,
-            api_key=api_key,
-            retry=retry,
-            timeouts=timeouts,
-            extra_headers=extra_headers,
-        )
-        self.reasoning = reasoning
+        super().__init__(**options)
         # OpenAI itself wants max_completion_tokens; most compatible servers only know max_tokens.
         self.max_tokens_field: MaxTokensField = max_tokens_field or (
             "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
@@ -98,16 +84,9 @@ def client_from_config(
     config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
 ) -> OpenAiCompatClient:
     """The client for the ``openai`` row of :mod:`lsp_server.llm.providers`."""
+    options = options_from_config(config, base_url=base_url, model=model, api_key=api_key)
     return OpenAiCompatClient(
-        base_url=base_url,
-        model=model,
-        api_key=api_key,
-        retry=config.retry,
-        timeouts=config.timeouts,
-        extra_headers=config.extra_headers,
-        reasoning=config.reasoning,
-        max_tokens_field=config.max_tokens_field,
-        session_affinity_headers=config.session_affinity_headers,
+        max_tokens_field=config.max_tokens_field, session_affinity_headers=config.session_affinity_headers, **options
     )
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from lsp_server.llm.client import LlmClient
 from lsp_server.llm.redact import Secret
+from lsp_server.session.tokens import DEFAULT_RESERVE_TOKENS
 
 if TYPE_CHECKING:
     from lsp_server.llm.factory import SummarizerConfig
@@ -32,9 +33,9 @@ WireFormat = Literal["openai", "anthropic"]
 OFFLINE: Final = "offline"
 """The summarizer that needs no wire format: extractive, local (:mod:`lsp_server.llm.offline`)."""
 
-DEFAULT_MAX_TOKENS: Final = 16384
-"""Cap sent when the caller gives none and the format requires one: Pi's default ``reserveTokens``,
-the room a summary must fit in."""
+DEFAULT_MAX_TOKENS: Final = DEFAULT_RESERVE_TOKENS
+"""Cap sent when the caller gives none and the format requires one: Pi's default ``reserveTokens``
+(defined once, in :mod:`lsp_server.session.tokens`), the room a summary must fit in."""
 
 
 class ClientBuilder(Protocol):

@@ -127,7 +127,7 @@ def next_request_cost(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> Ne
         analysis.projection,
         snapshot.project.prices.prices_for,
         counter.count,
-        retention=default_retention(),
+        retention=default_retention(snapshot.project.env),
         workspace_system=workspace,
     )
 

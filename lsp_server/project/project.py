@@ -21,7 +21,7 @@ folder (the CLI's working directory, the server's workspace folder), with a note
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from lsp_server import fsread
 from lsp_server.budget.budget import BudgetConfig
 from lsp_server.budget.models import ModelWindow, ModelWindows, WindowOverrides, model_of
-from lsp_server.context.paths import resolve_agent_dir, resolve_path
+from lsp_server.context.paths import home_dir, resolve_agent_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.trust import TrustDecision, project_trust, trust_requiring_project_resources
 from lsp_server.cost.prices import PriceCatalog
+from lsp_server.prompt.package_dir import find_pi_package_dir
 from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
 from lsp_server.session.tokens import CompactionSettings
 from lsp_server.settings.pi_context import PiContextSettings
@@ -44,20 +45,28 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ProjectInputs:
-    """What a project is opened from besides its files. Build with :meth:`create`."""
+    """What a project is opened from besides its files. Build with :meth:`create`.
+
+    ``env`` is the environment Pi would run with (the front ends pass ``os.environ``): it gives the
+    default agent dir (``$PI_CODING_AGENT_DIR``), HOME, the session folder
+    (``$PI_CODING_AGENT_SESSION_DIR``), Pi's install folder (``$PI_PACKAGE_DIR``, ``$PATH``) and the
+    cache retention (``$PI_CACHE_RETENTION``). Nothing below the project reads ``os.environ`` itself.
+    """
 
     cwd: str  # absolute
     agent_dir: str  # absolute
+    env: Mapping[str, str]
     trust_override: bool | None = None  # Pi's --approve (True) / --no-approve (False); None: Pi decides
     settings: PiContextSettings = field(default_factory=PiContextSettings)
     window_override: int | None = None  # one context window for every model (the CLI's --context-window)
-    home: str | None = None  # for ``~/.agents/skills``; default $HOME
+    home: str | None = None  # for ``~/.agents/skills``; default ``env``'s HOME
 
     @classmethod
     def create(
         cls,
         cwd: str,
         *,
+        env: Mapping[str, str],
         settings: PiContextSettings | None = None,
         agent_dir: str | None = None,
         trust_override: bool | None = None,
@@ -66,18 +75,25 @@ class ProjectInputs:
     ) -> ProjectInputs:
         """Resolve the folder and the agent dir: ``agent_dir``, else the ``agentDir`` setting, else Pi's.
 
-        ``trust_override`` wins over the ``trust`` setting (the CLI's ``--trusted`` over a settings file).
+        A relative agent dir resolves against the project's folder. ``trust_override`` wins over the
+        ``trust`` setting (the CLI's ``--trusted`` over a settings file).
         """
         chosen = settings if settings is not None else PiContextSettings()
-        folder = resolve_path(cwd)
+        folder = resolve_path(cwd, home=home if home is not None else home_dir(env))
         return cls(
             cwd=folder,
-            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder),
+            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder, env),
+            env=env,
             trust_override=trust_override if trust_override is not None else chosen.trust_override,
             settings=chosen,
             window_override=window_override,
             home=home,
         )
+
+    @property
+    def home_dir(self) -> str:
+        """The home folder Pi would use: ``home``, else ``env``'s HOME (Node's ``os.homedir()``)."""
+        return self.home if self.home is not None else home_dir(self.env)
 
 
 @dataclass(frozen=True)
@@ -101,6 +117,15 @@ class Project:
         return self.inputs.settings
 
     @property
+    def env(self) -> Mapping[str, str]:
+        return self.inputs.env
+
+    @cached_property
+    def package_dir(self) -> str:
+        """Pi's install folder (the ``docs`` section, pi-ai's catalog): ``$PI_PACKAGE_DIR``, ``pi`` on PATH, npm's."""
+        return find_pi_package_dir(self.env)
+
+    @property
     def trusted(self) -> bool:
         return self.trust.trusted
 
@@ -112,7 +137,7 @@ class Project:
         overrides = WindowOverrides(
             dict(budget.context_windows), budget.default_context_window, forced=self.inputs.window_override
         )
-        return ModelWindows.for_agent_dir(self.agent_dir, overrides=overrides)
+        return ModelWindows.for_agent_dir(self.agent_dir, overrides=overrides, package_dir=self.package_dir)
 
     def compaction_settings_for(self, model: ModelRef | None) -> CompactionSettings:
         """Pi's ``getCompactionSettings(model)`` for a session's model (``None``: no model known)."""
@@ -138,7 +163,7 @@ class Project:
     @cached_property
     def prices(self) -> PriceCatalog:
         """Prices and cache lifetimes per model: models.json, then Pi's catalog (see :mod:`lsp_server.cost.prices`)."""
-        return PriceCatalog.for_agent_dir(self.agent_dir)
+        return PriceCatalog.for_agent_dir(self.agent_dir, package_dir=self.package_dir)
 
     @cached_property
     def budget_config(self) -> BudgetConfig:
@@ -167,7 +192,10 @@ class Project:
     def session_dir(self) -> SessionDirChoice:
         """Pi's session folder for this project (flag, ``$PI_CODING_AGENT_SESSION_DIR``, settings, default)."""
         return resolve_session_dir(
-            self.cwd, settings_session_dir=self.pi_settings.effective.session_dir, agent_dir=self.agent_dir
+            self.cwd,
+            settings_session_dir=self.pi_settings.effective.session_dir,
+            agent_dir=self.agent_dir,
+            env=self.env,
         )
 
     def untrusted_note(self) -> str | None:
@@ -175,14 +203,14 @@ class Project:
         decision = self.trust
         if decision.trusted or not decision.project_resources:
             return None
-        every = trust_requiring_project_resources(self.cwd, self.inputs.home, every=True)
+        every = trust_requiring_project_resources(self.cwd, self.inputs.home_dir, every=True)
         skipped = ", ".join(posixpath.relpath(path, self.cwd) for path in every or decision.project_resources)
         return f"project not trusted ({decision.reason}): left out {skipped}"
 
 
 def open_project(inputs: ProjectInputs) -> Project:
     """Decide trust and read Pi's settings for ``inputs`` (never raises for bad files)."""
-    trust = project_trust(inputs.cwd, inputs.agent_dir, override=inputs.trust_override, home=inputs.home)
+    trust = project_trust(inputs.cwd, inputs.agent_dir, override=inputs.trust_override, home=inputs.home_dir)
     settings = load_pi_settings(inputs.cwd, inputs.agent_dir, project_trusted=trust.trusted)
     return Project(inputs, trust, settings)
 

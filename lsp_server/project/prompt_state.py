@@ -32,7 +32,7 @@ from lsp_server.context.names import (
     PROJECT_CONFIG_DIR,
     SYSTEM_PROMPT_FILE,
 )
-from lsp_server.context.paths import home_dir, is_path_within, node_resolve, resolve_path
+from lsp_server.context.paths import is_path_within, node_resolve, resolve_path
 from lsp_server.context.resources import (
     ResourceOptions,
     Resources,
@@ -187,7 +187,7 @@ class PromptSnapshot:
     @cached_property
     def skill_roots(self) -> tuple[str, ...]:
         """Folders whose contents can become skills of this prompt (conservative for globs)."""
-        home = self.project.inputs.home if self.project.inputs.home is not None else home_dir()
+        home = self.project.inputs.home_dir
         roots = [
             posixpath.join(self.cwd, PROJECT_CONFIG_DIR, "skills"),
             posixpath.join(self.agent_dir, "skills"),
@@ -265,7 +265,7 @@ def build_snapshot(
     """The prompt Pi would build in ``project``; ``reader`` supplies open buffers. Never raises for bad files."""
     chosen = options if options is not None else PromptOptions()
     resource_options = ResourceOptions(
-        cwd=project.cwd, agent_dir=project.agent_dir, project_trusted=project.trusted, home=project.inputs.home
+        cwd=project.cwd, agent_dir=project.agent_dir, project_trusted=project.trusted, home=project.inputs.home_dir
     )
     resources = load_resources(
         resource_options,
@@ -284,7 +284,8 @@ def build_snapshot(
     note = project.untrusted_note()
     if note is not None:
         warnings.append(note)
-    inputs = inputs_from_resources(resources, selected_tools=chosen.tools, package_dir=chosen.package_dir)
+    package_dir = chosen.package_dir if chosen.package_dir is not None else project.package_dir
+    inputs = inputs_from_resources(resources, selected_tools=chosen.tools, package_dir=package_dir)
     prompt = assemble_prompt(inputs, counter.counter, counter_note=counter.note, warnings=warnings)
     return PromptSnapshot(project, resources, prompt, counter, chosen)
 

@@ -24,8 +24,8 @@ from typing import Any
 from lsp_server import protocol
 from lsp_server.js.values import UNDEFINED, js_get, js_to_string
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
+from lsp_server.session.gist import entry_gist, one_line
 from lsp_server.session.locate import SessionSummary, list_sessions, peek_session
-from lsp_server.session.messages import content_text
 from lsp_server.session.tail import RefreshResult, SessionFile
 from lsp_server.session.tree import TreeNode, build_path
 
@@ -128,52 +128,18 @@ def session_summary_wire(summary: SessionSummary) -> protocol.SessionSummary:
     )
 
 
-def _flat(text: str, limit: int = PREVIEW_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def entry_preview(entry: Any) -> str:
     """One line saying what an entry holds (the text of a message, the summary of a summary, …)."""
-    kind = js_get(entry, "type")
-    if kind == "message":
-        message = js_get(entry, "message")
-        role = js_get(message, "role")
-        if role == "bashExecution":
-            return _flat("!" + js_to_string(js_get(message, "command")))
-        if role in ("branchSummary", "compactionSummary"):
-            return _flat(js_to_string(js_get(message, "summary")))
-        if role == "system":
-            sections = js_get(message, "sections")
-            names = list(sections) if isinstance(sections, dict) else []
-            return "system prompt: " + (", ".join(names) if names else "(no sections)")
-        if role == "assistant":
-            content = js_get(message, "content")
-            text = content_text(content, " ")
-            calls = [
-                js_to_string(js_get(block, "name"))
-                for block in (content if isinstance(content, list) else [])
-                if js_get(block, "type") == "toolCall"
-            ]
-            if calls:
-                text = (text + " " if text else "") + "→ " + ", ".join(calls)
-            return _flat(text)
-        return _flat(content_text(js_get(message, "content"), " "))
-    if kind in ("compaction", "branch_summary"):
-        return _flat(js_to_string(js_get(entry, "summary")))
-    if kind == "model_change":
-        return f"{js_to_string(js_get(entry, 'provider'))}/{js_to_string(js_get(entry, 'modelId'))}"
-    if kind == "thinking_level_change":
-        return f"thinking: {js_to_string(js_get(entry, 'thinkingLevel'))}"
-    if kind in ("label", "context_edit"):
-        return f"→ {js_to_string(js_get(entry, 'targetId'))}"
-    if kind == "custom_message":
-        return _flat(f"{js_to_string(js_get(entry, 'customType'))}: {content_text(js_get(entry, 'content'), ' ')}")
-    if kind == "custom":
-        return js_to_string(js_get(entry, "customType"))
-    if kind == "session_info":
-        return _flat(js_to_string(js_get(entry, "name")))
-    return ""
+    gist = entry_gist(entry)
+    if gist.sections is not None:
+        return "system prompt: " + (", ".join(gist.sections) if gist.sections else "(no sections)")
+    if gist.text is None:
+        prefix = "thinking: " if gist.kind == "thinking_level_change" else ""
+        return prefix + (gist.detail or "")
+    text = gist.text if gist.detail is None else f"{gist.detail}: {gist.text}"
+    if gist.tools:
+        text = (text + " " if text else "") + "→ " + ", ".join(gist.tools)
+    return one_line(text, PREVIEW_CHARS)
 
 
 def _id_text(value: Any) -> str | None:

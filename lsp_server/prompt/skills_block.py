@@ -27,7 +27,9 @@ class PromptSkill(Protocol):
 
 
 def escape_xml(text: str) -> str:
-    """Pi's escaping, in Pi's order: ``&`` first so the other entities are not escaped twice."""
+    """Pi's ``escapeXml`` of a skill's name, description and location, in Pi's order: ``&`` first so the
+    other entities are not escaped twice. Also what the ``prompt/forged-tag`` rule and its quick fix
+    say Pi sends for a description."""
     return (
         text.replace("&", "&amp;")
         .replace("<", "&lt;")

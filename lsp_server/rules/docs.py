@@ -28,6 +28,8 @@ counts them (an emoji is 2); `agentskills` messages count code points, as skills
 | --- | --- | --- | --- |
 {profiles}
 
+{editor_notes}
+
 Severity legend: **E** error, **W** warning, **I** info, **H** hint, `-` not checked in that profile.
 `pi` reports exactly Pi's own loader warnings (its texts, severity warning) plus what makes Pi drop
 or hide a skill (`skill/not-loaded` is an error because the skill silently disappears).
@@ -196,6 +198,22 @@ _AREAS = (
 )
 
 
+def _editor_notes() -> str:
+    """What the language server leaves to an agent's own editor (the rows' ``editor_reports``)."""
+    lines = [
+        "In the language server, a profile whose agent's editor checks skills itself leaves those findings to",
+        "it when that editor is the client (initialize's `clientInfo.name`), so each problem is listed once;",
+        "other editors under the profile, and `pi-context check`, report them all:",
+        "",
+    ]
+    for profile in PROFILE_TABLE:
+        if profile.editor_reports:
+            editors = ", ".join(profile.editor_clients)
+            codes = ", ".join(f"`{code}`" for code in sorted(profile.editor_reports))
+            lines.append(f"- `{profile.id}` in {editors}: {codes}.")
+    return "\n".join(lines)
+
+
 def render_rules_markdown() -> str:
     profiles = "\n".join(f"| `{p.id}` | {p.description} | {_keys(p)} | {_booleans(p)} |" for p in PROFILE_TABLE)
     summary = "\n".join(
@@ -206,6 +224,7 @@ def render_rules_markdown() -> str:
     )
     out = _INTRO.format(
         profiles=profiles,
+        editor_notes=_editor_notes(),
         profile_heads=" | ".join(PROFILES),
         profile_rules=" | ".join("---" for _ in PROFILES),
         summary=summary,

@@ -113,6 +113,24 @@ VSCODE_KEYS = (
 
 BOOLEAN_KEYS = ("disable-model-invocation", "user-invocable")
 
+# What VS Code's own skill validation (promptValidator, /work/shared/spec/ecosystem.md §2.3) already
+# reports in a SKILL.md, each with the name of VS Code's check.
+VSCODE_REPORTS = frozenset(
+    {
+        "skill/unknown-key",  # unknownAttribute.skill
+        "skill/description-missing",  # skillDescriptionMissing
+        "skill/name-missing",  # skillNameMissing
+        "skill/name-not-string",  # nameMustBeString / nameShouldNotBeEmpty
+        "skill/name-invalid-chars",  # skillNameInvalidChars
+        "skill/name-directory-mismatch",  # skillNameFolderMismatch
+        "skill/boolean-value",  # userInvocableMustBeBoolean / disableModelInvocationMustBeBoolean
+        "skill/missing-reference",  # fileNotFound
+    }
+)
+
+# ``clientInfo.name`` of the editors that run VS Code's skill validation (VS Code and its builds).
+VSCODE_CLIENT_NAMES = ("Visual Studio Code", "Code - OSS", "code-server")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -120,6 +138,12 @@ class Profile:
 
     ``description`` is the audience column of docs/rules.md; ``summary`` is the one line settings
     UIs show next to the choice (package.json's ``enumDescriptions``, docs/settings.md).
+
+    ``editor_reports`` are the codes the agent's own editor already reports in a SKILL.md, and
+    ``editor_clients`` the ``clientInfo.name`` prefixes of that editor: in that editor the language
+    server leaves those findings to it, so a problem is listed once (:meth:`left_to_the_editor`).
+    Another editor under the same profile (Neovim writing skills for VS Code) has no such checker and
+    gets every finding; ``pi-context check`` always reports them all.
     """
 
     id: ProfileId
@@ -133,11 +157,19 @@ class Profile:
     name_rules: NameRules  # whose name validation runs: Pi's loader, skills-ref's, or VS Code's
     length_unit: LengthUnit  # how the description's length is counted against its limit
     loose_skill_files: bool  # a root .md file in a skills folder is a skill when it has a description
+    editor_reports: frozenset[str] = frozenset()  # codes the agent's editor reports itself
+    editor_clients: tuple[str, ...] = ()  # clientInfo.name prefixes of that editor
 
     def list_keys(self) -> str:
         """The allowed keys as the agent's own message lists them."""
         keys = self.allowed_keys or ()
         return repr(sorted(keys)) if self.key_listing == "python-list" else ", ".join(keys)
+
+    def left_to_the_editor(self, client_name: str) -> frozenset[str]:
+        """The codes the server does not publish to ``client_name`` (initialize's ``clientInfo.name``)."""
+        if any(client_name.startswith(name) for name in self.editor_clients):
+            return self.editor_reports
+        return frozenset()
 
 
 PROFILE_TABLE: tuple[Profile, ...] = (
@@ -192,6 +224,8 @@ PROFILE_TABLE: tuple[Profile, ...] = (
         name_rules="vscode",
         length_unit="utf-16",
         loose_skill_files=False,
+        editor_reports=VSCODE_REPORTS,
+        editor_clients=VSCODE_CLIENT_NAMES,
     ),
 )
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lsp_server.findings import Range
+from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
 from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
 from lsp_server.rules.registry import Emitter
@@ -27,17 +28,6 @@ from lsp_server.rules.volatile_content import check_volatile
 At = Callable[[int, int, int], Range]
 
 
-def xml_escaped(text: str) -> str:
-    """Pi's ``escapeXml`` of a skill's name or description (the spec's section 5.7 order)."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&apos;")
-    )
-
-
 def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
     """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans)."""
     if not em.enabled("prompt/forged-tag"):
@@ -45,7 +35,7 @@ def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: 
     for tag in find_forged_tags(lines, first):
         if place == "description":
             action = "imitates"
-            note = f"Pi escapes it as '{xml_escaped(tag.text)}' in the skill list, but the model still reads a tag"
+            note = f"Pi escapes it as '{escape_xml(tag.text)}' in the skill list, but the model still reads a tag"
             fixes = ["code-span"]
         else:
             action = "closes" if tag.closing else "opens"

@@ -364,9 +364,13 @@ class PiLanguageServer(LanguageServer):
 
     @property
     def agent_dir(self) -> str:
-        from lsp_server.server.config import resolve_agent_dir
+        """The first workspace folder's agent dir (the server's cwd's when no folder is open)."""
+        return self.agent_dirs()[0]
 
-        return resolve_agent_dir(self.settings)
+    def agent_dirs(self) -> list[str]:
+        """Each workspace folder's agent dir, as its project resolves it (a relative ``agentDir`` is per folder)."""
+        folders = self.roots or [os.getcwd()]
+        return list(dict.fromkeys(self.projects.inputs_for(folder).agent_dir for folder in folders))
 
     def workspace_roots(self) -> list[str]:
         """Folders from initialize / didChangeWorkspaceFolders, else the root URI."""
@@ -383,7 +387,7 @@ class PiLanguageServer(LanguageServer):
     def watch_roots(self) -> list[str]:
         """Where Pi reads (workspace folders, the agent dir, ``~/.agents/skills``) and the session folders listed."""
         home = os.environ.get("HOME") or os.path.expanduser("~")
-        fixed = [*self.roots, self.agent_dir, os.path.join(home, ".agents", "skills")]
+        fixed = [*self.roots, *self.agent_dirs(), os.path.join(home, ".agents", "skills")]
         extra = sorted(d for d in self.session_lists.listed_dirs() if not any(is_path_within(r, d) for r in fixed))
         return [*fixed, *extra]
 
@@ -565,7 +569,7 @@ class PiLanguageServer(LanguageServer):
         self.watcher = WorkspaceWatcher(
             self.watch_roots(),
             deliver,
-            agent_dirs=[self.agent_dir],
+            agent_dirs=self.agent_dirs(),
             debounce_ms=self.settings.debounce_ms,
             on_error=failed,
         )

@@ -19,7 +19,6 @@ from typing import Any
 
 from pydantic import Field
 
-from lsp_server.context.paths import resolve_agent_dir as pi_agent_dir
 from lsp_server.settings.pi_context import CLIENT_ONLY_KEYS, PiContextSettings
 from lsp_server.settings.problems import validate_leniently
 
@@ -84,8 +83,3 @@ def parse_settings(*layers: Any) -> tuple[ServerSettings, list[str]]:
     settings, problems = validate_leniently(ServerSettings, merged, SECTION)
     lines = [f"{SECTION}.{problem.key}: {problem.message}" for problem in problems]
     return settings, lines
-
-
-def resolve_agent_dir(settings: ServerSettings) -> str:
-    """Pi's agent dir, absolute: the ``agentDir`` setting, else ``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
-    return pi_agent_dir(settings.agent_dir)

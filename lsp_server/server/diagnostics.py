@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from lsp_server.findings import Finding, Position
+
+if TYPE_CHECKING:
+    from lsp_server.rules.profiles import ProfileId
 
 SOURCE = "pi-context"
 
@@ -92,42 +95,20 @@ class DiagnosticsBook:
         return len(self._files)
 
 
-# What VS Code's own skill validation (promptValidator, /work/shared/spec/ecosystem.md §2.3) already
-# reports in a SKILL.md: under the ``vscode`` profile the server leaves these to VS Code, so the
-# Problems view does not list each problem twice. ``pi-context check --profile vscode`` keeps them.
-REPORTED_BY_VSCODE = frozenset(
-    {
-        "skill/unknown-key",  # unknownAttribute.skill
-        "skill/description-missing",  # skillDescriptionMissing
-        "skill/name-missing",  # skillNameMissing
-        "skill/name-not-string",  # nameMustBeString / nameShouldNotBeEmpty
-        "skill/name-invalid-chars",  # skillNameInvalidChars
-        "skill/name-directory-mismatch",  # skillNameFolderMismatch
-        "skill/boolean-value",  # userInvocableMustBeBoolean / disableModelInvocationMustBeBoolean
-        "skill/missing-reference",  # fileNotFound
-    }
-)
+def left_to_the_editor(findings: Sequence[Finding], profile: ProfileId, client_name: str) -> list[Finding]:
+    """The findings the server publishes: without those the profile's own editor reports itself.
 
-
-# ``clientInfo.name`` of the editors that run VS Code's skill validation (VS Code and its builds).
-VSCODE_CLIENT_NAMES = ("Visual Studio Code", "Code - OSS", "code-server")
-
-
-def runs_vscode_checks(client_name: str) -> bool:
-    """Whether the editor is VS Code (or a build of it) and so reports its own skill problems."""
-    return any(client_name.startswith(name) for name in VSCODE_CLIENT_NAMES)
-
-
-def left_to_the_editor(findings: Sequence[Finding], profile: str, client_name: str) -> list[Finding]:
-    """The findings the server publishes: under ``vscode`` in VS Code, without those VS Code reports itself.
-
-    Another editor (Neovim with the ``vscode`` profile, to write skills for VS Code's agent) has no
-    such checker, so it gets every finding. Quick fixes are computed from the file, not from what was
-    published, so VS Code's own diagnostics still get ours.
+    The profile's row says which codes and which editors (``editor_reports``, ``editor_clients``:
+    under ``vscode``, in VS Code). Another editor (Neovim with the ``vscode`` profile, to write
+    skills for VS Code's agent) has no such checker, so it gets every finding. Quick fixes are
+    computed from the file, not from what was published, so VS Code's own diagnostics still get ours.
     """
-    if profile != "vscode" or not runs_vscode_checks(client_name):
+    from lsp_server.rules.profiles import get_profile  # the rules package: not at start-up (test_startup)
+
+    dropped = get_profile(profile).left_to_the_editor(client_name)
+    if not dropped:
         return list(findings)
-    return [finding for finding in findings if finding.code not in REPORTED_BY_VSCODE]
+    return [finding for finding in findings if finding.code not in dropped]
 
 
 @dataclass

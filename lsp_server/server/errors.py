@@ -70,6 +70,13 @@ def _answer(exc: Exception) -> JsonRpcInternalError:
     return JsonRpcInternalError(message=head)
 
 
+def _failed(ls: LogSink, what: str, exc: Exception, request: bool) -> None:
+    """What each wrapper does with a handler's exception: log it; a request answers an error."""
+    log_failure(ls, what, exc)
+    if request:
+        raise _answer(exc) from exc
+
+
 def guard(fn: F, *, what: str, request: bool) -> F:
     """Wrap a pygls handler ``fn(ls, *args)`` as described in the module docstring.
 
@@ -85,9 +92,7 @@ def guard(fn: F, *, what: str, request: bool) -> F:
             except (JsonRpcException, asyncio.CancelledError):
                 raise
             except Exception as exc:
-                log_failure(ls, what, exc)
-                if request:
-                    raise _answer(exc) from exc
+                _failed(ls, what, exc, request)
                 return None
 
         return cast(F, async_wrapper)
@@ -101,9 +106,7 @@ def guard(fn: F, *, what: str, request: bool) -> F:
             except JsonRpcException:
                 raise
             except Exception as exc:
-                log_failure(ls, what, exc)
-                if request:
-                    raise _answer(exc) from exc
+                _failed(ls, what, exc, request)
                 return None
 
         return cast(F, generator_wrapper)
@@ -115,9 +118,7 @@ def guard(fn: F, *, what: str, request: bool) -> F:
         except JsonRpcException:
             raise
         except Exception as exc:
-            log_failure(ls, what, exc)
-            if request:
-                raise _answer(exc) from exc
+            _failed(ls, what, exc, request)
             return None
 
     return cast(F, wrapper)

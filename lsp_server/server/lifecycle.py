@@ -138,7 +138,7 @@ def register(server: PiLanguageServer) -> None:
     async def did_change_workspace_folders(ls: PiLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         before = set(ls.roots)
         ls.roots = ls.workspace_roots()
-        kept = [*ls.roots, ls.agent_dir]
+        kept = [*ls.roots, *ls.agent_dirs()]
         for removed in before - set(ls.roots):
             prefix = removed.rstrip(os.sep) + os.sep
             for path in ls.book.paths():

@@ -310,17 +310,24 @@ class WorkspaceWatcher:
                 if watch.overflowed:
                     watch.overflowed = False
                     logger.warning("file watcher: the kernel's event queue overflowed; some changes may be missed")
-                batch = expand_new_folders(coalesce(raw), self._filter.relevant)
-                if batch:
-                    self.batches_delivered += 1
-                    self._deliver(batch)
+                self._emit(raw)
         except Exception as exc:  # the watcher must never take the server down
-            logger.exception("file watcher stopped")
-            if self._on_error is not None:
-                self._on_error(exc)
+            self._stopped_by(exc)
         finally:
             watch.close()
             self._ready.set()
+
+    def _emit(self, raw: Iterable[tuple[watchfiles.Change, str]]) -> None:
+        """One debounced set of raw changes from either backend, coalesced, to the server."""
+        batch = expand_new_folders(coalesce(raw), self._filter.relevant)
+        if batch:
+            self.batches_delivered += 1
+            self._deliver(batch)
+
+    def _stopped_by(self, exc: Exception) -> None:
+        logger.exception("file watcher stopped")
+        if self._on_error is not None:
+            self._on_error(exc)
 
     def _skip_dir(self, name: str, root: str) -> bool:
         return name in IGNORED_DIRS
@@ -356,16 +363,10 @@ class WorkspaceWatcher:
         try:
             for raw in watchfiles.watch(*self.roots, **options):
                 self._ready.set()
-                if not raw:
-                    continue
-                batch = expand_new_folders(coalesce(raw), self._filter.relevant)
-                if batch:
-                    self.batches_delivered += 1
-                    self._deliver(batch)
+                if raw:
+                    self._emit(raw)
         except Exception as exc:  # the watcher must never take the server down
-            logger.exception("file watcher stopped")
-            if self._on_error is not None:
-                self._on_error(exc)
+            self._stopped_by(exc)
         finally:
             self._ready.set()
 

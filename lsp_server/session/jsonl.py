@@ -29,6 +29,7 @@ import orjson
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
+from lsp_server.js.numbers import js_json_integer
 from lsp_server.js.strings import js_trim, js_trim_start
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, line_too_long_reason, open_session
@@ -36,23 +37,12 @@ from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
 
 NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
 
-_MAX_SAFE_INTEGER = 2**53 - 1
-
-
-def _js_int(text: str) -> int | float:
-    if len(text) > 20:  # beyond 2**53 whatever the digits; and int() refuses more than 4300 of them
-        return float(text)
-    value = int(text)
-    if value == 0 and text.startswith("-"):
-        return -0.0  # JSON.parse("-0") is negative zero
-    return value if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER else float(text)
-
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER: Final = json.JSONDecoder(parse_int=_js_int, parse_constant=_reject_constant)
+_DECODER: Final = json.JSONDecoder(parse_int=js_json_integer, parse_constant=_reject_constant)
 
 
 class BadJson:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, Final, Literal
 
@@ -65,7 +65,7 @@ def resolve_session_dir(
     flag: str | None = None,
     settings_session_dir: str | None = None,
     agent_dir: str | None = None,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> SessionDirChoice:
     """The session folder by Pi's precedence: flag, ``$PI_CODING_AGENT_SESSION_DIR``, settings, default."""
     environ = os.environ if env is None else env

@@ -49,6 +49,7 @@ def install_hint(prefix: str | None = None, executable: str | None = None) -> st
         "pipx: pipx inject pi-context quicktok-v1; uv: uv tool install --with quicktok-v1 <pi-context wheel>)"
     )
 
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -181,6 +181,8 @@ def test_sessions_of_a_project_are_listed_newest_first(home: dict[str, Path]) ->
     assert [s["id"] for s in listed["sessions"]] == ["newest", "middle", "oldest"]
     text = _run(home, "--cwd", str(home["proj"])).stdout.splitlines()
     assert [line.split()[-1] for line in text[2:]] == ["newest.jsonl", "middle.jsonl", "oldest.jsonl"]
+    sizes = {(folder / f"{name}.jsonl").stat().st_size for name in ("newest", "middle", "oldest")}
+    assert all(f" {size}B " in "\n".join(text) for size in sizes)  # Pi's size spelling (truncate.format_size)
 
 
 def test_a_folder_argument_lists_that_folder(home: dict[str, Path], tmp_path: Path) -> None:

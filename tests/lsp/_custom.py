@@ -63,7 +63,9 @@ def isolate(monkeypatch: pytest.MonkeyPatch, workspace: Workspace) -> None:
 
 def domain_prompt(workspace: Workspace, cwd: Path | None = None) -> PromptSnapshot:
     """The domain's prompt for the folder (call :func:`isolate` first)."""
-    inputs = ProjectInputs(cwd=str(cwd or workspace.root), agent_dir=str(workspace.agent_dir), home=str(workspace.home))
+    inputs = ProjectInputs(
+        cwd=str(cwd or workspace.root), agent_dir=str(workspace.agent_dir), env=os.environ, home=str(workspace.home)
+    )
     return open_project(inputs).build_prompt()
 
 

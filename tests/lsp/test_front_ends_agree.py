@@ -2,8 +2,10 @@
 
 Each case is a workspace shaped differently (trusted or not, with Pi's settings files or without,
 with pi-context's own settings), and a session whose header names it. The CLI runs as a user runs it
-(``pi-context session|prompt|compact --json``, a subprocess); the server is the real one over stdio,
-told the same choices through its settings. Their answers must be equal, field for field.
+(``pi-context session|prompt|compact|branch-summary --json``, ``session --costs --json``, a
+subprocess); the server is the real one over stdio, told the same choices through its settings.
+Their answers must be equal, field for field: the budget, the projected request, the system prompt,
+the compaction and branch-summary previews, the turn ledger.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from tests.lsp._custom import install_session
 from tests.lsp.conftest import Launch, Workspace, plain, server_env
 
 Shape = Callable[[Workspace], None]
+
+# The example session's two branches part at 9c947358: leaving the lru_cache branch (its leaf) for the dict one.
+BRANCH_FROM, BRANCH_TO = "3f10c2e0", "4647f052"
 
 
 def _plain(workspace: Workspace) -> None:
@@ -110,6 +115,10 @@ async def test_the_cli_and_the_server_give_the_same_numbers(
     session_cli = _cli(workspace, "session", str(path), *cli_flags)
     prompt_cli = _cli(workspace, "prompt", *cli_flags)
     compact_cli = _cli(workspace, "compact", str(path), "--dry-run", *cli_flags)
+    branch_cli = _cli(
+        workspace, "branch-summary", str(path), "--from", BRANCH_FROM, "--to", BRANCH_TO, "--dry-run", *cli_flags
+    )
+    ledger_cli = _cli(workspace, "session", str(path), "--costs", *cli_flags)
 
     server = await launch(configuration={"piContext": settings}, init_options=settings)
 
@@ -120,6 +129,12 @@ async def test_the_cli_and_the_server_give_the_same_numbers(
     request = await ask("pi/projectedRequest", {"session": str(path)})
     prompt = await ask("pi/systemPrompt", {})
     preview = await server.command("pi.compact", {"session": str(path), "previewOnly": True})
+    branch = plain(
+        await server.command(
+            "pi.branchSummary", {"session": str(path), "fromId": BRANCH_FROM, "toId": BRANCH_TO, "previewOnly": True}
+        )
+    )
+    ledger = await ask("pi/turnLedger", {"session": str(path)})
 
     assert budget == session_cli["budget"]
     assert request == session_cli["request"]
@@ -132,3 +147,9 @@ async def test_the_cli_and_the_server_give_the_same_numbers(
     assert plain(preview)["firstKeptEntryId"] == preparation["firstKeptEntryId"]
     assert plain(preview)["tokensBefore"] == preparation["tokensBefore"]
     assert plain(preview)["summary"] == compact_cli["entry"]["summary"]
+    fresh = ("id", "timestamp")  # a new entry's id and time differ from run to run
+    assert {k: v for k, v in branch["entry"].items() if k not in fresh} == {
+        k: v for k, v in branch_cli["entry"].items() if k not in fresh
+    }
+    assert branch["summary"] == branch_cli["entry"]["summary"]
+    assert ledger == ledger_cli

@@ -54,6 +54,13 @@ async def test_pushed_settings_are_used_as_sent(launch: Launch, client_name: str
     assert state["watcher"]["debounceMs"] == 25  # the watcher restarted with the new debounce
 
 
+async def test_a_relative_agent_dir_is_relative_to_the_workspace_folder(launch: Launch, client_name: str) -> None:
+    """As the CLI resolves it (the project's folder), not against the server's own working directory."""
+    session = await launch(client_name, configuration={"piContext": {"agentDir": "team-agent"}})
+    state = await session.state()
+    assert state["agentDir"] == str(session.workspace.root / "team-agent")
+
+
 async def test_a_bad_value_is_logged_and_its_default_kept(launch: Launch, client_name: str) -> None:
     session = await launch(client_name, init_options={"debounceMs": "soon", "ruleProfile": "agentskills"})
     state = await session.state()

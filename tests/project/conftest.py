@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,12 @@ class Project:
         return path
 
     def inputs(self, **changes: object) -> ProjectInputs:
-        values: dict[str, object] = {"cwd": str(self.root), "agent_dir": str(self.agent_dir), "home": str(self.home)}
+        values: dict[str, object] = {
+            "cwd": str(self.root),
+            "agent_dir": str(self.agent_dir),
+            "env": os.environ,
+            "home": str(self.home),
+        }
         values.update(changes)
         return ProjectInputs(**values)  # type: ignore[arg-type]
 
@@ -39,7 +45,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     agent_dir = home / ".pi" / "agent"
     root.mkdir()
     agent_dir.mkdir(parents=True)
-    for key in [k for k in __import__("os").environ if k.startswith("PI_")]:
+    for key in [k for k in os.environ if k.startswith("PI_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("HOME", str(home))
     return Project(root, home, agent_dir)

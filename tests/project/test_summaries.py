@@ -70,7 +70,7 @@ def settings(tmp_path: Path) -> ProjectFor:
     agent_dir.mkdir()
     models = {"providers": {"anthropic": {"models": [{"id": "claude-sonnet-4-5", "contextWindow": 50_000}]}}}
     (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-    inputs = ProjectInputs(cwd=str(tmp_path), agent_dir=str(agent_dir), home=str(tmp_path))
+    inputs = ProjectInputs(cwd=str(tmp_path), agent_dir=str(agent_dir), env={}, home=str(tmp_path))
 
     def project_for(_: SessionForAppend) -> Project:
         return open_project(inputs)

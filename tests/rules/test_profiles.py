@@ -89,6 +89,13 @@ def test_a_profile_offers_exactly_the_keys_it_accepts() -> None:
             assert set(PROFILE_KEYS[row.id]) == set(row.allowed_keys), row.id
 
 
+def test_what_a_profile_leaves_to_its_editor_are_skill_rules_it_reports() -> None:
+    for row in PROFILE_TABLE:
+        assert bool(row.editor_reports) == bool(row.editor_clients), row.id
+        for code in row.editor_reports:
+            assert code.startswith("skill/") and RULES[code].severity(row.id) is not None, (row.id, code)
+
+
 def test_an_unknown_profile_name_is_refused_with_the_table_ids() -> None:
     with pytest.raises(ValueError, match=", ".join(PROFILES)):
         check_profile("cursor")

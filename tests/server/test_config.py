@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from lsp_server.server.config import ServerSettings, parse_settings, resolve_agent_dir, section_of
+from lsp_server.server.config import ServerSettings, parse_settings, section_of
 
 
 def test_defaults_when_the_client_sends_nothing() -> None:
@@ -82,13 +80,3 @@ def test_wire_form_is_camel_case() -> None:
     wire = ServerSettings().wire()
     assert {"ruleProfile", "tokens", "summarizer", "agentDir", "trust", "debounceMs", "watch"} <= set(wire)
     assert "apiKeyEnv" in wire["summarizer"]
-
-
-def test_agent_dir_setting_then_env_then_home_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/h")
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", "/from/env")
-    assert resolve_agent_dir(ServerSettings(agent_dir="/set")) == "/set"
-    assert resolve_agent_dir(ServerSettings()) == "/from/env"
-    monkeypatch.delenv("PI_CODING_AGENT_DIR")
-    assert resolve_agent_dir(ServerSettings()) == "/h/.pi/agent"
-    assert resolve_agent_dir(ServerSettings(agent_dir="~/agent")) == "/h/agent"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from lsp_server.findings import Finding, Range, Severity
-from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, to_diagnostics
+from lsp_server.rules.profiles import ProfileId
+from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, left_to_the_editor, to_diagnostics
 
 
 def finding(line: int, start: int, end: int, code: str = "x") -> Finding:
@@ -46,3 +48,26 @@ def test_book_clears_a_fixed_file_once_and_ignores_clean_files() -> None:
     assert book.record(FileDiagnostics("/w/SKILL.md", (), "fixed", 2)) is True
     assert book.record(FileDiagnostics("/w/SKILL.md", (), "fixed", 3)) is False
     assert book.paths() == []
+
+
+@pytest.mark.parametrize(
+    ("profile", "client", "left"),
+    [
+        ("vscode", "Visual Studio Code", True),
+        ("vscode", "Visual Studio Code - Insiders", True),
+        ("vscode", "Code - OSS", True),
+        ("vscode", "code-server", True),
+        ("vscode", "Neovim", False),
+        ("vscode", "", False),
+        ("pi", "Visual Studio Code", False),
+        ("agentskills", "Visual Studio Code", False),
+    ],
+)
+def test_only_the_profiles_own_editor_is_left_its_findings(profile: ProfileId, client: str, left: bool) -> None:
+    """The server drops VS Code's own findings only under ``vscode`` and only in VS Code (commit 7a7ad7e)."""
+    findings = [
+        Finding("/w/SKILL.md", Range.at(0, 0, 0, 1), Severity.WARNING, code, "message")
+        for code in ("skill/unknown-key", "skill/windows-path")
+    ]
+    published = [finding.code for finding in left_to_the_editor(findings, profile, client)]
+    assert published == (["skill/windows-path"] if left else ["skill/unknown-key", "skill/windows-path"])

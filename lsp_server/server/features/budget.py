@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, resolve_folder
-from lsp_server.server.features.sessions import read_session, session_path
+from lsp_server.server.features.sessions import in_session_project, session_path
 from lsp_server.server.lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -25,25 +25,19 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 
 async def analyze_in_project(
     ls: PiLanguageServer, method: str, path: str, leaf_id: str | None, workspace_folder: str | None = None
 ) -> tuple[SessionAnalysis, PromptSnapshot]:
     """The session at ``path`` analysed in the project it belongs to."""
-    from lsp_server.project.project import header_cwd, session_folder
+    from lsp_server.project.analysis import analyze
 
-    session_cwd = await read_session(ls, method, path, leaf_id, lambda session: header_cwd(session.header))
-    folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, workspace_folder))
-    snapshot = await ls.projects.snapshot(folder.cwd)
-
-    def run(session: SessionFile) -> SessionAnalysis:
-        from lsp_server.project.analysis import analyze
-
+    def run(snapshot: PromptSnapshot, session: SessionFile) -> SessionAnalysis:
         return analyze(snapshot, session, leaf_id)
 
-    return await read_session(ls, method, path, leaf_id, run), snapshot
+    return await in_session_project(ls, method, path, leaf_id, workspace_folder, run)
 
 
 def register(server: PiLanguageServer) -> None:

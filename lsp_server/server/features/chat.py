@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 T = TypeVar("T")
 NoticeLevel = Literal["info", "warning", "error"]
@@ -54,11 +54,15 @@ M = TypeVar("M", bound="protocol.WireModel")
 SESSION_CHANGED_DELAY_S = 0.05  # Pi writes a few lines per event burst: tell the client once
 
 
-def pi_env(ls: PiLanguageServer) -> dict[str, str]:
-    """Pi's environment: the server's own, with pi-context's agent dir when the user chose one."""
+def pi_env(ls: PiLanguageServer, cwd: str | None = None) -> dict[str, str]:
+    """Pi's environment: the server's own, with pi-context's agent dir when the user chose one.
+
+    The agent dir is the one of the project at ``cwd`` (a relative setting resolves against the
+    folder Pi runs in); without a cwd, the first workspace folder's.
+    """
     env = dict(os.environ)
     if ls.settings.agent_dir:
-        env[AGENT_DIR_ENV] = ls.agent_dir
+        env[AGENT_DIR_ENV] = ls.projects.inputs_for(cwd).agent_dir if cwd is not None else ls.agent_dir
     return env
 
 
@@ -361,7 +365,7 @@ def register(server: PiLanguageServer) -> None:
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
         installation = await _installation(ls)
-        env = pi_env(ls)
+        env = pi_env(ls, cwd)
         spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env))
         chat = await _pi(
             lambda: ls.chats.start(

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.features._common import parse_params, resolve_folder
-from lsp_server.server.features.sessions import read_session, session_path
+from lsp_server.server.features._common import parse_params
+from lsp_server.server.features.sessions import in_session_project, session_path
 
 if TYPE_CHECKING:  # imported in the handler: the server answers initialize without them
     from lsp_server import protocol
+    from lsp_server.project.prompt_state import PromptSnapshot
     from lsp_server.session.tail import SessionFile
 
 
@@ -23,17 +24,14 @@ def register(server: PiLanguageServer) -> None:
     async def ledger(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         from lsp_server import protocol
         from lsp_server.project.costs import turn_ledger
-        from lsp_server.project.project import header_cwd, session_folder
 
         method = protocol.TURN_LEDGER
         request = parse_params(protocol.TurnLedgerParams, params, method)
         await ls.wait_ready()
         path = session_path(ls, method, request.session)
-        session_cwd = await read_session(ls, method, path, request.leaf_id, lambda session: header_cwd(session.header))
-        folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, request.workspace_folder))
-        snapshot = await ls.projects.snapshot(folder.cwd)
 
-        def run(session: SessionFile) -> protocol.TurnLedgerResult:
+        def run(snapshot: PromptSnapshot, session: SessionFile) -> protocol.TurnLedgerResult:
             return turn_ledger(snapshot, session, request.leaf_id)
 
-        return (await read_session(ls, method, path, request.leaf_id, run)).wire()
+        result, _ = await in_session_project(ls, method, path, request.leaf_id, request.workspace_folder, run)
+        return result.wire()

@@ -26,6 +26,7 @@ from lsp_server.server.features._common import invalid, parse_params, resolve_fo
 from lsp_server.server.lazy import lazy_module
 
 if TYPE_CHECKING:
+    from lsp_server.project.prompt_state import PromptSnapshot
     from lsp_server.session.tail import SessionFile
 
 T = TypeVar("T")
@@ -35,7 +36,7 @@ DEBUG_SESSIONS = "pi.debug.sessions"
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 
 def session_path(ls: PiLanguageServer, method: str, value: str) -> str:
@@ -69,6 +70,27 @@ async def read_session(
             return fn(session)
 
     return await asyncio.get_running_loop().run_in_executor(None, work)
+
+
+async def in_session_project(
+    ls: PiLanguageServer,
+    method: str,
+    path: str,
+    leaf_id: str | None,
+    workspace_folder: str | None,
+    fn: Callable[[PromptSnapshot, SessionFile], T],
+) -> tuple[T, PromptSnapshot]:
+    """``fn`` on the session at ``path`` with the prompt of the project it belongs to, and that prompt.
+
+    The folder follows :func:`lsp_server.project.project.session_folder` (the header's cwd when it
+    exists here, else ``workspace_folder``, else the first folder), as the CLI's does.
+    """
+    from lsp_server.project.project import header_cwd, session_folder
+
+    session_cwd = await read_session(ls, method, path, leaf_id, lambda session: header_cwd(session.header))
+    folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, workspace_folder))
+    snapshot = await ls.projects.snapshot(folder.cwd)
+    return await read_session(ls, method, path, leaf_id, lambda session: fn(snapshot, session)), snapshot
 
 
 def notify_session_changed(ls: PiLanguageServer, params: protocol.SessionChangedParams) -> None:

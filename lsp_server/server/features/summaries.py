@@ -19,7 +19,8 @@ import asyncio
 import functools
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server import protocol_names as names
 from lsp_server.server.app import PiLanguageServer
@@ -31,14 +32,16 @@ from lsp_server.server.progress import Operation
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 if TYPE_CHECKING:
+    from lsp_server.chat.chat import Chat
     from lsp_server.compaction.summarize import Progress
     from lsp_server.llm.client import LlmClient
     from lsp_server.llm.factory import SummarizerConfig
     from lsp_server.project.project import Project
-    from lsp_server.project.summaries import Job, JobResult
+    from lsp_server.project.summaries import Job, JobResult, ProjectFor
+    from lsp_server.session.bounds import SessionReadLimits
     from lsp_server.session.writer import SessionForAppend
 
 PHASE_PERCENT = {
@@ -173,41 +176,71 @@ def refuse_if_live(ls: PiLanguageServer, path: str) -> None:
     )
 
 
+SummaryArgs = TypeVar("SummaryArgs", "protocol.CompactArgs", "protocol.BranchSummaryArgs")
+
+
+async def _command(
+    ls: PiLanguageServer,
+    args: Any,
+    model: type[SummaryArgs],
+    method: str,
+    kind: str,
+    plan_job: Callable[[SummaryArgs, ProjectFor, SummarizerConfig, SessionReadLimits], Job],
+    verbs: tuple[str, str],
+    live: Callable[[PiLanguageServer, Chat, Any], Awaitable[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """``pi.compact`` / ``pi.branchSummary``: check the params and the one-writer rule, plan in a thread, run.
+
+    ``verbs`` are the progress title's first words for a preview and for the real run. On a session a
+    chat's Pi holds, ``live`` does the work through that chat; without it the command is refused.
+    """
+    from lsp_server.llm.config import config_from_settings
+
+    request = parse_params(model, list(args), method)
+    await ls.wait_ready()
+    path = session_path(ls, method, request.session)
+    request = request.model_copy(update={"session": path})
+    holder = ls.chats.holder(path)
+    if holder is not None:
+        if live is None:
+            refuse_if_live(ls, path)
+        else:
+            return await live(ls, holder, request)
+    config = config_from_settings(ls.settings.summarizer)
+    plan = functools.partial(plan_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits)
+    verb = verbs[0] if request.preview_only else verbs[1]
+    return await _run(ls, f"{verb} {os.path.basename(path)}", plan, kind)
+
+
+async def _compact_in_chat(ls: PiLanguageServer, chat: Chat, request: Any) -> dict[str, Any]:
+    """Pi holds the session: the preview from the file, then Pi's own ``compact`` in that chat."""
+    from lsp_server.server.features.chat import compact_in_chat
+
+    return await compact_in_chat(ls, chat, request)
+
+
 def register(server: PiLanguageServer) -> None:
     @server.command(names.CMD_COMPACT)
     async def compact(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
-        from lsp_server.llm.config import config_from_settings
         from lsp_server.project.summaries import plan_compaction_job
 
-        request = parse_params(protocol.CompactArgs, list(args), protocol.CMD_COMPACT)
-        await ls.wait_ready()
-        path = session_path(ls, protocol.CMD_COMPACT, request.session)
-        request = request.model_copy(update={"session": path})
-        holder = ls.chats.holder(path)
-        if holder is not None:  # Pi holds it: the preview from the file, then Pi's compact
-            from lsp_server.server.features.chat import compact_in_chat
-
-            return await compact_in_chat(ls, holder, request)
-        config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(
-            plan_compaction_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        verbs = ("Previewing the compaction of", "Compacting")
+        return await _command(
+            ls,
+            args,
+            protocol.CompactArgs,
+            protocol.CMD_COMPACT,
+            "compaction",
+            plan_compaction_job,
+            verbs,
+            live=_compact_in_chat,
         )
-        verb = "Previewing the compaction of" if request.preview_only else "Compacting"
-        return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "compaction")
 
     @server.command(names.CMD_BRANCH_SUMMARY)
     async def branch_summary(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
-        from lsp_server.llm.config import config_from_settings
         from lsp_server.project.summaries import plan_branch_job
 
-        request = parse_params(protocol.BranchSummaryArgs, list(args), protocol.CMD_BRANCH_SUMMARY)
-        await ls.wait_ready()
-        path = session_path(ls, protocol.CMD_BRANCH_SUMMARY, request.session)
-        refuse_if_live(ls, path)
-        request = request.model_copy(update={"session": path})
-        config = config_from_settings(ls.settings.summarizer)
-        plan = functools.partial(
-            plan_branch_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits
+        verbs = ("Previewing the branch summary of", "Summarizing the branch of")
+        return await _command(
+            ls, args, protocol.BranchSummaryArgs, protocol.CMD_BRANCH_SUMMARY, "branchSummary", plan_branch_job, verbs
         )
-        verb = "Previewing the branch summary of" if request.preview_only else "Summarizing the branch of"
-        return await _run(ls, f"{verb} {os.path.basename(path)}", plan, "branchSummary")

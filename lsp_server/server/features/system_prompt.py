@@ -18,7 +18,7 @@ from lsp_server.server.lazy import lazy_module
 if TYPE_CHECKING:
     from lsp_server import protocol
 else:
-    protocol = lazy_module("lsp_server.protocol")
+    protocol = lazy_module("lsp_server.protocol")  # pydantic on first use, not at start-up (server/lazy.py)
 
 
 def register(server: PiLanguageServer) -> None:

@@ -9,6 +9,7 @@ import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './usage';
+import { messageObject } from '../webviewMessage';
 
 /** `data-state` of the view's root: what the input can do now. */
 export type ChatPhase = 'no-pi' | 'starting' | 'idle' | 'streaming' | 'exited';
@@ -104,14 +105,11 @@ export const MAX_PROMPT = 1_000_000;
 const MAX_NAME = 4096;
 
 export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
-  if (typeof raw !== 'object' || raw === null) {
+  const m = messageObject(raw);
+  if (m === undefined) {
     return undefined;
   }
-  const m = raw as Record<string, unknown>;
   const type = m.type;
-  if (typeof type !== 'string') {
-    return undefined;
-  }
   if (SIMPLE.has(type)) {
     return { type } as ChatWebviewMessage;
   }

@@ -9,6 +9,7 @@ import type { CostChartView } from '../model/ledger';
 import type { NextRequestText } from '../model/nextRequest';
 import type { RequestView } from '../model/messages';
 import type { SectionRow } from '../model/sections';
+import { messageObject } from '../webviewMessage';
 
 export type WebviewMessage =
   | { type: 'ready' }
@@ -40,14 +41,11 @@ const SIMPLE = new Set([
 const MAX_STRING = 4096;
 
 export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
-  if (typeof raw !== 'object' || raw === null) {
+  const m = messageObject(raw);
+  if (m === undefined) {
     return undefined;
   }
-  const m = raw as Record<string, unknown>;
   const type = m.type;
-  if (typeof type !== 'string') {
-    return undefined;
-  }
   if (SIMPLE.has(type)) {
     return { type } as WebviewMessage;
   }
