@@ -84,7 +84,9 @@ def _project(tmp_path: Path, files: dict[str, str]) -> PromptSnapshot:
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
-    inputs = ProjectInputs(cwd=str(root), agent_dir=str(agent), home=str(tmp_path / "home"), trust_override=True)
+    inputs = ProjectInputs(
+        cwd=str(root), agent_dir=str(agent), env={}, home=str(tmp_path / "home"), trust_override=True
+    )
     return open_project(inputs).build_prompt()
 
 

@@ -80,7 +80,9 @@ def _install(source: Path, agent: Path, folder: str) -> Path:
 def _project(cwd: Path, agent: Path) -> Any:
     from lsp_server.project.project import ProjectInputs, open_project
 
-    return open_project(ProjectInputs(cwd=str(cwd), agent_dir=str(agent), home=str(agent.parents[1])))
+    return open_project(
+        ProjectInputs(cwd=str(cwd), agent_dir=str(agent), env=dict(os.environ), home=str(agent.parents[1]))
+    )
 
 
 def _session(path: Path) -> Any:
