@@ -95,6 +95,12 @@ def plan_compaction(
     if session.error is not None:
         return session.error
     leaf = session.leaf_id if leaf_id is None else leaf_id
+    if leaf is None and session.nonobject_leaf is not None:
+        line = session.nonobject_leaf.line
+        return (
+            f"{session.path}: nothing to compact: Pi's last entry is line {line}, which is not an entry object, "
+            "so Pi's leaf has no id and its branch is empty (pass a leaf id to compact an earlier branch)"
+        )
     if leaf is None:
         return f"{session.path} has no entries to compact"
     if _lookup(session, leaf) is None:

@@ -12,7 +12,6 @@ from lsp_server.budget.projected import SessionAnalysis
 from lsp_server.cost.ledger import TurnLedger, build_ledger
 from lsp_server.cost.next_request import NextRequestCost, price_next_request, with_prompt
 from lsp_server.cost.prices import default_retention
-from lsp_server.js.values import UNDEFINED
 from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.session.entries import Entry
@@ -26,7 +25,8 @@ def session_ledger(
 ) -> TurnLedger:
     """The ledger of the branch ending at ``leaf_id`` (default: Pi's leaf); ``branch`` if already built."""
     if branch is None:
-        branch = build_path(session.entries, leaf_id if leaf_id is not None else UNDEFINED, session.index.by_id)
+        leaf = leaf_id if leaf_id is not None else session.default_leaf
+        branch = build_path(session.entries, leaf, session.index.by_id)
     children = session.index.children  # read, not copied: one lookup per entry of the branch
 
     def children_count(entry_id: object) -> int:

@@ -54,6 +54,8 @@ def build_path(entries: Sequence[Entry], leaf_id: Any = UNDEFINED, by_id: EntryI
         if not entries:
             return []
         leaf = entries[-1]
+        if not js_truthy(leaf):
+            return []  # Pi's `if (!leaf) return []`: a last entry 0, false or "" (Pi's parser keeps them)
     path: list[Entry] = []
     seen: set[int] = set()
     current: Entry | None = leaf
