@@ -40,8 +40,8 @@ from lsp_server.session.tokens import (
     CompactionSettings,
     calculate_context_tokens,
     estimate_context_tokens,
-    estimate_tokens,
     get_last_assistant_usage,
+    pi_estimate_tokens,
     should_compact,
 )
 from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
@@ -236,14 +236,16 @@ def as_json(value: Any) -> Any:
 @op("estimate_tokens")
 def estimate_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     if req.get("message"):
-        return {"tokens": estimate_tokens(req["message"])}
+        return as_json({"tokens": pi_estimate_tokens(req["message"])})
     messages = req.get("messages") or []
-    per_message = [estimate_tokens(m) for m in messages]
-    return {
-        "perMessage": per_message,
-        "total": sum(per_message),
-        "contextEstimate": estimate_context_tokens(messages).to_json(),
-    }
+    per_message = [pi_estimate_tokens(m) for m in messages]
+    return as_json(
+        {
+            "perMessage": per_message,
+            "total": sum(per_message),
+            "contextEstimate": estimate_context_tokens(messages, pi_estimate_tokens).to_json(),
+        }
+    )
 
 
 @op("calculate_context_tokens")

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { appliedText, confirmText, previewDocument } from '../src/model/outcome';
+import { ResponseError } from 'vscode-jsonrpc';
+import { appliedText, confirmText, failedText, previewDocument } from '../src/model/outcome';
 import type { CommandOutcome } from '../src/protocol.generated';
 
 const outcome: CommandOutcome = {
@@ -43,4 +44,17 @@ test('the applied message names the new entry and says whether it is the preview
     'Compaction appended to s.jsonl as entry e9 (the previewed summary).',
   );
   assert.match(appliedText('branch', { ...outcome, written: true }, 's.jsonl'), /summarized again/);
+});
+
+test('a summary the server refuses because Pi would fail says so, naming the entry', () => {
+  // What the language client rejects with when pi.branchSummary answers an error (-32803).
+  const refused = new ResponseError(
+    -32803,
+    'Pi would fail on this session: content is not iterable (entry a1): nothing written to /w/s.jsonl',
+  );
+  assert.equal(
+    failedText('Summarizing the branch', refused),
+    'Pi Context: summarizing the branch failed: Pi would fail on this session: content is not iterable (entry a1): ' +
+      'nothing written to /w/s.jsonl',
+  );
 });
