@@ -43,8 +43,8 @@ from lsp_server.context.settings import PiSettings
 from lsp_server.js.values import js_get
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.entries import Entry
 from lsp_server.session.projection import SessionProjection
+from lsp_server.session.raw import Entry
 from lsp_server.session.tokens import (
     CompactionSettings,
     ContextEstimate,

@@ -40,8 +40,8 @@ from lsp_server.compaction.summarize import (
 from lsp_server.js.values import UNDEFINED, js_get
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.entries import Entry
 from lsp_server.session.projection import ModelRef, project_path, session_settings
+from lsp_server.session.raw import Entry
 from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, CompactionSettings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import (

@@ -14,7 +14,7 @@ from lsp_server.cost.next_request import NextRequestCost, price_next_request, wi
 from lsp_server.cost.prices import default_retention
 from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
-from lsp_server.session.entries import Entry
+from lsp_server.session.raw import Entry
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.tree import build_path
 from lsp_server.tokens.pi import pi_text_tokens

@@ -36,7 +36,6 @@ from lsp_server.session.bounds import (
     line_too_long_reason,
     too_large_message,
 )
-from lsp_server.session.entries import Entry
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
     LineProblem,
@@ -47,6 +46,7 @@ from lsp_server.session.jsonl import (
     parse_line,
 )
 from lsp_server.session.projection import SessionProjection, build_session_projection
+from lsp_server.session.raw import Entry
 from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
 
 HEAD_CHECK_BYTES: Final = 4096  # compared on every refresh: the header lives here

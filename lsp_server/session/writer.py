@@ -46,7 +46,6 @@ from lsp_server.fsread import node_error_message
 from lsp_server.js.strings import node_utf8
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
-from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
 from lsp_server.session.jsonl import (
     LineProblem,
     NonObject,
@@ -56,6 +55,7 @@ from lsp_server.session.jsonl import (
     parse_json,
     parse_stream,
 )
+from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 from lsp_server.session.tree import build_index
 from lsp_server.session.write_journal import PendingAppend, forget, has_note, record, recover
 
@@ -169,6 +169,8 @@ def branch_summary_entry(
 
 def entry_bytes(entry: Entry) -> bytes:
     """The line Pi's ``appendFileSync(file, JSON.stringify(entry) + "\\n")`` puts on disk."""
+    from lsp_server.session.entries import entry_json_line  # the models: only when writing
+
     return node_utf8(entry_json_line(entry))
 
 
@@ -433,6 +435,8 @@ def append_entry(
     Pi itself writes whatever it is given.
     """
     if validate:
+        from lsp_server.session.entries import EntryShapeError, parse_entry  # the models: only when writing
+
         shape = parse_entry(entry)
         if isinstance(shape, EntryShapeError):
             return AppendFailure(path, f"refusing to write a malformed entry: {shape}")
