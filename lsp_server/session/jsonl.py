@@ -46,6 +46,8 @@ from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.session.bounds import (
     DEFAULT_LIMITS,
     READ_CHUNK_BYTES,
+    TAIL_BYTES,
+    RawLine,
     SessionReadLimits,
     line_too_long_reason,
     open_session,
@@ -320,7 +322,7 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cycle collector off while lines are parsed, on again after (if it was on).
 
     Parsed JSON holds no reference cycles, so the collector finds nothing to free in it; but a big
@@ -352,7 +354,7 @@ def parse_bytes(
     """
     out = ParsedLines()
     end = data.rfind(b"\n") + 1
-    with _collector_paused():
+    with collector_paused():
         line = _parse_complete(data, 0, end, first_line, out, max_line_bytes)
     if final and end < len(data):
         if max_line_bytes is not None and len(data) - end > max_line_bytes:
@@ -380,64 +382,118 @@ def parse_stream(handle: BinaryIO, limits: SessionReadLimits = DEFAULT_LIMITS, k
     Reads at most ``limits.max_bytes + 1`` bytes (a caller that sees ``size`` over the limit
     reports the file as too large); a line over ``limits.max_line_bytes`` is dropped as it is read.
     """
-    with _collector_paused():
-        return _parse_stream(handle, limits, keep)
-
-
-def _parse_stream(handle: BinaryIO, limits: SessionReadLimits, keep: int) -> StreamRead:
     out = ParsedLines()
-    max_line = limits.max_line_bytes
-    line = 1
+    size = 0
+    head = tail = b""
+    last_line: bytes | None = None
+    with collector_paused():
+        for step in read_chunks(handle, limits.max_line_bytes, limits.max_bytes + 1, into=out):
+            size += len(step.data)
+            if keep and step.data:
+                if len(head) < keep:
+                    head += step.data[: keep - len(head)]
+                tail = (tail + step.data[-keep:])[-keep:]
+            unfinished = step.unfinished
+            if unfinished is None:
+                continue
+            if unfinished.data is None:
+                out.problems.append(_line_too_long(step.next_line, unfinished.length, limits.max_line_bytes))
+            else:
+                last_line = unfinished.data
+                parse_line(decode_line(last_line, step.next_line, out.problems), step.next_line, out, partial=True)
+    return StreamRead(out, size, head, tail, last_line)
+
+
+@dataclass
+class ChunkLines:
+    """One step of :func:`read_chunks`: a chunk read, and the lines it completed, parsed."""
+
+    data: bytes  # the bytes read in this step (empty in the final step)
+    parsed: ParsedLines  # the lines completed in this step (all steps', with ``into``)
+    consumed: int  # bytes of those lines, newlines included
+    mark: bytes  # the last TAIL_BYTES bytes before the end of what was consumed so far
+    next_line: int  # the number of the first line not complete yet
+    unfinished: RawLine | None = None  # final step only: the last line, which has no newline
+
+
+def read_chunks(
+    handle: BinaryIO,
+    max_line_bytes: int,
+    budget: int,
+    first_line: int = 1,
+    *,
+    before: bytes = b"",
+    into: ParsedLines | None = None,
+) -> Iterator[ChunkLines]:
+    """Read ``handle`` in chunks (at most ``budget`` bytes) and parse each complete line as it arrives.
+
+    The one reader of session files: a line begun in one chunk is parsed once its newline arrives
+    (alone, not by copying the chunk); a line over ``max_line_bytes`` becomes a problem and its bytes
+    are dropped as they are read. ``before`` is what precedes the handle's position (for ``mark``).
+    A last line without a newline comes in a final step as ``unfinished``, for the caller to parse
+    as it needs (a follower takes it provisionally).
+    """
+    line = first_line
     carry: list[bytes] = []  # the pieces of the line still without its newline
     carried = 0
     skipping = False  # inside a line over the line limit: its bytes are counted, not kept
-    size = 0
-    head = tail = b""
-    left = limits.max_bytes + 1
+    skipped_tail = b""
+    mark = before[-TAIL_BYTES:]
+    left = budget
     while left > 0:
         chunk = handle.read(min(READ_CHUNK_BYTES, left))
         if not chunk:
             break
         left -= len(chunk)
-        size += len(chunk)
-        if keep:
-            if len(head) < keep:
-                head += chunk[: keep - len(head)]
-            tail = (tail + chunk[-keep:])[-keep:]
+        out = into if into is not None else ParsedLines()
         last_newline = chunk.rfind(b"\n")
         if last_newline < 0:
             carried += len(chunk)
-            if not skipping:
+            if skipping:
+                skipped_tail = (skipped_tail + chunk[-TAIL_BYTES:])[-TAIL_BYTES:]
+            else:
                 carry.append(chunk)
-                if carried > max_line:
+                if carried > max_line_bytes:
                     skipping = True
+                    skipped_tail = b"".join(carry)[-TAIL_BYTES:]
                     carry.clear()
+            yield ChunkLines(chunk, out, 0, mark, line)
             continue
+        consumed = carried
+        pending = (skipped_tail,) if skipping else tuple(carry)  # the bytes between the mark and this chunk
         start = 0
         if skipping:
             start = chunk.index(b"\n") + 1
-            out.problems.append(_line_too_long(line, carried + start - 1, max_line))
+            out.problems.append(_line_too_long(line, carried + start - 1, max_line_bytes))
             line += 1
             skipping = False
         elif carry:  # the line begun in earlier chunks ends here: parse it alone, not a copy of the chunk
             start = chunk.index(b"\n") + 1
             first = b"".join([*carry, chunk[:start]])
-            line = _parse_complete(first, 0, len(first), line, out, max_line)
+            line = _parse_complete(first, 0, len(first), line, out, max_line_bytes)
         carry.clear()
         end = last_newline + 1
-        line = _parse_complete(chunk, start, end, line, out, max_line)
+        line = _parse_complete(chunk, start, end, line, out, max_line_bytes)
+        consumed += end
+        if end >= TAIL_BYTES:
+            mark = chunk[end - TAIL_BYTES : end]
+        else:
+            mark = (mark + b"".join(pending)[-TAIL_BYTES:] + chunk[:end])[-TAIL_BYTES:]
         carried = len(chunk) - end
-        if carried > max_line:
+        if carried > max_line_bytes:
             skipping = True
+            skipped_tail = chunk[-TAIL_BYTES:]
         elif carried:
             carry.append(chunk[end:])
-    last_line: bytes | None = None
+        yield ChunkLines(chunk, out, consumed, mark, line)
     if skipping:
-        out.problems.append(_line_too_long(line, carried, max_line))
+        unfinished = RawLine(None, carried, False, skipped_tail)
     elif carry:
-        last_line = b"".join(carry)
-        parse_line(decode_line(last_line, line, out.problems), line, out, partial=True)
-    return StreamRead(out, size, head, tail, last_line)
+        data = b"".join(carry)
+        unfinished = RawLine(data, len(data), False, data[-TAIL_BYTES:])
+    else:
+        return
+    yield ChunkLines(b"", into if into is not None else ParsedLines(), 0, mark, line, unfinished)
 
 
 def parse_session_text(content: str) -> ParsedLines:

@@ -32,7 +32,6 @@ from lsp_server.session.bounds import (
     DEFAULT_LIMITS,
     RawLine,
     SessionReadLimits,
-    iter_lines,
     line_too_long_reason,
     too_large_message,
 )
@@ -42,8 +41,10 @@ from lsp_server.session.jsonl import (
     Migration,
     NonObject,
     ParsedLines,
+    collector_paused,
     decode_line,
     parse_line,
+    read_chunks,
 )
 from lsp_server.session.projection import SessionProjection, build_session_projection
 from lsp_server.session.raw import Entry
@@ -51,7 +52,6 @@ from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
 
 HEAD_CHECK_BYTES: Final = 4096  # compared on every refresh: the header lives here
 MARK_CHECK_BYTES: Final = 64  # compared just before the resume offset
-_APPLY_BATCH: Final = 1000  # parsed entries added to the view at a time
 
 RefreshKind = Literal["unchanged", "appended", "loaded", "reloaded", "missing", "error"]
 
@@ -255,28 +255,20 @@ class SessionFile:
     def _read_lines(self, handle: BinaryIO) -> None:
         """Parse every complete line from the handle's position, then the last one provisionally.
 
-        Lines are applied in batches; a line over the line limit becomes a problem, never a buffer.
+        The lines of each chunk read are parsed and applied together (orjson, the collector
+        paused: :func:`~lsp_server.session.jsonl.read_chunks`); a line over the line limit becomes
+        a problem, never a buffer.
         """
-        parsed = ParsedLines()
         budget = self.limits.max_bytes - self._offset
-        for raw in iter_lines(handle, self.limits.max_line_bytes, budget):
-            if not raw.complete:
-                self._apply(parsed)
-                self._read_partial(raw)
-                return
-            line = self._next_line
-            if raw.data is None:
-                reason = line_too_long_reason(raw.length, self.limits.max_line_bytes)
-                parsed.problems.append(LineProblem(line, "session/line-too-long", reason, Severity.ERROR))
-            else:
-                parse_line(decode_line(raw.data, line, parsed.problems), line, parsed)
-            self._offset += raw.length + 1
-            self._next_line += 1
-            self._mark = (self._mark + raw.tail + b"\n")[-MARK_CHECK_BYTES:]
-            if len(parsed.entries) >= _APPLY_BATCH:
-                self._apply(parsed)
-                parsed = ParsedLines()
-        self._apply(parsed)
+        max_line = self.limits.max_line_bytes
+        with collector_paused():
+            for step in read_chunks(handle, max_line, budget, self._next_line, before=self._mark):
+                self._apply(step.parsed)
+                self._offset += step.consumed
+                self._next_line = step.next_line
+                self._mark = step.mark
+                if step.unfinished is not None:
+                    self._read_partial(step.unfinished)
 
     def _remember(self, handle: BinaryIO, st: os.stat_result) -> None:
         self._size = st.st_size
