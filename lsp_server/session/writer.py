@@ -190,12 +190,6 @@ class FileSnapshot:
     broken_last_line: bool  # ... and it is not valid JSON (being written, or a crash remnant)
 
     @classmethod
-    def of(cls, st: os.stat_result, data: bytes) -> FileSnapshot:
-        """The snapshot of a file whose bytes were read whole (tests; the loader streams, see ``read``)."""
-        last = data[data.rfind(b"\n") + 1 :] if data and not data.endswith(b"\n") else None
-        return cls._make(st, len(data), data[:CHECK_BYTES], data[-CHECK_BYTES:], last is None, last)
-
-    @classmethod
     def read(cls, st: os.stat_result, read: StreamRead) -> FileSnapshot:
         """The snapshot of a file read by :func:`~lsp_server.session.jsonl.parse_stream` (``keep=CHECK_BYTES``)."""
         ends_with_newline = read.size > 0 and read.tail.endswith(b"\n")
