@@ -17,10 +17,12 @@ then, each in a fresh subprocess so peak memory is its own:
   oracle's start-up (one trivial request) is measured separately and subtracted.
 
 Both answers are checked to agree (first kept entry, tokens before, message counts). The figure
-is the ratio of Pi's time to ours, with peak RSS of both processes. ``--ours-only`` skips Pi (for
-sizes such as ``--mb 1024`` where Pi's run would take too long or too much memory). Without
-``--dir`` the session is generated in a temporary folder that is deleted afterwards; the machine's
-load average is printed before and after (the machine is shared).
+is the ratio of Pi's time to ours, with peak RSS of both processes, and the same for CPU time (ours:
+``process_time`` of the steps; Pi: the process's user + system time, all of Node's threads, minus
+the start-up request's): on the shared machine the wall times mostly measure waiting for a core.
+``--ours-only`` skips Pi (for sizes such as ``--mb 1024`` where Pi's run would take too long or
+too much memory). Without ``--dir`` the session is generated in a temporary folder that is deleted
+afterwards; the machine's load average is printed before and after (the machine is shared).
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ def child_ours(path: str, keep: int, max_bytes: int) -> None:
 
     times: dict[str, float] = {}
     start = time.perf_counter()
+    cpu_start = time.process_time()
     session = load_for_append(path, SessionReadLimits(max_bytes=max_bytes))
     if session.error:
         raise SystemExit(session.error)
@@ -186,6 +189,7 @@ def child_ours(path: str, keep: int, max_bytes: int) -> None:
     prep = prepare_compaction(branch, CompactionSettings(keep_recent_tokens=keep), projection)
     times["prepare"] = time.perf_counter() - mark
     times["total"] = time.perf_counter() - start
+    times["cpu"] = time.process_time() - cpu_start
     assert prep is not None
     print(
         json.dumps(
@@ -201,8 +205,8 @@ def child_ours(path: str, keep: int, max_bytes: int) -> None:
     )
 
 
-def _run_child(command: list[str], stdin: str | None = None) -> tuple[str, float, int]:
-    """Output, wall seconds and peak RSS (KiB) of one child process (``wait4`` gives its own rusage)."""
+def _run_child(command: list[str], stdin: str | None = None) -> tuple[str, float, int, float]:
+    """Output, wall seconds, peak RSS (KiB) and CPU seconds of one child process (``wait4``: its own rusage)."""
     start = time.perf_counter()
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -228,7 +232,7 @@ def _run_child(command: list[str], stdin: str | None = None) -> tuple[str, float
         reader.join()
     if process.returncode != 0:
         raise SystemExit(f"{command[:3]} failed: {chunks.get('err', '')[-2000:]}")
-    return chunks.get("out", ""), wall, int(usage.ru_maxrss)
+    return chunks.get("out", ""), wall, int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime
 
 
 def _oracle() -> list[str]:
@@ -290,24 +294,24 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     ours_rss: list[int] = []
     for _ in range(args.runs):
         command = [sys.executable, __file__, "--child", str(path), str(args.keep_recent), str(max_bytes)]
-        out, _wall, rss = _run_child(command)
+        out, _wall, rss, _cpu = _run_child(command)
         ours_runs.append(json.loads(out))
         ours_rss.append(rss)
     best = {k: min(r["times"][k] for r in ours_runs) for k in ours_runs[0]["times"]}
     ours = ours_runs[0]
     print(f"file: {path.stat().st_size / 1e6:.1f} MB, {ours['entries']} entries, keepRecentTokens {args.keep_recent}")
     print(
-        "ours (best of {n}): load {load:.2f}s, project {project:.2f}s, prepare {prepare:.2f}s, total {total:.2f}s;"
-        " peak RSS {rss:.0f} MB".format(n=args.runs, rss=max(ours_rss) / 1024, **best),
+        "ours (best of {n}): load {load:.2f}s, project {project:.2f}s, prepare {prepare:.2f}s, total {total:.2f}s"
+        " (CPU {cpu:.2f}s); peak RSS {rss:.0f} MB".format(n=args.runs, rss=max(ours_rss) / 1024, **best),
         flush=True,
     )
     print(f"after ours: {_load()}", flush=True)
     if args.ours_only:
         return
     oracle = _oracle()
-    startup = min(
-        _run_child(oracle, json.dumps({"op": "format_size", "bytes": 1}))[1] for _ in range(max(1, args.runs))
-    )
+    startups = [_run_child(oracle, json.dumps({"op": "format_size", "bytes": 1})) for _ in range(max(1, args.runs))]
+    startup = min(run[1] for run in startups)
+    startup_cpu = min(run[3] for run in startups)
     request = json.dumps(
         {
             "op": "prepare_compaction",
@@ -317,16 +321,18 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         }
     )
     pi_walls: list[float] = []
+    pi_cpus: list[float] = []
     pi_rss: list[int] = []
     answer: Any = None
     for _ in range(args.runs):
         try:
-            out, wall, rss = _run_child(oracle, request)
+            out, wall, rss, cpu = _run_child(oracle, request)
         except SystemExit as failure:  # e.g. over Node's string limit: Pi cannot read the file at all
             print(f"Pi 1.6.0 via oracle failed: {str(failure)[-600:].strip()}")
             print(f"after Pi: {_load()}")
             return
         pi_walls.append(wall)
+        pi_cpus.append(cpu)
         pi_rss.append(rss)
         answer = json.loads(out)
     if not answer.get("ok"):  # e.g. over Node's string limit: Pi cannot read the file at all
@@ -348,7 +354,13 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         f"Pi 1.6.0 via oracle (best of {args.runs}): {pi_best:.2f}s after {startup:.2f}s start-up"
         f" (median {statistics.median(pi_walls) - startup:.2f}s); peak RSS {max(pi_rss) / 1024:.0f} MB"
     )
-    print(f"ratio Pi / ours: {pi_best / best['total']:.2f}x")
+    pi_cpu = min(pi_cpus) - startup_cpu
+    print(f"Pi's CPU time (all of Node's threads), start-up's subtracted: {pi_cpu:.2f}s")
+    print(f"ratio Pi / ours: {pi_best / best['total']:.2f}x (wall), {pi_cpu / best['cpu']:.2f}x (CPU)")
+    print(
+        f"ours / Pi: time {best['total'] / pi_best:.2f}x (wall), {best['cpu'] / pi_cpu:.2f}x (CPU);"
+        f" peak memory {max(ours_rss) / max(pi_rss):.2f}x"
+    )
     print(f"after Pi: {_load()}")
 
 

@@ -16,6 +16,13 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``,
   memory then. Then a burst: 500 didChanges sent without waiting, the number of checks the
   server ran for them and the time until the last version's diagnostics arrived.
 
+  With it, the server's own time on a CPU until ``initialize`` is answered, and its time waiting
+  for one (``/proc/PID/task/*/schedstat``): on the shared machine the wall time is mostly waiting.
+
+* **imports** (with the start): ``python -X importtime -m lsp_server serve`` with an empty stdin,
+  once per start run: the cumulative import time of the server module (``lsp_server.server.app``)
+  and of the biggest imports under it, best run (``--start-only`` runs just the start and this).
+
 * **folders** (``--folders F``, only this part runs): a workspace of F folders, each with its own
   ``.pi/skills`` of ``--folder-skills`` skills (every one lacks its description, so every one gets
   diagnostics) and an AGENTS.md, opened as F workspace folders in one ``initialize``. Times spawn
@@ -36,6 +43,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -91,10 +99,31 @@ async def start_client(root: Path, home: Path, init_options: Any = None) -> tupl
         )
     )
     initialize_ms = (time.perf_counter() - began) * 1000
+    client.cpu_at_initialize = server_schedstat(client)  # type: ignore[attr-defined]
     client.initialized(types.InitializedParams())
     await client.workspace_execute_command_async(types.ExecuteCommandParams(command="pi.debug.state", arguments=[{}]))
     ready_ms = (time.perf_counter() - began) * 1000
     return client, initialize_ms, ready_ms
+
+
+def server_schedstat(client: LanguageClient) -> tuple[float, float] | None:
+    """Milliseconds the server's threads ran on a CPU and waited for one, so far (Linux schedstat).
+
+    On a shared machine the wall time to ``initialize`` is mostly waiting for a CPU; the time on
+    the CPU is what the server itself costs, and what the wall time is on an idle machine.
+    """
+    process = client._server
+    if process is None:
+        return None
+    ran = waited = 0
+    try:
+        for task in os.listdir(f"/proc/{process.pid}/task"):
+            with open(f"/proc/{process.pid}/task/{task}/schedstat", encoding="ascii") as stat:
+                fields = stat.read().split()
+            ran, waited = ran + int(fields[0]), waited + int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return ran / 1e6, waited / 1e6
 
 
 def server_rss_mb(client: LanguageClient) -> float | None:
@@ -125,12 +154,44 @@ async def bench_start(runs: int) -> dict[str, Any]:
         root, home = Path(tmp, "ws"), Path(tmp, "home")
         root.mkdir()
         home.mkdir()
+        on_cpu: list[float] = []
+        waiting: list[float] = []
         for _ in range(runs):
             client, init_ms, ready_ms = await start_client(root, home)
             initialize.append(init_ms)
             ready.append(ready_ms)
+            if client.cpu_at_initialize is not None:  # type: ignore[attr-defined]
+                on_cpu.append(client.cpu_at_initialize[0])  # type: ignore[attr-defined]
+                waiting.append(client.cpu_at_initialize[1])  # type: ignore[attr-defined]
             await stop_client(client)
-    return {"start_to_initialize": summary(initialize), "start_to_ready": summary(ready)}
+    cpu = {"server_on_cpu_to_initialize": summary(on_cpu), "server_waiting_for_cpu": summary(waiting)} if on_cpu else {}
+    return {"start_to_initialize": summary(initialize), "start_to_ready": summary(ready), **cpu, **import_times(runs)}
+
+
+def import_times(runs: int) -> dict[str, Any]:
+    """``-X importtime`` of ``serve`` (stdin empty, so it exits at once): the server's imports, best run."""
+    best: dict[str, float] | None = None
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "lsp_server", "serve"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        cumulative: dict[str, float] = {}
+        for line in done.stderr.splitlines():
+            parts = line.removeprefix("import time:").split("|")
+            if len(parts) == 3 and parts[1].strip().isdigit():
+                cumulative[parts[2].strip()] = int(parts[1]) / 1000
+        if "lsp_server.server.app" in cumulative and (
+            best is None or cumulative["lsp_server.server.app"] < best["lsp_server.server.app"]
+        ):
+            best = cumulative
+    if best is None:
+        return {}
+    watched = ("lsp_server.server.app", "lsprotocol.types", "pygls.lsp.server", "asyncio", "lsp_server.server.features")
+    return {"import_ms": {name: round(best[name], 1) for name in watched if name in best}}
 
 
 def skill_text(name: str, broken: bool) -> str:
@@ -420,7 +481,9 @@ def load_average() -> str:
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.folders:
         return {"load_before": load_average(), **await bench_folders(args.folders, args.folder_skills)}
-    results = await bench_start(args.runs)
+    results = {"load_before": load_average(), **await bench_start(args.runs)}
+    if args.start_only:
+        return results
     results.update(await bench_edit(args.skills, args.edits))
     results.update(await bench_save(args.skills, args.saves))
     return results
@@ -434,6 +497,7 @@ def main() -> int:
     parser.add_argument("--saves", type=int, default=20, help="AGENTS.md saves to time (default 20)")
     parser.add_argument("--folders", type=int, default=0, help="only the multi-root workspace of F folders")
     parser.add_argument("--folder-skills", type=int, default=5, help="skills per folder with --folders (default 5)")
+    parser.add_argument("--start-only", action="store_true", help="only the start and import times")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))

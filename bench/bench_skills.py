@@ -13,7 +13,11 @@ then times:
   colliding and a unique name so the collision bookkeeping runs every time);
 - Pi itself: Pi 1.6.0's ``loadSkillsFromDir`` on the same folder through the oracle (``--jsonl``,
   one warm-up request first, best of 3, timed from outside: the JSON answer is included), when
-  the oracle is installed (``~/.cache/pi-oracle``), and the ratio of our Pi load to Pi's.
+  the oracle is installed (``~/.cache/pi-oracle``), and the ratio of our Pi load to Pi's;
+- peak memory, each in a fresh process so the peak is its own: ours loading the skills as Pi does
+  (``load_skills_from_dir``) and ours checking the workspace (discovery + validation of every
+  skill), beside Pi's process answering ``loadSkillsFromDir`` (the oracle, one request); each with
+  the process's memory before the work (after imports; Pi: answering a trivial request).
 
 The re-check must not grow with the number of skills: it parses one file and touches only the
 skills sharing its old and new names.
@@ -106,6 +110,54 @@ def pi_load_ms(skills_dir: Path, count: int, runs: int = 3) -> float | None:
         process.wait(timeout=30)
 
 
+_OURS_PEAK = """
+import json, sys
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) / 1024 for line in f if line.startswith(key))
+from lsp_server.checks import SkillIndex, find_targets
+from lsp_server.context.skills import load_skills_from_dir
+from lsp_server.rules.skill_rules import check_skill_file
+before = status("VmRSS:")
+if sys.argv[1] == "load":
+    load_skills_from_dir(sys.argv[2] + "/.pi/skills", "project")
+else:
+    index = SkillIndex("pi")
+    for path, placement in find_targets([sys.argv[2]]).skills:
+        index.update(check_skill_file(path), placement)
+print(json.dumps({"before": before, "peak": status("VmHWM:")}))
+"""
+
+
+def ours_peak_mb(root: Path, work: str) -> tuple[float, float]:
+    """(memory after imports, peak) in MB of a fresh process doing ``work`` (``load`` or ``check``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OURS_PEAK, work, str(root)], capture_output=True, text=True, check=True
+    )
+    answer = json.loads(done.stdout)
+    return answer["before"], answer["peak"]
+
+
+def pi_peak_mb(skills_dir: Path) -> tuple[float, float] | None:
+    """(peak answering a trivial request, peak answering ``loadSkillsFromDir``) in MB of Pi's process."""
+    command = oracle_command()
+    if command is None:
+        return None
+    peaks = []
+    for request in (
+        {"op": "format_size", "bytes": 1},
+        {"op": "load_skills", "source": "project", "dirs": [str(skills_dir)]},
+    ):
+        process = subprocess.Popen(command[:-1], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(request).encode())
+        process.stdin.close()
+        _, _, usage = os.wait4(process.pid, 0)
+        process.returncode = 0
+        peaks.append(usage.ru_maxrss / 1024)
+    return peaks[0], peaks[1]
+
+
 def bench(count: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-skills-") as tmp:
         root = Path(tmp)
@@ -125,6 +177,9 @@ def bench(count: int) -> dict[str, float]:
         loaded = load_skills_from_dir(str(root / ".pi" / "skills"), "project")
         assert len(loaded.skills) == count
         pi_ms = pi_load_ms(root / ".pi" / "skills", count)
+        load_before, load_peak = ours_peak_mb(root, "load")
+        check_before, check_peak = ours_peak_mb(root, "check")
+        pi_peaks = pi_peak_mb(root / ".pi" / "skills")
 
         target = str(paths[count // 2])
         placement_for(target)
@@ -145,6 +200,12 @@ def bench(count: int) -> dict[str, float]:
             "pi_itself": pi_ms if pi_ms is not None else float("nan"),
             "recheck_median": statistics.median(samples),
             "recheck_p90": sorted(samples)[int(len(samples) * 0.9)],
+            "ours_load_before_mb": load_before,
+            "ours_load_peak_mb": load_peak,
+            "ours_check_before_mb": check_before,
+            "ours_check_peak_mb": check_peak,
+            "pi_before_mb": pi_peaks[0] if pi_peaks else float("nan"),
+            "pi_peak_mb": pi_peaks[1] if pi_peaks else float("nan"),
         }
 
 
@@ -163,6 +224,14 @@ def main(argv: list[str]) -> None:
             f"{row['skills']:>7.0f} {row['discovery']:>13.1f} {row['validation']:>12.1f} {row['pi_load']:>11.1f} "
             f"{row['recheck_median']:>12.3f} {row['recheck_p90']:>7.3f} {row['pi_itself']:>12.1f}"
             f" {row['pi_load'] / row['pi_itself']:>8.2f}",
+            flush=True,
+        )
+        print(
+            f"{'':>7} peak RSS: ours loading as Pi {row['ours_load_peak_mb']:.0f} MB"
+            f" (after imports {row['ours_load_before_mb']:.0f} MB), ours checking the workspace"
+            f" {row['ours_check_peak_mb']:.0f} MB (after imports {row['ours_check_before_mb']:.0f} MB),"
+            f" Pi 1.6.0 {row['pi_peak_mb']:.0f} MB (answering a trivial request {row['pi_before_mb']:.0f} MB);"
+            f" ours/Pi {row['ours_load_peak_mb'] / row['pi_peak_mb']:.2f}x",
             flush=True,
         )
     print("load average after: " + ", ".join(f"{value:.2f}" for value in os.getloadavg()))

@@ -44,8 +44,8 @@ from lsp_server.js.numbers import MAX_SAFE_INTEGER
 from lsp_server.js.values import js_get
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.entries import Entry
 from lsp_server.session.projection import SessionProjection
+from lsp_server.session.raw import Entry
 from lsp_server.session.tokens import (
     CompactionSettings,
     ContextEstimate,

@@ -179,7 +179,7 @@ def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspac
             "entryCount": len(session.entries),
             "entryTypes": dict(types.most_common()),
             "messageRoles": dict(roles.most_common()),
-            "problems": [problem.to_json() for problem in session.problems]
+            "problems": [problem.to_json() for problem in session.all_problems()]
             + [
                 {
                     "line": session.lines[problem.index],

@@ -51,7 +51,6 @@ from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import js_get, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import Usage
-from lsp_server.session.entries import Entry
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,
@@ -59,7 +58,8 @@ from lsp_server.session.messages import (
     create_custom_message,
 )
 from lsp_server.session.projection import apply_context_edit, entry_to_context_messages
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens, estimate_tokens_failure
+from lsp_server.session.raw import Entry
+from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens_failure, pi_estimate_tokens
 from lsp_server.session.tree import build_index
 
 DEFAULT_CONTEXT_WINDOW: Final = 128000
@@ -87,7 +87,7 @@ class BranchPreparation:
 
     messages: list[Message]
     file_ops: FileOps
-    total_tokens: int
+    total_tokens: float  # NaN when Pi's count is (a text that is not a string: see pi_estimate_tokens)
 
     def to_json(self) -> dict[str, Any]:
         return {"messages": self.messages, "fileOps": self.file_ops.to_json(), "totalTokens": self.total_tokens}
@@ -245,7 +245,7 @@ def prepare_branch_entries(entries: Sequence[Entry], token_budget: float = 0) ->
             except TypeError:
                 continue
     messages: list[Message] = []
-    total = 0
+    total: float = 0
     for entry in reversed(entries):
         try:
             edit: Entry | None = edits.get(js_get(entry, "id"))
@@ -258,7 +258,7 @@ def prepare_branch_entries(entries: Sequence[Entry], token_budget: float = 0) ->
         failure = estimate_tokens_failure(message)
         if failure is not None:  # Pi's estimateTokens throws here: so does its branch summary
             raise PiWouldFail(str(failure), js_get(entry, "id"))
-        tokens = estimate_tokens(message)
+        tokens = pi_estimate_tokens(message)  # NaN as in Pi: the total becomes NaN and no budget check holds
         if token_budget > 0 and total + tokens > token_budget:
             if js_get(entry, "type") in ("compaction", "branch_summary") and total < token_budget * SQUEEZE_RATIO:
                 messages.append(message)

@@ -40,8 +40,8 @@ from lsp_server.compaction.summarize import (
 from lsp_server.js.values import UNDEFINED, js_get
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.entries import Entry
 from lsp_server.session.projection import ModelRef, project_path, session_settings
+from lsp_server.session.raw import Entry
 from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, CompactionSettings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import (
@@ -95,6 +95,12 @@ def plan_compaction(
     if session.error is not None:
         return session.error
     leaf = session.leaf_id if leaf_id is None else leaf_id
+    if leaf is None and session.nonobject_leaf is not None:
+        line = session.nonobject_leaf.line
+        return (
+            f"{session.path}: nothing to compact: Pi's last entry is line {line}, which is not an entry object, "
+            "so Pi's leaf has no id and its branch is empty (pass a leaf id to compact an earlier branch)"
+        )
     if leaf is None:
         return f"{session.path} has no entries to compact"
     if _lookup(session, leaf) is None:

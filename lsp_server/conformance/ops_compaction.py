@@ -35,8 +35,15 @@ from lsp_server.compaction.prepare import CompactionPreparation, prepare_compact
 from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from lsp_server.compaction.summarize import CompactionResult, SummaryFailure, SummaryOptions, compact
 from lsp_server.conformance.harness import EvalContext, OpError, op
-from lsp_server.conformance.ops_session import as_json, brief_message, decode_entries
+from lsp_server.conformance.ops_session import (
+    as_json,
+    brief_message,
+    decode_entries,
+    require_no_null,
+    require_no_null_until,
+)
 from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
+from lsp_server.js.errors import cannot_read
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.llm.client import CancelToken
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress, Usage
@@ -263,6 +270,7 @@ def find_cut_point_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     start = _index_arg(req, "startIndex", 0)
     end = _index_arg(req, "endIndex", len(entries))
+    require_no_null(entries[max(start, 0) : end], "type")  # findValidCutPoints reads every entry's type
     keep = req.get("keepRecentTokens")
     cut = find_cut_point(entries, start, end, DEFAULT_COMPACTION_SETTINGS.keep_recent_tokens if keep is None else keep)
     return as_json({**cut.to_json(), **_cut_ids(entries, cut), "entryCount": len(entries)})
@@ -287,7 +295,10 @@ def find_turn_start_index_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entry_index = req.get("entryIndex")
     if not isinstance(entry_index, int):
         raise OpError("entryIndex must be a number")
-    return {"index": find_turn_start_index(entries, entry_index, _index_arg(req, "startIndex", 0))}
+    start = _index_arg(req, "startIndex", 0)
+    found = lambda entry: find_turn_start_index([entry], 0, 0) == 0  # noqa: E731
+    require_no_null_until(entries, range(min(entry_index, len(entries) - 1), max(start, 0) - 1, -1), found, "type")
+    return {"index": find_turn_start_index(entries, entry_index, start)}
 
 
 # --- compaction ------------------------------------------------------------------------------------
@@ -304,9 +315,17 @@ def _settings(req: dict[str, Any]) -> tuple[CompactionSettings, dict[str, Any]]:
     return settings, merged
 
 
+def _require_compactable(entries: list[Any]) -> None:
+    """Where ``prepareCompaction`` throws on a ``null`` entry: the last one's type, then buildEntryIndex."""
+    if entries and entries[-1] is None:
+        raise cannot_read(None, "type")
+    require_no_null(entries, "id")
+
+
 @op("prepare_compaction")
 def prepare_compaction_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
+    _require_compactable(entries)
     settings, merged = _settings(req)
     prep = prepare_compaction(entries, settings)
     if prep is None:
@@ -352,6 +371,7 @@ def compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
         preparation: CompactionPreparation | None = _given_preparation(raw_preparation)
     else:
         entries, _ = decode_entries(req, ctx)
+        _require_compactable(entries)
         settings, _merged = _settings(req)
         preparation = prepare_compaction(entries, settings)
         if preparation is None:
@@ -385,6 +405,7 @@ def compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 
 def _branch_entries(req: dict[str, Any], ctx: EvalContext) -> list[Any]:
     entries, _ = decode_entries(req, ctx)
+    require_no_null(entries, "type")  # SessionManager's _loadEntries, or prepareBranchEntries' loop
     if "oldLeafId" in req and "targetId" in req:
         return collect_entries_for_branch_summary(entries, req["oldLeafId"], req["targetId"]).entries
     return entries
@@ -393,6 +414,7 @@ def _branch_entries(req: dict[str, Any], ctx: EvalContext) -> list[Any]:
 @op("collect_entries_for_branch_summary")
 def collect_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
+    require_no_null(entries, "type")  # SessionManager's _loadEntries
     return as_json(collect_entries_for_branch_summary(entries, req.get("oldLeafId"), req.get("targetId")).to_json())
 
 

@@ -22,6 +22,7 @@ from lsp_server.compaction.file_ops import (
 )
 from lsp_server.compaction.serialize import serialize_conversation
 from lsp_server.conformance.harness import EvalContext, OpError, gen_content, op
+from lsp_server.js.errors import cannot_read
 from lsp_server.js.strings import js_len, js_slice, node_utf8
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
@@ -39,8 +40,8 @@ from lsp_server.session.tokens import (
     CompactionSettings,
     calculate_context_tokens,
     estimate_context_tokens,
-    estimate_tokens,
     get_last_assistant_usage,
+    pi_estimate_tokens,
     should_compact,
 )
 from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
@@ -52,22 +53,43 @@ def _problems(parsed: ParsedLines) -> list[dict[str, Any]]:
     return [problem.to_json() for problem in parsed.problems]
 
 
-def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") -> tuple[list[Entry], Entry | None]:
-    """The oracle's ``decodeEntries``: entries without the header, migrated unless ``migrate: false``."""
+def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") -> tuple[list[Any], Entry | None]:
+    """The oracle's ``decodeEntries``: entries without the header, migrated unless ``migrate: false``.
+
+    Like Pi's ``parseSessionEntries``, every JSON value is kept, not only objects: a line ``42``
+    or ``[1,2]`` is an entry to Pi's functions too (with no id, type or parent), and a ``null``
+    makes them throw where they read a property of it (:func:`require_no_null`).
+    """
     raw = req.get(key)
     if isinstance(raw, list):
-        file_entries = [e for e in copy.deepcopy(raw) if isinstance(e, dict)]
+        file_entries = copy.deepcopy(raw)
     elif isinstance(req.get("jsonl"), str):
-        file_entries = parse_session_text(req["jsonl"]).entries
+        file_entries = parse_session_text(req["jsonl"]).values
     elif isinstance(req.get("jsonlFile"), str):
         with open(req["jsonlFile"], "rb") as handle:
-            file_entries = parse_session_text(handle.read().decode("utf-8", errors="replace")).entries
+            file_entries = parse_session_text(handle.read().decode("utf-8", errors="replace")).values
     else:
         raise OpError(f"missing {key} (array) or jsonl (string) or jsonlFile (path)")
-    header = next((e for e in file_entries if e.get("type") == "session"), None)
+    header = next((e for e in file_entries if js_get(e, "type") == "session"), None)
     if req.get("migrate") is not False and header is not None:
         migrate_session_entries(file_entries)
-    return [e for e in file_entries if e.get("type") != "session"], header
+    return [e for e in file_entries if js_get(e, "type") != "session"], header
+
+
+def require_no_null(entries: list[Any], key: str) -> None:
+    """Pi's function reads ``entry.<key>`` of every entry first: a ``null`` entry throws there."""
+    if any(entry is None for entry in entries):
+        raise cannot_read(None, key)
+
+
+def require_no_null_until(entries: list[Any], indices: range, found: Any, key: str) -> None:
+    """Pi's loop over ``indices`` reads ``entry.<key>`` until ``found(entry)``: a ``null`` before that throws."""
+    for index in indices:
+        entry = entries[index]
+        if entry is None:
+            raise cannot_read(None, key)
+        if found(entry):
+            return
 
 
 def describe_text(text: Any, full: Any) -> Any:
@@ -168,6 +190,7 @@ def _leaf_arg(req: dict[str, Any]) -> Any:
 @op("build_session_context")
 def build_session_context_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
+    require_no_null(entries, "id")  # buildEntryIndex
     projection = build_session_projection(entries, _leaf_arg(req))
     out: dict[str, Any] = {
         "messages": projection.messages,
@@ -213,14 +236,16 @@ def as_json(value: Any) -> Any:
 @op("estimate_tokens")
 def estimate_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     if req.get("message"):
-        return {"tokens": estimate_tokens(req["message"])}
+        return as_json({"tokens": pi_estimate_tokens(req["message"])})
     messages = req.get("messages") or []
-    per_message = [estimate_tokens(m) for m in messages]
-    return {
-        "perMessage": per_message,
-        "total": sum(per_message),
-        "contextEstimate": estimate_context_tokens(messages).to_json(),
-    }
+    per_message = [pi_estimate_tokens(m) for m in messages]
+    return as_json(
+        {
+            "perMessage": per_message,
+            "total": sum(per_message),
+            "contextEstimate": estimate_context_tokens(messages, pi_estimate_tokens).to_json(),
+        }
+    )
 
 
 @op("calculate_context_tokens")
@@ -231,6 +256,8 @@ def calculate_context_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 @op("get_last_assistant_usage")
 def get_last_assistant_usage_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
+    found = lambda entry: get_last_assistant_usage([entry]) is not None  # noqa: E731
+    require_no_null_until(entries, range(len(entries) - 1, -1, -1), found, "type")
     return {"usage": get_last_assistant_usage(entries)}
 
 

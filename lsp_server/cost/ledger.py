@@ -23,7 +23,7 @@ from typing import Any, Literal
 from lsp_server.cost.prices import CostParts, ModelPrices, PriceSource, UsageCounts, calculate_cost
 from lsp_server.js.dates import js_date_ms
 from lsp_server.js.values import js_get
-from lsp_server.session.entries import Entry
+from lsp_server.session.raw import Entry
 
 CostSource = Literal["recorded", "computed", "unknown"]
 MarkerKind = Literal["compaction", "branchSummary", "branchPoint", "modelChange"]

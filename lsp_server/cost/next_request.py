@@ -35,9 +35,9 @@ from lsp_server.cost.prices import CacheRetention, ModelPrices, UsageCounts, cal
 from lsp_server.js.strings import js_len
 from lsp_server.js.values import UNDEFINED, js_get
 from lsp_server.prompt.system_messages import current_system_message, render_system_message_update, system_message_text
-from lsp_server.session.entries import Entry
 from lsp_server.session.messages import convert_message_to_llm
 from lsp_server.session.projection import SessionProjection, build_session_projection
+from lsp_server.session.raw import Entry
 from lsp_server.session.transform import transform_messages
 from lsp_server.tokens.pi import pi_text_tokens
 

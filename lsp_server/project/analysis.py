@@ -15,16 +15,19 @@ from lsp_server import protocol
 from lsp_server.budget.budget import prompt_budget
 from lsp_server.budget.projected import SessionAnalysis, analyze_session
 from lsp_server.budget.wire import budget_result, projected_result
-from lsp_server.js.values import UNDEFINED
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.session.tail import SessionFile
 
 
 def analyze(snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None = None) -> SessionAnalysis:
-    """The session at ``leaf_id`` (default: Pi's leaf) counted with the project's settings and prompt."""
+    """The session at ``leaf_id`` (default: Pi's leaf) counted with the project's settings and prompt.
+
+    Pi's leaf is the last entry, or nothing when Pi's last entry is a non-object line
+    (:attr:`SessionFile.default_leaf`): the request then carries none of the session's messages, as Pi's would.
+    """
     return analyze_session(
         session.entries,
-        leaf_id if leaf_id is not None else UNDEFINED,
+        leaf_id if leaf_id is not None else session.default_leaf,
         by_id=session.index.by_id,
         config=snapshot.project.budget_config,
         workspace_prompt=snapshot.prompt,

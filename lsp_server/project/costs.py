@@ -17,7 +17,7 @@ from lsp_server.js.values import UNDEFINED, js_get
 from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.wire import cache_impact_wire, token_counts
-from lsp_server.session.entries import Entry
+from lsp_server.session.raw import Entry
 from lsp_server.session.projection import project_path
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.tree import build_path
@@ -30,7 +30,8 @@ def session_ledger(
 ) -> TurnLedger:
     """The ledger of the branch ending at ``leaf_id`` (default: Pi's leaf); ``branch`` if already built."""
     if branch is None:
-        branch = build_path(session.entries, leaf_id if leaf_id is not None else UNDEFINED, session.index.by_id)
+        leaf = leaf_id if leaf_id is not None else session.default_leaf
+        branch = build_path(session.entries, leaf, session.index.by_id)
     children = session.index.children  # read, not copied: one lookup per entry of the branch
 
     def children_count(entry_id: object) -> int:

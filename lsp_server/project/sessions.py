@@ -157,10 +157,9 @@ def session_tree_result(session: SessionFile, leaf_id: str | None = None) -> pro
     in ``problems`` with their line numbers.
     """
     tree = session.tree()
-    leaf = leaf_id if leaf_id is not None else _id_text(session.index.leaf_id)
-    active = {
-        id(entry) for entry in build_path(session.entries, leaf if leaf is not None else UNDEFINED, session.index.by_id)
-    }
+    leaf = leaf_id if leaf_id is not None else _id_text(session.leaf_id)
+    start: Any = leaf if leaf is not None else session.default_leaf
+    active = {id(entry) for entry in build_path(session.entries, start, session.index.by_id)}
     nodes: list[protocol.TreeNode] = []
     stack: list[TreeNode] = list(reversed(tree.roots))
     while stack:
@@ -185,7 +184,7 @@ def session_tree_result(session: SessionFile, leaf_id: str | None = None) -> pro
                 )
             )
         stack.extend(reversed(node.children))
-    problems = [f"line {p.line}: {p.reason} ({p.code})" for p in session.problems]
+    problems = [f"line {p.line}: {p.reason} ({p.code})" for p in session.all_problems()]
     problems += [f"line {session.lines[p.index]}: {p.message} ({p.code})" for p in tree.problems]
     if session.error is not None:
         problems.insert(0, session.error)

@@ -59,7 +59,6 @@ from lsp_server.server.progress import (
     long_operation,
 )
 from lsp_server.server.scheduler import DebouncedScheduler
-from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
 
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
@@ -68,6 +67,7 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.project.summaries import PreviewCache
     from lsp_server.server.config import ServerSettings
     from lsp_server.server.projects import OpenProjects
+    from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
     from lsp_server.session.bounds import SessionReadLimits
 
 logger = logging.getLogger(__name__)
@@ -558,6 +558,10 @@ class PiLanguageServer(LanguageServer):
         self.stop_watcher()
         if not self.settings.watch:
             return
+        from lsp_server.server.watch import (
+            WorkspaceWatcher,
+        )  # watchfiles, anyio, ctypes: not needed to answer initialize
+
         loop = self.loop
 
         def deliver(batch: WatchBatch) -> None:  # watcher thread -> event loop
@@ -603,6 +607,7 @@ class PiLanguageServer(LanguageServer):
 
 
 DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads them off the event loop
+    "lsp_server.server.watch",
     "lsp_server.server.config",
     "lsp_server.checks",
     "lsp_server.protocol",

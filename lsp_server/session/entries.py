@@ -26,11 +26,9 @@ from pydantic.alias_generators import to_camel
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.objects import js_ordered
 from lsp_server.js.values import js_get
+from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 
-Entry = dict[str, Any]
-"""One parsed line of a session file (the header or an entry), as stored."""
-
-CURRENT_SESSION_VERSION = 3
+__all__ = ["CURRENT_SESSION_VERSION", "Entry"]  # re-exported: the raw form lives in session/raw.py
 
 ThinkingLevel = str  # "off", "minimal", "low", "medium", "high", "xhigh" (kept open: files may hold others)
 

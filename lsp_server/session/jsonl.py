@@ -8,6 +8,13 @@ missing newline when it opens the file; we never write to the user's file). Old 
 are migrated the way Pi migrates them, but only in memory, with deterministic ids so reloading
 gives the same ids every time.
 
+A line that is JSON but not an object (``42``, ``[1]``, ``"x"``, ``true``, ``null``) is reported
+too, yet Pi keeps it: its text parser keeps every such value, its file loader every truthy one
+(:class:`NonObject`). The Pi-compatible answers keep them where Pi does, because they matter: one
+before the header makes the file no session, and one as the last line is Pi's leaf.
+
+Files are parsed as they are read (:func:`parse_stream`, in chunks), never held whole in memory.
+
 JSON is parsed with ``JSON.parse``'s rules: ``NaN``/``Infinity`` are rejected (Python's json
 accepts them), integers beyond 2**53 become floats as in JavaScript, ``-0`` is negative zero and
 ``1e999`` is infinity. Complete lines go through orjson first (several times faster than the
@@ -19,10 +26,15 @@ above, so both give the same values (a differential test checks it).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
+import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import orjson
 
@@ -31,9 +43,18 @@ from lsp_server.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.numbers import js_json_integer
 from lsp_server.js.strings import js_trim, js_trim_start
-from lsp_server.js.values import UNDEFINED
-from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, line_too_long_reason, open_session
-from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
+from lsp_server.js.values import UNDEFINED, js_get, js_truthy
+from lsp_server.session.bounds import (
+    DEFAULT_LIMITS,
+    READ_CHUNK_BYTES,
+    TAIL_BYTES,
+    RawLine,
+    SessionReadLimits,
+    line_too_long_reason,
+    open_session,
+    too_large_message,
+)
+from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 
 NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
 
@@ -83,6 +104,21 @@ class LineProblem:
         return {"line": self.line, "code": self.code, "reason": self.reason, "severity": self.severity.label}
 
 
+@dataclass(frozen=True)
+class NonObject:
+    """A line holding a JSON value that is not an object, which Pi's file loader keeps all the same.
+
+    Pi's ``loadEntriesFromFile`` keeps every line that parses to a *truthy* value (``42``, ``[1]``,
+    ``"text"``, ``true``), so such a line takes a place among Pi's file entries: it can stand where
+    the header should be, or be the last entry (Pi's leaf, which then has no id). ``position`` is
+    how many objects of the same :class:`ParsedLines` came before it.
+    """
+
+    position: int
+    line: int
+    value: Any
+
+
 @dataclass
 class ParsedLines:
     """JSON objects of a chunk of lines, the 1-based line of each, and the lines that were skipped."""
@@ -90,10 +126,28 @@ class ParsedLines:
     entries: list[Entry] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     problems: list[LineProblem] = field(default_factory=list)
-    # Pi's fileEntries: every line that parses as JSON, whatever its type, in order. Only
-    # parse_session_text fills it (what Pi-compatible answers start from); the entries above
-    # hold the objects alone, and the others are reported as problems.
+    # Pi's fileEntries from parseSessionEntries: every line that parses as JSON, whatever its type,
+    # in order. Only parse_session_text fills it (what the oracle's jsonl answers start from).
     values: list[Any] = field(default_factory=list)
+    # The non-objects Pi's loadEntriesFromFile keeps (truthy ones), where they stand among the objects.
+    others: list[NonObject] = field(default_factory=list)
+
+    def file_entries(self) -> tuple[list[Any], list[int]]:
+        """Pi's ``loadEntriesFromFile`` entries (objects and kept non-objects, file order) and their lines."""
+        if not self.others:
+            return list(self.entries), list(self.lines)
+        values: list[Any] = []
+        lines: list[int] = []
+        start = 0
+        for other in self.others:
+            values += self.entries[start : other.position]
+            lines += self.lines[start : other.position]
+            values.append(other.value)
+            lines.append(other.line)
+            start = other.position
+        values += self.entries[start:]
+        lines += self.lines[start:]
+        return values, lines
 
 
 def _describe_value(value: Any) -> str:
@@ -105,40 +159,62 @@ def _describe_value(value: Any) -> str:
 # Where orjson's number could differ from JSON.parse's: an integer of 16+ digits (beyond 2**53 it
 # must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript). The
 # check also hits such text inside strings; those lines just take the slower decoder. It runs on
-# the line mapped to its number shape (digits -> "0", ".eE+" -> "e", "-" kept, the rest -> " "),
-# so two C-speed ``find``s do it.
+# the buffer mapped to its number shape (digits -> "0", ".eE+" -> "e", "-" kept, the rest -> " ",
+# newlines included), so a ``translate`` and a few C-speed ``find``s do it for many lines at once.
 _SHAPE: Final = bytes(
     ord("0") if chr(b).isdigit() and b < 128 else b if b == ord("-") else ord("e") if chr(b) in ".eE+" else ord(" ")
     for b in range(256)
 )
 _LONG_INTEGER: Final = b"0" * 16
+_MINUS_ZERO: Final = re.compile(rb"-0(?![0-9.eE])")
 _SLOW: Final = object()
 
 
-def _needs_js_numbers(raw: bytes) -> bool:
-    shape = raw.translate(_SHAPE)
-    return _LONG_INTEGER in shape or b"-0 " in shape or shape.endswith(b"-0")
+# Short values that repeat in every entry of a session (entry types, roles, model and provider names,
+# block types, tool names) share one string object instead of one per entry: about 7% of the memory
+# of a large session. ``sys.intern`` does not keep a string alive once no entry holds it.
+_SHARED_MESSAGE_KEYS: Final = ("role", "api", "provider", "model", "stopReason", "toolName")
+_SHARED_MAX: Final = 64
 
 
-def _fast_value(raw: bytes) -> Any:
-    """``JSON.parse`` of a complete line through orjson, or ``_SLOW`` when the full rules must decide."""
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path says which
-    if _needs_js_numbers(raw):
-        return _SLOW
-    return value
+def _share_strings(entry: Entry) -> None:
+    """Replace the repeated short values of ``entry`` by their interned copies (values and key order unchanged)."""
+    intern = sys.intern
+    kind = entry.get("type")
+    if kind.__class__ is str:
+        entry["type"] = intern(kind)
+    message = entry.get("message")
+    if message.__class__ is not dict:
+        return
+    for key in _SHARED_MESSAGE_KEYS:
+        value = message.get(key)
+        if value.__class__ is str and len(value) <= _SHARED_MAX:
+            message[key] = intern(value)
+    content = message.get("content")
+    if content.__class__ is list:
+        for block in content:
+            if block.__class__ is dict:
+                block_type = block.get("type")
+                if block_type.__class__ is str:
+                    block["type"] = intern(block_type)
+                name = block.get("name")
+                if name.__class__ is str and len(name) <= _SHARED_MAX:
+                    block["name"] = intern(name)
 
 
 def _accept(value: Any, line: int, out: ParsedLines) -> None:
-    if not isinstance(value, dict):
-        out.problems.append(
-            LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object")
-        )
+    if isinstance(value, dict):
+        _share_strings(value)
+        out.entries.append(value)
+        out.lines.append(line)
         return
-    out.entries.append(value)
-    out.lines.append(line)
+    kept = js_truthy(value)  # Pi's loadEntriesFromFile: `if (entry) entries.push(entry)`
+    fate = "Pi keeps it as an entry with no id" if kept else "Pi skips it"
+    out.problems.append(
+        LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object ({fate})")
+    )
+    if kept:
+        out.others.append(NonObject(len(out.entries), line, value))
 
 
 def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False) -> None:
@@ -182,32 +258,94 @@ def _line_too_long(line: int, length: int, limit: int) -> LineProblem:
     return LineProblem(line, "session/line-too-long", reason, Severity.ERROR)
 
 
+def _slow_offsets(data: bytes, start: int, end: int) -> list[int]:
+    """Where in ``data[start:end]`` a number may need ``JSON.parse``'s own rules, in order.
+
+    16+ digits in a row: one ``translate`` to the number shape (``_SHAPE``) and a few ``find``s over
+    the whole buffer; ``-0`` not followed by more of a number: one regular expression, whose literal
+    prefix makes it a C-speed scan (``"-0 "`` in the shape would not be: its last byte is everywhere).
+    After a hit the digit search goes on from the next line (that line takes the standard decoder anyway).
+    """
+    shape = data.translate(_SHAPE)
+    hits: list[int] = []
+    at = shape.find(_LONG_INTEGER, start, end)
+    while at >= 0:
+        hits.append(at)
+        newline = data.find(b"\n", at)
+        at = shape.find(_LONG_INTEGER, newline + 1, end) if 0 <= newline < end else -1
+    hits.extend(match.start() for match in _MINUS_ZERO.finditer(data, start, end))
+    hits.sort()
+    return hits
+
+
+def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLines, max_line_bytes: int | None) -> int:
+    """Parse the ``\n``-terminated lines of ``data[start:end]`` into ``out``; returns the next line number.
+
+    Lines go through orjson straight from the buffer (a memoryview, no copy per line) unless a
+    number on them needs the standard decoder's JavaScript rules or orjson refuses them.
+    """
+    view = memoryview(data)
+    hits = _slow_offsets(data, start, end)
+    hit = 0
+    find = data.find
+    loads = orjson.loads
+    while start < end:
+        newline = find(b"\n", start)
+        if max_line_bytes is not None and newline - start > max_line_bytes:
+            out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
+        else:
+            while hit < len(hits) and hits[hit] < start:
+                hit += 1
+            value: Any = _SLOW
+            if hit == len(hits) or hits[hit] > newline:
+                try:
+                    value = loads(view[start:newline])
+                except orjson.JSONDecodeError:
+                    value = _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path
+            if value is _SLOW:
+                parse_line(decode_line(data[start:newline], line, out.problems), line, out)
+            else:
+                _accept(value, line, out)
+        start = newline + 1
+        line += 1
+    return line
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while lines are parsed, on again after (if it was on).
+
+    Parsed JSON holds no reference cycles, so the collector finds nothing to free in it; but a big
+    session creates hundreds of thousands of dicts, and the collector would walk all of them again
+    and again as they pile up: a third of the parse time of a 100 MB session (and as much again in
+    the first collections after the parse, which the move to the oldest generation avoids).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        # What was parsed is long-lived: straight into the oldest generation (a list splice, no walk),
+        # or the first young collections after this would walk every new dict again.
+        gc.freeze()
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
 def parse_bytes(
     data: bytes, first_line: int = 1, *, final: bool = True, max_line_bytes: int | None = None
 ) -> tuple[ParsedLines, int]:
     """Parse the complete lines of ``data``; with ``final`` also the last line if it has no newline.
 
-    Returns the parsed lines and how many bytes were consumed (through the last ``\\n``; all of
+    Returns the parsed lines and how many bytes were consumed (through the last ``\n``; all of
     ``data`` when ``final``), so a follower can resume at a line boundary. A line longer than
     ``max_line_bytes`` is not parsed: it becomes a ``session/line-too-long`` problem.
     """
     out = ParsedLines()
     end = data.rfind(b"\n") + 1
-    line = first_line
-    start = 0
-    while start < end:
-        newline = data.index(b"\n", start)
-        raw = data[start:newline]
-        if max_line_bytes is not None and newline - start > max_line_bytes:
-            out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
-        else:
-            value = _fast_value(raw)
-            if value is _SLOW:
-                parse_line(decode_line(raw, line, out.problems), line, out)
-            else:
-                _accept(value, line, out)
-        start = newline + 1
-        line += 1
+    with collector_paused():
+        line = _parse_complete(data, 0, end, first_line, out, max_line_bytes)
     if final and end < len(data):
         if max_line_bytes is not None and len(data) - end > max_line_bytes:
             out.problems.append(_line_too_long(line, len(data) - end, max_line_bytes))
@@ -215,6 +353,137 @@ def parse_bytes(
             parse_line(decode_line(data[end:], line, out.problems), line, out, partial=True)
         end = len(data)
     return out, end
+
+
+@dataclass
+class StreamRead:
+    """A session file parsed chunk by chunk, with what a writer checks later about its bytes."""
+
+    parsed: ParsedLines
+    size: int  # bytes read (over the size limit when ``size > limits.max_bytes``)
+    head: bytes  # the first ``keep`` bytes
+    tail: bytes  # the last ``keep`` bytes
+    last_line: bytes | None  # the last line when it has no ``\n`` (None when it was over the line limit)
+
+
+def parse_stream(handle: BinaryIO, limits: SessionReadLimits = DEFAULT_LIMITS, keep: int = 0) -> StreamRead:
+    """:func:`parse_bytes` of the whole file, read in chunks: the file is never held whole in memory.
+
+    Reads at most ``limits.max_bytes + 1`` bytes (a caller that sees ``size`` over the limit
+    reports the file as too large); a line over ``limits.max_line_bytes`` is dropped as it is read.
+    """
+    out = ParsedLines()
+    size = 0
+    head = tail = b""
+    last_line: bytes | None = None
+    with collector_paused():
+        for step in read_chunks(handle, limits.max_line_bytes, limits.max_bytes + 1, into=out):
+            size += len(step.data)
+            if keep and step.data:
+                if len(head) < keep:
+                    head += step.data[: keep - len(head)]
+                tail = (tail + step.data[-keep:])[-keep:]
+            unfinished = step.unfinished
+            if unfinished is None:
+                continue
+            if unfinished.data is None:
+                out.problems.append(_line_too_long(step.next_line, unfinished.length, limits.max_line_bytes))
+            else:
+                last_line = unfinished.data
+                parse_line(decode_line(last_line, step.next_line, out.problems), step.next_line, out, partial=True)
+    return StreamRead(out, size, head, tail, last_line)
+
+
+@dataclass
+class ChunkLines:
+    """One step of :func:`read_chunks`: a chunk read, and the lines it completed, parsed."""
+
+    data: bytes  # the bytes read in this step (empty in the final step)
+    parsed: ParsedLines  # the lines completed in this step (all steps', with ``into``)
+    consumed: int  # bytes of those lines, newlines included
+    mark: bytes  # the last TAIL_BYTES bytes before the end of what was consumed so far
+    next_line: int  # the number of the first line not complete yet
+    unfinished: RawLine | None = None  # final step only: the last line, which has no newline
+
+
+def read_chunks(
+    handle: BinaryIO,
+    max_line_bytes: int,
+    budget: int,
+    first_line: int = 1,
+    *,
+    before: bytes = b"",
+    into: ParsedLines | None = None,
+) -> Iterator[ChunkLines]:
+    """Read ``handle`` in chunks (at most ``budget`` bytes) and parse each complete line as it arrives.
+
+    The one reader of session files: a line begun in one chunk is parsed once its newline arrives
+    (alone, not by copying the chunk); a line over ``max_line_bytes`` becomes a problem and its bytes
+    are dropped as they are read. ``before`` is what precedes the handle's position (for ``mark``).
+    A last line without a newline comes in a final step as ``unfinished``, for the caller to parse
+    as it needs (a follower takes it provisionally).
+    """
+    line = first_line
+    carry: list[bytes] = []  # the pieces of the line still without its newline
+    carried = 0
+    skipping = False  # inside a line over the line limit: its bytes are counted, not kept
+    skipped_tail = b""
+    mark = before[-TAIL_BYTES:]
+    left = budget
+    while left > 0:
+        chunk = handle.read(min(READ_CHUNK_BYTES, left))
+        if not chunk:
+            break
+        left -= len(chunk)
+        out = into if into is not None else ParsedLines()
+        last_newline = chunk.rfind(b"\n")
+        if last_newline < 0:
+            carried += len(chunk)
+            if skipping:
+                skipped_tail = (skipped_tail + chunk[-TAIL_BYTES:])[-TAIL_BYTES:]
+            else:
+                carry.append(chunk)
+                if carried > max_line_bytes:
+                    skipping = True
+                    skipped_tail = b"".join(carry)[-TAIL_BYTES:]
+                    carry.clear()
+            yield ChunkLines(chunk, out, 0, mark, line)
+            continue
+        consumed = carried
+        pending = (skipped_tail,) if skipping else tuple(carry)  # the bytes between the mark and this chunk
+        start = 0
+        if skipping:
+            start = chunk.index(b"\n") + 1
+            out.problems.append(_line_too_long(line, carried + start - 1, max_line_bytes))
+            line += 1
+            skipping = False
+        elif carry:  # the line begun in earlier chunks ends here: parse it alone, not a copy of the chunk
+            start = chunk.index(b"\n") + 1
+            first = b"".join([*carry, chunk[:start]])
+            line = _parse_complete(first, 0, len(first), line, out, max_line_bytes)
+        carry.clear()
+        end = last_newline + 1
+        line = _parse_complete(chunk, start, end, line, out, max_line_bytes)
+        consumed += end
+        if end >= TAIL_BYTES:
+            mark = chunk[end - TAIL_BYTES : end]
+        else:
+            mark = (mark + b"".join(pending)[-TAIL_BYTES:] + chunk[:end])[-TAIL_BYTES:]
+        carried = len(chunk) - end
+        if carried > max_line_bytes:
+            skipping = True
+            skipped_tail = chunk[-TAIL_BYTES:]
+        elif carried:
+            carry.append(chunk[end:])
+        yield ChunkLines(chunk, out, consumed, mark, line)
+    if skipping:
+        unfinished = RawLine(None, carried, False, skipped_tail)
+    elif carry:
+        data = b"".join(carry)
+        unfinished = RawLine(data, len(data), False, data[-TAIL_BYTES:])
+    else:
+        return
+    yield ChunkLines(b"", into if into is not None else ParsedLines(), 0, mark, line, unfinished)
 
 
 def parse_session_text(content: str) -> ParsedLines:
@@ -280,6 +549,9 @@ class Migration:
     from_version: float
     next_number: int = 1
     previous_id: Any = None
+    # The ids Pi gives array lines (a property of the array, invisible in its JSON), by index into the
+    # file entries, so a later compaction's firstKeptEntryIndex can still name them.
+    array_ids: dict[int, Any] = field(default_factory=dict)
 
     @property
     def needed(self) -> bool:
@@ -322,7 +594,7 @@ class Migration:
                 entry["parentId"] = self.previous_id
                 self.previous_id = entry["id"]
                 if entry.get("type") == "compaction":
-                    self._convert_first_kept_index(entry, file_entries)
+                    self._convert_first_kept_index(entry, file_entries, self.array_ids)
             message = entry.get("message")
             if (
                 self.from_version < 3
@@ -334,7 +606,6 @@ class Migration:
 
     def _apply_values(self, file_entries: list[Any], start: int) -> None:
         """Pi's two passes (v1 -> v2, then v2 -> v3) over values of any JSON type, throwing as Pi throws."""
-        array_ids: dict[int, Any] = {}
         if self.from_version < 2:
             for index in range(start, len(file_entries)):
                 entry = file_entries[index]
@@ -348,13 +619,13 @@ class Migration:
                 new_id = migration_id(self.next_number)
                 self.next_number += 1
                 if isinstance(entry, list):
-                    array_ids[id(entry)] = new_id  # a property on the array: invisible in its JSON
+                    self.array_ids[index] = new_id  # a property on the array: invisible in its JSON
                 else:
                     entry["id"] = new_id
                     entry["parentId"] = self.previous_id
                 self.previous_id = new_id
                 if isinstance(entry, dict) and entry.get("type") == "compaction":
-                    self._convert_first_kept_index(entry, file_entries, array_ids)
+                    self._convert_first_kept_index(entry, file_entries, self.array_ids)
         if self.from_version < 3:
             for index in range(start, len(file_entries)):
                 entry = file_entries[index]
@@ -385,8 +656,8 @@ class Migration:
             if isinstance(target, dict):
                 if target.get("type") != "session" and "id" in target:
                     entry["firstKeptEntryId"] = target["id"]
-            elif isinstance(target, list) and array_ids is not None and id(target) in array_ids:
-                entry["firstKeptEntryId"] = array_ids[id(target)]
+            elif isinstance(target, list) and array_ids is not None and int(index) in array_ids:
+                entry["firstKeptEntryId"] = array_ids[int(index)]
             # a number, string or boolean has no id: Pi sets undefined, which JSON drops
         del entry["firstKeptEntryIndex"]
 
@@ -417,13 +688,14 @@ def migrate_session_entries(file_entries: list[Any]) -> float | None:
 class FileEntries:
     """What Pi's ``loadEntriesFromFile`` sees in a file, plus what it would not tell you.
 
-    ``entries`` is Pi's answer: the parsed objects (header first), or ``[]`` when the file is
-    missing, empty or not a session. ``needs_newline`` says Pi would append a ``\\n`` on load.
+    ``entries`` is Pi's answer: every line that parses to a truthy JSON value (the header first:
+    objects, and the numbers, strings, arrays and ``true`` Pi keeps too), or ``[]`` when the file
+    is missing, empty or not a session. ``needs_newline`` says Pi would append a ``\\n`` on load.
     """
 
     path: str
     exists: bool
-    entries: list[Entry]
+    entries: list[Any]
     lines: list[int]
     problems: list[LineProblem]
     needs_newline: bool = False
@@ -434,12 +706,12 @@ class FileEntries:
         return bool(self.entries)
 
 
-def header_problem(entries: list[Entry], path: str) -> str | None:
-    """Why ``entries`` is not a Pi session (first object must be a header with a string id)."""
+def header_problem(entries: list[Any], path: str) -> str | None:
+    """Why Pi's file entries are not a session: the first must be a header with a string id."""
     if not entries:
         return None
     first = entries[0]
-    if first.get("type") != "session" or not isinstance(first.get("id"), str):
+    if js_get(first, "type") != "session" or not isinstance(js_get(first, "id"), str):
         return NOT_A_SESSION.format(path=path)
     return None
 
@@ -457,18 +729,21 @@ def read_entries_from_file(path: str, limits: SessionReadLimits = DEFAULT_LIMITS
     handle, _size = opened
     try:
         with handle:
-            data = handle.read(limits.max_bytes + 1)
+            read = parse_stream(handle, limits, keep=1)
     except OSError as exc:
         return FileEntries(path, True, [], [], [], error=node_error_message(exc, "read", path))
-    parsed, _ = parse_bytes(data, max_line_bytes=limits.max_line_bytes)
-    if not parsed.entries:
-        error = NOT_A_SESSION.format(path=path) if data else None
+    parsed = read.parsed
+    if read.size > limits.max_bytes:
+        return FileEntries(path, True, [], [], [], error=too_large_message(path, read.size, limits.max_bytes))
+    entries, lines = parsed.file_entries()
+    if not entries:
+        error = NOT_A_SESSION.format(path=path) if read.size else None
         return FileEntries(path, True, [], [], parsed.problems, error=error)
-    problem = header_problem(parsed.entries, path)
+    problem = header_problem(entries, path)
     if problem is not None:
         return FileEntries(path, True, [], [], parsed.problems, error=problem)
-    needs_newline = bool(data) and not data.endswith(b"\n")
-    return FileEntries(path, True, parsed.entries, parsed.lines, parsed.problems, needs_newline=needs_newline)
+    needs_newline = read.size > 0 and read.tail != b"\n"
+    return FileEntries(path, True, entries, lines, parsed.problems, needs_newline=needs_newline)
 
 
 def file_size(path: str) -> int | None:

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_truthy
-from lsp_server.session.entries import Entry
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
 )
+from lsp_server.session.raw import Entry
 from lsp_server.session.tree import EntryIndex, build_index, build_path
 
 
@@ -92,15 +92,15 @@ def session_settings(path: Sequence[Entry]) -> SessionSettings:
     thinking_level: Any = "off"
     model: ModelRef | None = None
     for entry in path:
-        kind = js_get(entry, "type")
-        if kind == "thinking_level_change":
+        kind = entry.get("type") if isinstance(entry, dict) else None
+        if kind == "message":
+            message = entry.get("message", UNDEFINED)
+            if js_get(message, "role") == "assistant":
+                model = ModelRef(js_get(message, "provider"), js_get(message, "model"))
+        elif kind == "thinking_level_change":
             thinking_level = js_get(entry, "thinkingLevel")
         elif kind == "model_change":
             model = ModelRef(js_get(entry, "provider"), js_get(entry, "modelId"))
-        elif kind == "message":
-            message = js_get(entry, "message")
-            if js_get(message, "role") == "assistant":
-                model = ModelRef(js_get(message, "provider"), js_get(message, "model"))
     return SessionSettings(thinking_level, model)
 
 
@@ -110,15 +110,17 @@ def _is_system_message_entry(entry: Entry) -> bool:
 
 def entry_to_context_messages(entry: Entry) -> list[Message]:
     """Pi's ``sessionEntryToContextMessages``: what one selected entry contributes, unedited."""
-    kind = js_get(entry, "type")
+    kind = _type(entry)
     if kind == "message":
-        message = js_get(entry, "message")
+        message = entry.get("message")
         if not isinstance(message, dict):
             return []
+        if message.get("content") is not None:  # present and not null: the message as it is
+            return [message]
         role = message.get("role")
-        if role == "system" and is_nullish(js_get(message, "content")):
+        if role == "system":
             return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult") and is_nullish(js_get(message, "content")):
+        if role in ("user", "assistant", "toolResult"):
             return [{**message, "content": []}]
         return [message]
     if kind == "custom_message":
@@ -152,12 +154,17 @@ def build_context_entries(
     return select_context_entries(build_path(entries, leaf_id, by_id))
 
 
+def _type(entry: Any) -> Any:
+    return entry.get("type", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+
+
 def select_context_entries(path: list[Entry]) -> list[Entry]:
     """The selection step on an already built path (see the module docstring, step 1)."""
     compaction: Entry | None = None
-    for entry in path:
-        if js_get(entry, "type") == "compaction":
-            compaction = entry
+    for entry in reversed(path):
+        if isinstance(entry, dict) and entry.get("type") == "compaction":
+            compaction = entry  # the latest on the path
+            break
     if compaction is None:
         return path
     compaction_id = js_get(compaction, "id")
@@ -168,7 +175,7 @@ def select_context_entries(path: list[Entry]) -> list[Entry]:
     selected = [compaction]
     found = False
     for entry in path[:compaction_index]:
-        if js_get(entry, "id") == first_kept:
+        if not found and js_get(entry, "id") == first_kept:
             found = True
         if found and not _is_system_message_entry(entry):
             selected.append(entry)
@@ -223,7 +230,7 @@ def project_path(path: list[Entry]) -> SessionProjection:
     selected = select_context_entries(path)
     edits: dict[Any, Entry] = {}
     for entry in selected:
-        if js_get(entry, "type") == "context_edit":
+        if _type(entry) == "context_edit":
             target = js_get(entry, "targetId")
             try:
                 edits[target] = entry
@@ -232,14 +239,18 @@ def project_path(path: list[Entry]) -> SessionProjection:
     projected: list[ProjectedEntry] = []
     messages: list[Message] = []
     for position, entry in enumerate(selected):
-        if position > 0 and js_get(entry, "type") == "compaction":
+        if position > 0 and _type(entry) == "compaction":
             entry_messages: list[Message] = []
         else:
-            try:
-                edit = edits.get(js_get(entry, "id"))
-            except TypeError:
-                edit = None
-            entry_messages = apply_context_edit(entry_to_context_messages(entry), edit)
+            edit = None
+            if edits:
+                try:
+                    edit = edits.get(js_get(entry, "id"))
+                except TypeError:
+                    edit = None
+            entry_messages = entry_to_context_messages(entry)
+            if edit is not None:
+                entry_messages = apply_context_edit(entry_messages, edit)
         projected.append(ProjectedEntry(entry, entry_messages))
         messages.extend(entry_messages)
     return SessionProjection(projected, messages, settings.thinking_level, settings.model)

@@ -26,30 +26,32 @@ from typing import Any, BinaryIO, Final, Literal
 
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message, open_regular
+from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import (
     DEFAULT_LIMITS,
     RawLine,
     SessionReadLimits,
-    iter_lines,
     line_too_long_reason,
     too_large_message,
 )
-from lsp_server.session.entries import Entry
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
     LineProblem,
     Migration,
+    NonObject,
     ParsedLines,
+    collector_paused,
     decode_line,
     parse_line,
+    read_chunks,
 )
 from lsp_server.session.projection import SessionProjection, build_session_projection
+from lsp_server.session.raw import Entry
 from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
 
 HEAD_CHECK_BYTES: Final = 4096  # compared on every refresh: the header lives here
 MARK_CHECK_BYTES: Final = 64  # compared just before the resume offset
-_APPLY_BATCH: Final = 1000  # parsed entries added to the view at a time
 
 RefreshKind = Literal["unchanged", "appended", "loaded", "reloaded", "missing", "error"]
 
@@ -75,6 +77,7 @@ class _Provisional:
     error: str | None
     migration: Migration | None
     migration_state: tuple[int, Any] | None
+    nonobject_leaf: NonObject | None
     undos: list[_Undo] = field(default_factory=list)
 
 
@@ -98,7 +101,8 @@ class SessionFile:
         self.index = SessionIndex()
         self.migration: Migration | None = None
         self.migrated_from: float | None = None
-        self._file_entries: list[Entry] = []  # Pi's fileEntries: header and every object, for v1 indices
+        self._file_entries: list[Any] = []  # Pi's fileEntries (header, objects, kept non-objects), for v1 indices
+        self.nonobject_leaf: NonObject | None = None  # Pi's last entry is this line, not an object
         self._identity: tuple[int, int] | None = None
         self._offset = 0  # bytes through the last complete line
         self._next_line = 1
@@ -128,16 +132,50 @@ class SessionFile:
         """Bytes read for good (through the last complete line)."""
         return self._offset
 
+    @property
+    def default_leaf(self) -> Any:
+        """The leaf Pi continues from, for :func:`~lsp_server.session.tree.build_path`.
+
+        ``UNDEFINED`` (the last entry), or ``None`` (an empty branch) when Pi's last entry is a line
+        holding a number, string, array or ``true``: Pi keeps such a line as an entry, its leaf has
+        no id, and the conversation it continues from there holds none of the earlier messages.
+        """
+        return None if self.nonobject_leaf is not None else UNDEFINED
+
+    @property
+    def leaf_id(self) -> Any:
+        """Pi's leaf id after loading (``None`` before any entry and for a non-object last entry)."""
+        return None if self.nonobject_leaf is not None else self.index.leaf_id
+
     def projection(self, leaf_id: Any = UNDEFINED) -> SessionProjection:
-        """The next request's messages from ``leaf_id`` (default: Pi's leaf, the last entry)."""
+        """The next request's messages from ``leaf_id`` (default: Pi's leaf, see :attr:`default_leaf`)."""
+        if leaf_id is UNDEFINED:
+            leaf_id = self.default_leaf
         return build_session_projection(self.entries, leaf_id, self.index.by_id)
+
+    def all_problems(self) -> list[LineProblem]:
+        """The skipped and repaired lines, then the warning for a non-object last entry if there is one."""
+        leaf_problem = self.leaf_problem()
+        return [*self.problems, leaf_problem] if leaf_problem is not None else list(self.problems)
+
+    def leaf_problem(self) -> LineProblem | None:
+        """The warning for a non-object line that is Pi's last entry (it empties Pi's next context)."""
+        leaf = self.nonobject_leaf
+        if leaf is None:
+            return None
+        return LineProblem(
+            leaf.line,
+            "session/nonobject-leaf",
+            "Pi takes this line as the session's last entry, so its leaf has no id: the conversation Pi "
+            "continues from here is empty (the next request carries none of the earlier messages)",
+        )
 
     def tree(self) -> TreeView:
         return build_tree(self.entries, self.index.labels)
 
     def findings(self, include_tree: bool = True) -> list[Finding]:
         """Everything worth telling a user about the file, with 0-based line ranges."""
-        found = [problem.to_finding(self.path) for problem in self.problems]
+        found = [problem.to_finding(self.path) for problem in self.all_problems()]
         if self.error is not None:
             found.insert(0, Finding(self.path, Range.file_start(), Severity.ERROR, "session/not-a-session", self.error))
         if include_tree:
@@ -217,28 +255,20 @@ class SessionFile:
     def _read_lines(self, handle: BinaryIO) -> None:
         """Parse every complete line from the handle's position, then the last one provisionally.
 
-        Lines are applied in batches; a line over the line limit becomes a problem, never a buffer.
+        The lines of each chunk read are parsed and applied together (orjson, the collector
+        paused: :func:`~lsp_server.session.jsonl.read_chunks`); a line over the line limit becomes
+        a problem, never a buffer.
         """
-        parsed = ParsedLines()
         budget = self.limits.max_bytes - self._offset
-        for raw in iter_lines(handle, self.limits.max_line_bytes, budget):
-            if not raw.complete:
-                self._apply(parsed)
-                self._read_partial(raw)
-                return
-            line = self._next_line
-            if raw.data is None:
-                reason = line_too_long_reason(raw.length, self.limits.max_line_bytes)
-                parsed.problems.append(LineProblem(line, "session/line-too-long", reason, Severity.ERROR))
-            else:
-                parse_line(decode_line(raw.data, line, parsed.problems), line, parsed)
-            self._offset += raw.length + 1
-            self._next_line += 1
-            self._mark = (self._mark + raw.tail + b"\n")[-MARK_CHECK_BYTES:]
-            if len(parsed.entries) >= _APPLY_BATCH:
-                self._apply(parsed)
-                parsed = ParsedLines()
-        self._apply(parsed)
+        max_line = self.limits.max_line_bytes
+        with collector_paused():
+            for step in read_chunks(handle, max_line, budget, self._next_line, before=self._mark):
+                self._apply(step.parsed)
+                self._offset += step.consumed
+                self._next_line = step.next_line
+                self._mark = step.mark
+                if step.unfinished is not None:
+                    self._read_partial(step.unfinished)
 
     def _remember(self, handle: BinaryIO, st: os.stat_result) -> None:
         self._size = st.st_size
@@ -256,6 +286,7 @@ class SessionFile:
             self.error,
             self.migration,
             self.migration.snapshot() if self.migration else None,
+            self.nonobject_leaf,
         )
         parsed = ParsedLines()
         line = self._next_line
@@ -277,6 +308,7 @@ class SessionFile:
         del self._file_entries[state.file_entries_len :]
         del self.problems[state.problems_len :]
         self.header, self.error, self.migration = state.header, state.error, state.migration
+        self.nonobject_leaf = state.nonobject_leaf
         if self.migration is not None and state.migration_state is not None:
             self.migration.restore(state.migration_state)
         if self.header is None:
@@ -284,9 +316,18 @@ class SessionFile:
         self._provisional = None
 
     def _apply(self, parsed: ParsedLines, undos: list[_Undo] | None = None) -> None:
-        """Add parsed objects: the first must be a header; then migrate and index each entry."""
+        """Add parsed lines in file order: the first must be a header; then migrate and index each entry.
+
+        The non-object lines Pi keeps (``parsed.others``) take their place among Pi's file entries:
+        one before the header makes the file no session, and the last one can be Pi's leaf.
+        """
         self.problems.extend(parsed.problems)
-        for entry, line in zip(parsed.entries, parsed.lines, strict=True):
+        others = parsed.others
+        next_other = 0
+        for position, (entry, line) in enumerate(zip(parsed.entries, parsed.lines, strict=True)):
+            while next_other < len(others) and others[next_other].position <= position:
+                self._apply_other(others[next_other])
+                next_other += 1
             if self.error is not None:
                 return
             if self.header is None:
@@ -298,18 +339,46 @@ class SessionFile:
                 if self.migration.needed:
                     self.migrated_from = self.migration.from_version
                 self._file_entries.append(entry)
-                self.migration.apply(self._file_entries, len(self._file_entries) - 1)
+                self._migrate_last(line)
                 continue
             self._file_entries.append(entry)
-            if self.migration is not None:
-                self.migration.apply(self._file_entries, len(self._file_entries) - 1)
+            if not self._migrate_last(line):
+                return
             if entry.get("type") == "session":
-                continue  # a second header line is not a tree entry (Pi skips it too)
+                continue  # a second header line is not a tree entry (Pi skips it too, leaf unchanged)
             self.entries.append(entry)
             self.lines.append(line)
+            self.nonobject_leaf = None
             undo = self.index.add(entry)
             if undos is not None:
                 undos.append(undo)
+        for other in others[next_other:]:
+            self._apply_other(other)
+
+    def _apply_other(self, other: NonObject) -> None:
+        """A kept non-object line: no header yet makes the file no session; else it is Pi's entry (and leaf)."""
+        if self.error is not None:
+            return
+        if self.header is None:
+            self.error = NOT_A_SESSION.format(path=self.path)
+            return
+        self._file_entries.append(other.value)
+        if self._migrate_last(other.line):
+            self.nonobject_leaf = other
+
+    def _migrate_last(self, line: int) -> bool:
+        """Migrate the file entry just added; Pi's migration failing on it makes the file unreadable to Pi."""
+        if self.migration is None:
+            return True
+        try:
+            self.migration.apply(self._file_entries, len(self._file_entries) - 1)
+        except JsTypeError as exc:
+            self.error = (
+                f"Pi cannot open this session: migrating it from version {self.migration.from_version:g} "
+                f"fails on line {line}: {exc}"
+            )
+            return False
+        return True
 
 
 def load_session(path: str | os.PathLike[str], limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionFile:

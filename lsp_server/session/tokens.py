@@ -92,8 +92,11 @@ class ContextEstimate:
 
 
 def _text_part(kind: PartKind, value: Any) -> TokenPart:
-    text = value if isinstance(value, str) else ("" if is_nullish(value) else js_to_string(value))
-    return TokenPart(kind, text, js_len(text))
+    if isinstance(value, str):
+        return TokenPart(kind, value, js_len(value))
+    text = "" if is_nullish(value) else js_to_string(value)
+    # Pi adds `value.length`: an array's is its item count (other non-strings: see pi_estimate_tokens)
+    return TokenPart(kind, text, len(value) if isinstance(value, list) else js_len(text))
 
 
 def _content_parts(content: Any) -> list[TokenPart]:
@@ -144,8 +147,9 @@ def message_token_parts(message: Any) -> list[TokenPart]:
                 parts.append(_text_part("thinking", js_get(block, "thinking")))
             elif kind == "toolCall":
                 arguments = js_get(block, "arguments")
-                call = js_to_string(js_get(block, "name")) + ("" if arguments is UNDEFINED else _json_text(arguments))
-                parts.append(TokenPart("tool_call", call, js_len(call)))
+                name = _text_part("tool_call", js_get(block, "name"))
+                stringified = "" if arguments is UNDEFINED else _json_text(arguments)
+                parts.append(TokenPart("tool_call", (name.text or "") + stringified, name.chars + js_len(stringified)))
         return parts
     if role == "bashExecution":
         return [_text_part("command", js_get(message, "command")), _text_part("output", js_get(message, "output"))]
@@ -155,8 +159,56 @@ def message_token_parts(message: Any) -> list[TokenPart]:
 
 
 def estimate_tokens(message: Any) -> int:
-    """Pi's ``estimateTokens``: ``ceil(chars / 4)`` over the counted parts (0 for unknown roles)."""
+    """Pi's ``estimateTokens``: ``ceil(chars / 4)`` over the counted parts (0 for unknown roles).
+
+    One difference, kept on purpose for the views that show counts: a text, thinking or tool name
+    that is neither a string nor an array (a number, ``true``, an object) counts as its ``String()``
+    here, while Pi adds its ``.length`` (``undefined``) and gets ``NaN``; :func:`pi_estimate_tokens`
+    is Pi's number, ``NaN`` included, for the answers that must be Pi's.
+    """
     return math.ceil(sum(part.chars for part in message_token_parts(message)) / 4)
+
+
+def _length_is_nan(value: Any) -> bool:
+    """``chars += value.length`` makes ``chars`` NaN: the value has no ``length`` (not a string or array)."""
+    return not isinstance(value, (str, list)) and not is_nullish(value)
+
+
+def _counts_nan(message: Any) -> bool:
+    """Whether Pi's ``estimateTokens`` sums a missing ``length`` into NaN for ``message``."""
+    role = js_get(message, "role")
+    if role in ("system", "user", "custom", "toolResult"):
+        content = js_get(message, "content")
+        if not isinstance(content, list):
+            return False
+        # estimateTextAndImageContentChars guards with `block.text &&`: falsy texts are skipped
+        texts = (js_get(block, "text") for block in content if js_get(block, "type") == "text")
+        return any(js_truthy(text) and _length_is_nan(text) for text in texts)
+    if role == "assistant":
+        content = js_get(message, "content")
+        for block in content if isinstance(content, list) else ():
+            kind = js_get(block, "type")
+            field = _LENGTH_FIELDS.get(kind) if isinstance(kind, str) else None
+            if field is not None and _length_is_nan(js_get(block, field)):
+                return True
+        return False
+    if role == "bashExecution":
+        return any(_length_is_nan(js_get(message, key)) for key in ("command", "output"))
+    if role in ("branchSummary", "compactionSummary"):
+        return _length_is_nan(js_get(message, "summary"))
+    return False
+
+
+def pi_estimate_tokens(message: Any) -> float:
+    """Pi's ``estimateTokens`` exactly: :func:`estimate_tokens`, or ``NaN`` where Pi's sum is NaN.
+
+    Pi reads ``.length`` of each text: an array's is its item count, and a number's, ``true``'s or
+    an object's is ``undefined``, which turns the whole count into NaN (and a branch summary's
+    running total with it, so no later message is held back by the budget).
+    """
+    if _counts_nan(message):
+        return math.nan
+    return estimate_tokens(message)
 
 
 _LENGTH_FIELDS: Final = {"text": "text", "thinking": "thinking", "toolCall": "name"}  # whose .length Pi reads
@@ -255,15 +307,20 @@ def get_last_assistant_usage(entries: Sequence[Any]) -> Any | None:
     return None
 
 
-def estimate_context_tokens(messages: Sequence[Any]) -> ContextEstimate:
-    """Pi's ``estimateContextTokens``: last usable usage + estimates of the messages after it."""
+def estimate_context_tokens(
+    messages: Sequence[Any], estimate: Callable[[Any], float] = estimate_tokens
+) -> ContextEstimate:
+    """Pi's ``estimateContextTokens``: last usable usage + estimates of the messages after it.
+
+    ``estimate`` counts one message (:func:`pi_estimate_tokens` for Pi's NaN where Pi has one).
+    """
     for index in range(len(messages) - 1, -1, -1):
         usage = assistant_usage(messages[index])
         if usage is not None:
             usage_tokens = calculate_context_tokens(usage)
-            trailing = sum(estimate_tokens(m) for m in messages[index + 1 :])
+            trailing = sum(estimate(m) for m in messages[index + 1 :])
             return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
-    estimated = sum(estimate_tokens(m) for m in messages)
+    estimated = sum(estimate(m) for m in messages)
     return ContextEstimate(estimated, 0, estimated, None)
 
 

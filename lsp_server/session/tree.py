@@ -20,7 +20,7 @@ from typing import Any
 
 from lsp_server.js.dates import js_date_ms
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
-from lsp_server.session.entries import Entry
+from lsp_server.session.raw import Entry
 
 EntryIndex = Mapping[Any, Entry]
 
@@ -36,7 +36,19 @@ def _key(value: Any) -> Any:
 
 def build_index(entries: Sequence[Entry]) -> dict[Any, Entry]:
     """``Map(id -> entry)``; with duplicate ids the last entry wins, as in Pi."""
-    return {_key(js_get(entry, "id")): entry for entry in entries}
+    index: dict[Any, Entry] = {}
+    for entry in entries:
+        key = entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+        index[key if key.__class__ is str else _key(key)] = entry  # a string id is the usual case
+    return index
+
+
+def _parent_key(entry: Any) -> Any:
+    """The index key of ``entry``'s parent, or ``None`` when Pi follows no parent (a falsy ``parentId``)."""
+    parent_id = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+    if parent_id.__class__ is str:
+        return parent_id or None
+    return _key(parent_id) if js_truthy(parent_id) else None
 
 
 def build_path(entries: Sequence[Entry], leaf_id: Any = UNDEFINED, by_id: EntryIndex | None = None) -> list[Entry]:
@@ -54,15 +66,34 @@ def build_path(entries: Sequence[Entry], leaf_id: Any = UNDEFINED, by_id: EntryI
         if not entries:
             return []
         leaf = entries[-1]
+        if not js_truthy(leaf):
+            return []  # Pi's `if (!leaf) return []`: a last entry 0, false or "" (Pi's parser keeps them)
+    # Without a cycle a path holds each indexed entry at most once (and the leaf): walk that far
+    # without remembering what was seen, and only a longer walk, a cycle, is redone with a set.
+    limit = len(index) + 1
+    path: list[Entry] = []
+    get = index.get
+    current: Entry | None = leaf
+    while current is not None and len(path) <= limit:
+        path.append(current)
+        key = _parent_key(current)
+        current = None if key is None else get(key)
+    if current is not None:
+        path = _path_stopping_at_a_cycle(leaf, index)
+    path.reverse()
+    return path
+
+
+def _path_stopping_at_a_cycle(leaf: Entry, index: EntryIndex) -> list[Entry]:
+    """The leaf and its ancestors (leaf first) up to the first entry seen twice."""
     path: list[Entry] = []
     seen: set[int] = set()
     current: Entry | None = leaf
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         path.append(current)
-        parent_id = js_get(current, "parentId")
-        current = index.get(_key(parent_id)) if js_truthy(parent_id) else None
-    path.reverse()
+        key = _parent_key(current)
+        current = None if key is None else index.get(key)
     return path
 
 

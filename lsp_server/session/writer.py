@@ -51,8 +51,16 @@ from lsp_server.fsread import node_error_message
 from lsp_server.js.strings import node_utf8
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
-from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry, EntryShapeError, entry_json_line, parse_entry
-from lsp_server.session.jsonl import LineProblem, header_problem, parse_bytes, parse_json
+from lsp_server.session.jsonl import (
+    LineProblem,
+    NonObject,
+    ParsedLines,
+    StreamRead,
+    header_problem,
+    parse_json,
+    parse_stream,
+)
+from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 from lsp_server.session.tree import build_index
 from lsp_server.session.write_journal import PendingAppend, forget, has_note, record, recover
 
@@ -166,6 +174,8 @@ def branch_summary_entry(
 
 def entry_bytes(entry: Entry) -> bytes:
     """The line Pi's ``appendFileSync(file, JSON.stringify(entry) + "\\n")`` puts on disk."""
+    from lsp_server.session.entries import entry_json_line  # the models: only when writing
+
     return node_utf8(entry_json_line(entry))
 
 
@@ -185,15 +195,21 @@ class FileSnapshot:
     broken_last_line: bool  # ... and it is not valid JSON (being written, or a crash remnant)
 
     @classmethod
-    def of(cls, st: os.stat_result, data: bytes) -> FileSnapshot:
-        needs_newline = bool(data) and not data.endswith(b"\n")
+    def read(cls, st: os.stat_result, read: StreamRead) -> FileSnapshot:
+        """The snapshot of a file read by :func:`~lsp_server.session.jsonl.parse_stream` (``keep=CHECK_BYTES``)."""
+        ends_with_newline = read.size > 0 and read.tail.endswith(b"\n")
+        return cls._make(st, read.size, read.head, read.tail, ends_with_newline or not read.size, read.last_line)
+
+    @classmethod
+    def _make(
+        cls, st: os.stat_result, size: int, head: bytes, tail: bytes, complete: bool, last: bytes | None
+    ) -> FileSnapshot:
         broken = False
-        if needs_newline:
-            last = data[data.rfind(b"\n") + 1 :]
-            if last.strip():
-                value = parse_json(last.decode("utf-8", errors="replace"))
-                broken = not isinstance(value, dict)
-        return cls(st.st_dev, st.st_ino, len(data), data[:CHECK_BYTES], data[-CHECK_BYTES:], needs_newline, broken)
+        if not complete:  # a last line over the line limit (``last`` None) could not be checked: broken too
+            broken = last is None or (
+                bool(last.strip()) and not isinstance(parse_json(last.decode("utf-8", errors="replace")), dict)
+            )
+        return cls(st.st_dev, st.st_ino, size, head, tail, not complete, broken)
 
 
 @dataclass
@@ -208,10 +224,17 @@ class SessionForAppend:
     snapshot: FileSnapshot | None = None
     error: str | None = None
     repaired: str | None = None  # what undoing an interrupted write of ours changed before reading
+    nonobject_leaf: NonObject | None = None  # Pi's last entry is this line, which is not an object
 
     @property
     def leaf_id(self) -> Any:
-        """Pi's leaf after loading: the id of the last entry (``None`` for an empty session)."""
+        """Pi's leaf after loading: the id of the last entry (``None`` for an empty session).
+
+        ``None`` too when Pi's last entry is a line holding a number, string, array or ``true``
+        (``nonobject_leaf``): Pi's leaf then has no id and its branch holds no entry.
+        """
+        if self.nonobject_leaf is not None:
+            return None
         return self.entries[-1].get("id") if self.entries else None
 
 
@@ -219,8 +242,9 @@ def load_for_append(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> Se
     """Read ``path`` once (never raises): entries, index, and the snapshot the write will check.
 
     Only a regular file within ``limits`` is read: a FIFO, ``/dev/zero`` or a file over the size
-    limit is an error naming the file (and the limit), never a wait or a ``MemoryError``. A write of
-    ours that was cut off (``kill -9`` mid-line) is undone first; ``repaired`` says so.
+    limit is an error naming the file (and the limit), never a wait or a ``MemoryError``. The file
+    is parsed as it is read, in chunks, so it is never held whole in memory. A write of ours that
+    was cut off (``kill -9`` mid-line) is undone first; ``repaired`` says so.
     """
     session = SessionForAppend(path)
     session.repaired = _undo_interrupted_write(path)
@@ -232,20 +256,22 @@ def load_for_append(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> Se
     try:
         with handle:
             st = os.fstat(handle.fileno())
-            data = handle.read(limits.max_bytes + 1)
+            read = parse_stream(handle, limits, keep=CHECK_BYTES)
     except OSError as exc:
         session.error = node_error_message(exc, "read", path)
         return session
-    if len(data) > limits.max_bytes:
-        session.error = too_large_message(path, len(data), limits.max_bytes)
+    if read.size > limits.max_bytes:
+        session.error = too_large_message(path, read.size, limits.max_bytes)
         return session
-    parsed, _ = parse_bytes(data, max_line_bytes=limits.max_line_bytes)
+    parsed = read.parsed
     session.problems = parsed.problems
-    session.snapshot = FileSnapshot.of(st, data)
-    if not parsed.entries:
-        session.error = f"Session file is not a valid pi session: {path}" if data else f"Session file is empty: {path}"
+    session.snapshot = FileSnapshot.read(st, read)
+    first = _first_file_entry(parsed)
+    if first is None:
+        empty = not read.size
+        session.error = f"Session file is empty: {path}" if empty else f"Session file is not a valid pi session: {path}"
         return session
-    problem = header_problem(parsed.entries, path)
+    problem = header_problem([first], path)
     if problem is not None:
         session.error = problem
         return session
@@ -260,7 +286,26 @@ def load_for_append(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> Se
         return session
     session.entries = [e for e in parsed.entries[1:] if e.get("type") != "session"]
     session.index = build_index(session.entries)
+    session.nonobject_leaf = _nonobject_leaf(parsed)
     return session
+
+
+def _first_file_entry(parsed: ParsedLines) -> Any:
+    """Pi's first file entry: the first object, unless a kept non-object line comes before it."""
+    if parsed.others and parsed.others[0].position == 0:
+        return parsed.others[0].value
+    return parsed.entries[0] if parsed.entries else None
+
+
+def _nonobject_leaf(parsed: ParsedLines) -> NonObject | None:
+    """The kept non-object line that is Pi's last entry, if one is (a later header line does not count)."""
+    if not parsed.others:
+        return None
+    last_entry = len(parsed.entries) - 1
+    while last_entry >= 0 and parsed.entries[last_entry].get("type") == "session":
+        last_entry -= 1
+    last = parsed.others[-1]
+    return last if last.position > last_entry else None
 
 
 def _undo_interrupted_write(path: str) -> str | None:
@@ -389,6 +434,8 @@ def append_entry(
     Pi itself writes whatever it is given.
     """
     if validate:
+        from lsp_server.session.entries import EntryShapeError, parse_entry  # the models: only when writing
+
         shape = parse_entry(entry)
         if isinstance(shape, EntryShapeError):
             return AppendFailure(path, f"refusing to write a malformed entry: {shape}")

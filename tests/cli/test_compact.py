@@ -204,6 +204,22 @@ def test_branch_summary_appends_under_the_target_and_reports_it(env: dict[str, s
     assert entry["summary"].startswith("The user explored a different conversation branch before returning here.")
 
 
+def test_branch_summary_says_pi_would_fail_and_names_the_entry(env: dict[str, str], tmp_path: Path) -> None:
+    chain = Chain()
+    chain.user("root", entry_id="r1")
+    chain.assistant("answer", entry_id="r2")
+    chain.user("try A", entry_id="a1")
+    chain.assistant("A failed", entry_id="a2")
+    chain.entries[2]["message"]["content"] = None  # Pi's estimateTokens: "content is not iterable"
+    path = write_session(tmp_path / "tree.jsonl", chain.entries)
+    before = path.read_bytes()
+    done = _run(env, "branch-summary", str(path), "--from", "a2", "--to", "r2")
+    assert done.returncode == 1
+    assert "Pi would fail on this session: content is not iterable (entry a1)" in done.stderr
+    assert "nothing written" in done.stderr
+    assert path.read_bytes() == before
+
+
 def test_branch_summary_to_the_current_position_does_nothing(env: dict[str, str], session: Path) -> None:
     done = _run(env, "branch-summary", str(session), "--from", "e5", "--to", "e5")
     assert done.returncode == 1 and "already the current position" in done.stderr

@@ -125,6 +125,24 @@ def test_skipped_lines_are_reported_with_their_line_numbers(home: dict[str, Path
     assert [(p["line"], p["code"]) for p in problems] == [(2, "session/invalid-json")]
 
 
+def test_a_number_as_the_last_line_is_pis_leaf_so_the_next_request_is_empty(
+    home: dict[str, Path], tmp_path: Path
+) -> None:
+    path = write_session(tmp_path / "s.jsonl", chain(("u1", user("hi")), ("a1", assistant("yo"))))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("42\n")
+    out = _json(home, str(path))
+    assert [(p["line"], p["code"]) for p in out["session"]["problems"]] == [
+        (4, "session/not-an-object"),
+        (4, "session/nonobject-leaf"),
+    ]
+    assert out["request"]["messages"] == [] and out["request"].get("leafId") is None
+    assert out["session"]["entryCount"] == 2  # the number is no entry of the tree
+    text = _run(home, str(path)).stdout
+    assert "line 4: warning session/nonobject-leaf: Pi takes this line as the session's last entry" in text
+    assert [m["entryId"] for m in _json(home, str(path), "--leaf", "a1")["request"]["messages"]] == ["u1", "a1"]
+
+
 def _branched(tmp_path: Path) -> Path:
     entries = chain(("u1", user("start")), ("a1", assistant("first way", use=usage(100, 5))))
     entries.append(message("a2", "u1", assistant("second way"), 5))

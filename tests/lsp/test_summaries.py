@@ -232,6 +232,26 @@ async def test_branch_summary_appends_where_pi_puts_it(launch: Launch, workspace
     assert received(session, SESSION_CHANGED)[0]["reason"] == "branchSummary"
 
 
+async def test_branch_summary_says_pi_would_fail_naming_the_entry(launch: Launch, workspace: Workspace) -> None:
+    entries = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/tmp"},
+        {"type": "message", "id": "r1", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
+         "message": {"role": "user", "content": "root", "timestamp": 1}},
+        {"type": "message", "id": "a1", "parentId": "r1", "timestamp": "2025-01-01T00:00:02.000Z",
+         "message": {"role": "user", "content": None, "timestamp": 2}},
+    ]  # fmt: skip
+    path = workspace.write("broken.jsonl", "".join(json.dumps(entry) + "\n" for entry in entries))
+    original = path.read_bytes()
+    session = await launch()
+    with pytest.raises(JsonRpcException) as caught:
+        await session.command("pi.branchSummary", {"session": str(path), "fromId": "a1", "toId": "r1"})
+    assert caught.value.code == -32803
+    assert caught.value.message == (
+        f"Pi would fail on this session: content is not iterable (entry a1): nothing written to {path}"
+    )
+    assert path.read_bytes() == original
+
+
 async def test_nothing_to_compact_is_an_error_naming_the_file(launch: Launch, workspace: Workspace) -> None:
     path = workspace.write(
         "tiny.jsonl",

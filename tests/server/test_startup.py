@@ -14,6 +14,8 @@ import sys
 from lsp_server.server import app, config, lifecycle
 
 HEAVY = ("pydantic", "ruamel.yaml", "lsp_server.checks", "lsp_server.protocol", "lsp_server.session.entries")
+# The file watcher (watchfiles and its anyio, ctypes for inotify) starts after ``initialized``.
+WATCHER = ("lsp_server.server.watch", "watchfiles", "anyio", "ctypes")
 
 
 def modules_after(code: str) -> list[str]:
@@ -24,7 +26,7 @@ def modules_after(code: str) -> list[str]:
 
 def test_creating_the_server_imports_none_of_the_domain() -> None:
     loaded = modules_after("from lsp_server.server.app import create_server; create_server(debug=True)")
-    assert [name for name in HEAVY if name in loaded] == []
+    assert [name for name in (*HEAVY, *WATCHER) if name in loaded] == []
 
 
 def test_the_serve_command_line_imports_only_the_serve_subcommand() -> None:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from lsp_server.session import jsonl as jsonl_module
+from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 from tests.session._entries import header, jsonl, message, ts, user
 
@@ -174,3 +179,54 @@ def test_a_separate_writer_process_appending_in_two_writes(tmp_path: Path) -> No
     session.refresh()
     assert [e["id"] for e in session.entries] == ["a", "b"]
     assert session.projection().messages[-1]["content"] == "from another process"
+
+
+def _state(session: SessionFile) -> tuple[object, ...]:
+    return (
+        repr(session.entries),
+        session.lines,
+        session.problems,
+        session.offset,
+        session._mark,
+        session._next_line,
+        session.needs_newline,
+        None if session.nonobject_leaf is None else (session.nonobject_leaf.line, session.nonobject_leaf.value),
+        session.index.leaf_id,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_following_in_small_chunks_and_pieces_ends_as_one_full_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Lines cut across chunks and across writes: the followed view equals a fresh load of the file."""
+    rng = random.Random(seed)
+    lines = [jsonl(header())]
+    parent = None
+    for n in range(60):
+        roll = rng.random()
+        if roll < 0.08:
+            lines.append(rng.choice(["42\n", "{broken\n", "\n", "[1]\n", '"x"\n']))
+            continue
+        entry_id = f"e{n}"
+        lines.append(_line(entry_id, parent, "w" * rng.randint(0, 150)))
+        parent = entry_id
+    text = "".join(lines).encode()
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")
+    limits = SessionReadLimits(max_line_bytes=250)  # some lines are over it
+    followed = SessionFile(path, limits)
+    monkeypatch.setattr(jsonl_module, "READ_CHUNK_BYTES", rng.choice([3, 17, 64, 100]))
+    written = 0
+    while written < len(text):
+        piece = rng.randint(1, 300)
+        with path.open("ab") as handle:
+            handle.write(text[written : written + piece])
+        written += piece
+        followed.refresh()
+    monkeypatch.setattr(jsonl_module, "READ_CHUNK_BYTES", 4 * 1024 * 1024)
+    fresh = SessionFile(path, limits)
+    fresh.refresh()
+    assert _state(followed) == _state(fresh)
+    assert followed._mark == text[: followed.offset][-64:]
+    assert fresh.entries and "session/line-too-long" in {p.code for p in fresh.problems}

@@ -10,6 +10,7 @@ import { isEstimateChoice, otherChoice } from './model/estimate';
 import {
   appliedText,
   confirmText,
+  failedText,
   type PreviewSettlement,
   previewDocument,
   previewTitle,
@@ -230,7 +231,7 @@ async function runLong<T>(c: CommandContext, title: string, command: string, arg
       void vscode.window.showInformationMessage(`Pi Context: ${title.toLowerCase()} cancelled; the session is unchanged.`);
     } else {
       c.log.error(`${command}: ${errorText(error)}`);
-      void showError(c, `Pi Context: ${title.toLowerCase()} failed: ${errorText(error)}`);
+      void showError(c, failedText(title, error));
     }
     return undefined;
   }

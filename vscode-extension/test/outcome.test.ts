@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { appliedText, confirmText, previewDocument, settledDocument } from '../src/model/outcome';
+import { ResponseError } from 'vscode-jsonrpc';
+import { appliedText, confirmText, failedText, previewDocument, settledDocument } from '../src/model/outcome';
 import type { CommandOutcome } from '../src/protocol.generated';
 
 const outcome: CommandOutcome = {
@@ -86,4 +87,17 @@ test("Pi's compaction, once applied, is shown as Pi's, with Pi's summary", () =>
   const discarded = settledDocument('compaction', live, 's.jsonl', { state: 'discarded' });
   assert.match(discarded, /discarded\.\*\* Nothing was written/);
   assert.match(discarded, /Summarized by Pi/);
+});
+
+test('a summary the server refuses because Pi would fail says so, naming the entry', () => {
+  // What the language client rejects with when pi.branchSummary answers an error (-32803).
+  const refused = new ResponseError(
+    -32803,
+    'Pi would fail on this session: content is not iterable (entry a1): nothing written to /w/s.jsonl',
+  );
+  assert.equal(
+    failedText('Summarizing the branch', refused),
+    'Pi Context: summarizing the branch failed: Pi would fail on this session: content is not iterable (entry a1): ' +
+      'nothing written to /w/s.jsonl',
+  );
 });

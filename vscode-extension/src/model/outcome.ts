@@ -120,6 +120,16 @@ export function appliedText(kind: SummaryKind, outcome: CommandOutcome, sessionN
   return `${what} appended to ${sessionName}${id}${which}.`;
 }
 
+/**
+ * The error shown when a long summary command fails: the server's message as it is, since it says
+ * what happened and that nothing was written (for a session Pi itself would fail on: "Pi would fail
+ * on this session: content is not iterable (entry a1): nothing written to …").
+ */
+export function failedText(title: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `Pi Context: ${title.toLowerCase()} failed: ${message}`;
+}
+
 /** What became of a preview: appended (with the server's answer), discarded, or not written and why. */
 export type PreviewSettlement =
   | { state: 'appended'; applied: CommandOutcome }
