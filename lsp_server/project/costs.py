@@ -13,12 +13,12 @@ from lsp_server.cost.ledger import TurnLedger, build_ledger
 from lsp_server.cost.next_request import BREAKPOINT_APIS, NextRequestCost, price_next_request, with_prompt
 from lsp_server.cost.prices import default_retention
 from lsp_server.cost.save_cost import WorkspaceSection, session_prompt_update
-from lsp_server.js.values import UNDEFINED, js_get
+from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.wire import cache_impact_wire, token_counts
-from lsp_server.session.raw import Entry
 from lsp_server.session.projection import project_path
+from lsp_server.session.raw import Entry
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.tree import build_path
 from lsp_server.tokens.pair import TokenPair
