@@ -9,11 +9,14 @@ it), what Pi wrote (the session file) and what Pi sent (the witness).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +28,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV, read_records
 from lsp_server.session.tail import load_session
 from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspace, make_client, plain
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
@@ -104,9 +108,22 @@ def model() -> Iterator[FakeLlmServer]:
         yield server
 
 
+@pytest.fixture
+def keepers_folder() -> Iterator[Path]:
+    """The test's own keepers' folder (short: a socket path has ~100 bytes); no keeper may be left in it."""
+    base = Path(tempfile.mkdtemp(prefix="pck", dir="/tmp"))
+    yield base / "keepers"
+    left = read_records(base / "keepers")
+    for record in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(record.keeper_pid, signal.SIGKILL)
+    shutil.rmtree(base, ignore_errors=True)
+    assert left == [], "a chat's keeper was left running"
+
+
 @pytest_asyncio.fixture
 async def chat_server(
-    workspace: Workspace, pi_under_test: PiUnderTest, model: FakeLlmServer
+    workspace: Workspace, pi_under_test: PiUnderTest, model: FakeLlmServer, keepers_folder: Path
 ) -> AsyncIterator[Callable[..., Any]]:
     """``await chat_server(settings=...)``: the real server, its Pi pointed at the fake model."""
     started: list[RecordingClient] = []
@@ -115,8 +132,10 @@ async def chat_server(
         agent = write_agent_dir(workspace.agent_dir, model.openai_base_url, settings={"defaultProvider": "fake"})
         env = agent.env({k: v for k, v in os.environ.items() if k != "HOME"})
         env["HOME"] = str(workspace.home)
+        env[RUNTIME_DIR_ENV] = str(keepers_folder.parent)
         pi_command = command if command is not None else f"{pi_under_test.argv[0]} {pi_under_test.argv[1]}"
-        options = {"pi": {"command": pi_command}, **(settings or {})}
+        extra = dict(settings or {})
+        options = {**extra, "pi": {"command": pi_command, **extra.get("pi", {})}}
         config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client, server_env=env)
         client = await config.start()
         assert isinstance(client, RecordingClient)

@@ -80,7 +80,30 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         streaming=chat.streaming,
         compacting=chat.compacting,
         state=state if state is not None else {},
+        kept=chat.kept,
+        reattached=chat.reattached,
     )
+
+
+def detached_chats(ls: PiLanguageServer) -> list[protocol.DetachedChat]:
+    """The chats of this workspace whose Pi kept running after their server ended, oldest first."""
+    found = []
+    for record in ls.chats.detached(ls.chats.keeping.folder()):
+        if record.cwd not in ls.roots:
+            continue
+        found.append(
+            protocol.DetachedChat(
+                session=record.session,
+                cwd=record.cwd,
+                workspace_folder=ls.folder_uri(record.cwd),
+                busy=record.busy,
+                started_at=record.started_at,
+                detached_at=record.detached_at,
+                pi_pid=record.pi_pid,
+                pi_version=record.pi_version,
+            )
+        )
+    return found
 
 
 async def _pi(call: Callable[[], Awaitable[T]]) -> T:
@@ -124,7 +147,7 @@ class ChatEvents:
         task.add_done_callback(self._tasks.discard)
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
-        self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": event})
+        self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": event, "seq": chat.events})
 
     def written(self, chat: Chat, session: str) -> None:
         if session in self._pending:
@@ -204,17 +227,26 @@ def register(server: PiLanguageServer) -> None:
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
         installation = await _installation(ls)
         spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
+        keep = ls.chats.keeping.options(ls.settings.pi)
         chat = await _pi(
             lambda: ls.chats.start(
-                spec, installation, on_event=events.event, on_exit=events.exited, on_session_written=events.written
+                spec,
+                installation,
+                on_event=events.event,
+                on_exit=events.exited,
+                on_session_written=events.written,
+                keep=keep,
             )
         )
+        problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
+        if problem:
+            ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
     @server.feature(names.CHAT_LIST)
     async def list_chats(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
         chats = [chat_info(ls, chat) for chat in ls.chats if chat.alive]
-        return protocol.ChatListResult(chats=chats).wire()
+        return protocol.ChatListResult(chats=chats, detached=detached_chats(ls)).wire()
 
     @request(names.CHAT_STATE, lambda: protocol.ChatRef)
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
@@ -305,7 +337,13 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_MESSAGES, lambda: protocol.ChatRef)
     async def messages(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.messages)).wire()
+        snapshot = await _pi(chat.messages_snapshot)
+        return protocol.ChatMessagesResult(
+            items=snapshot.messages,
+            in_flight=snapshot.in_flight,
+            seq=snapshot.seq,
+            in_flight_truncated=snapshot.truncated,
+        ).wire()
 
     @request(names.CHAT_COMMANDS, lambda: protocol.ChatRef)
     async def commands(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:

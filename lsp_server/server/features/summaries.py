@@ -158,14 +158,14 @@ async def _after_write(ls: PiLanguageServer, path: str, kind: str, result: JobRe
 
 def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
     """One writer per session: pi-context does not append to a session a chat's Pi holds."""
-    holder = ls.chats.holder(path)
+    holder = ls.chats.describe_holder(path, ls.chats.keeping.folder())
     if holder is None:
         return
     if kind == "compaction":
         advice = "compact it from the chat (/compact): Pi writes the summary"
     else:
         advice = "Pi's RPC mode has no tree navigation, so stop the chat first, or use /tree in Pi"
-    raise request_failed(f"{path} is open in chat {holder.chat_id} and Pi writes it: {advice}")
+    raise request_failed(f"{path} is open in {holder} and Pi writes it: {advice}")
 
 
 def register(server: PiLanguageServer) -> None:
