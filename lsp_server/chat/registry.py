@@ -129,10 +129,11 @@ class ChatRegistry:
                     f"{spec.session} is already open in {which}: a session has one writer, so it cannot be opened "
                     "twice; switch to that chat or stop it first"
                 )
-            kept = self.kept_elsewhere(keep.folder if keep is not None else None, spec.session)
-            if kept is not None and keep is not None:
-                assert key is not None
-                return await self._attach(key, keep.folder, kept, on_event, on_exit, on_session_written)
+            taken = await self.take_up(
+                spec, keep, on_event=on_event, on_exit=on_exit, on_session_written=on_session_written
+            )
+            if taken is not None:
+                return taken
             if not Path(spec.session).is_file():
                 raise ChatError(f"no such session file: {spec.session}")
         if not Path(spec.cwd).is_dir():
@@ -155,6 +156,27 @@ class ChatRegistry:
                 self._starting.discard(key)
         self._chats[chat_id] = chat
         return chat
+
+    async def take_up(
+        self,
+        spec: ChatSpec,
+        keep: KeepOptions | None,
+        *,
+        on_event: EventSink | None = None,
+        on_exit: ExitSink | None = None,
+        on_session_written: WrittenSink | None = None,
+    ) -> Chat | None:
+        """The chat of ``spec.session`` when a keeper holds it for nobody here (no Pi to find or start); else None."""
+        if spec.session is None or keep is None:
+            return None
+        key = session_key(spec.session)
+        holder = self.holder(spec.session)
+        if holder is not None or key in self._starting:
+            return None  # start() says why not
+        record = self.kept_elsewhere(keep.folder, spec.session)
+        if record is None:
+            return None
+        return await self._attach(key, keep.folder, record, on_event, on_exit, on_session_written)
 
     async def _attach(
         self,

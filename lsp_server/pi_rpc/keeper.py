@@ -136,28 +136,33 @@ class RawLines:
     def feed(self, data: bytes) -> list[tuple[bool, bytes]]:
         """``(whole, bytes)`` pieces: a whole line with its newline, or a piece of an over-long one."""
         out: list[tuple[bool, bytes]] = []
-        while data:
-            end = data.find(b"\n")
+        start, size = 0, len(data)
+        while start < size:
+            end = data.find(b"\n", start)
             if self._passing:
                 if end < 0:
-                    out.append((False, data))
+                    out.append((False, data[start:]))
                     return out
-                out.append((False, data[: end + 1]))
+                out.append((False, data[start : end + 1]))
                 self._passing = False
-                data = data[end + 1 :]
+                start = end + 1
                 continue
             if end < 0:
-                if len(self._buffer) + len(data) > self.max_line_bytes:
-                    out.append((False, bytes(self._buffer) + data))
+                rest = data[start:]
+                if len(self._buffer) + len(rest) > self.max_line_bytes:
+                    out.append((False, bytes(self._buffer) + rest))
                     self._buffer.clear()
                     self._passing = True
                 else:
-                    self._buffer += data
+                    self._buffer += rest
                 return out
-            line = bytes(self._buffer) + data[: end + 1]
-            self._buffer.clear()
-            out.append((True, line))
-            data = data[end + 1 :]
+            if self._buffer:
+                self._buffer += data[start : end + 1]
+                out.append((True, bytes(self._buffer)))
+                self._buffer.clear()
+            else:
+                out.append((True, data[start : end + 1]))
+            start = end + 1
         return out
 
     def finish(self) -> list[tuple[bool, bytes]]:
@@ -194,6 +199,7 @@ class _Client(asyncio.Protocol):
         self.attached = False
         self.pending: dict[str, str] = {}  # this client's command ids waiting for Pi's answer -> command type
         self.closed = False
+        self.corked: list[bytes] | None = None  # writes held until uncork()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -214,12 +220,24 @@ class _Client(asyncio.Protocol):
         self.keeper.client_gone(self)
 
     def write(self, data: bytes) -> None:
+        if self.corked is not None:
+            self.corked.append(data)
+            return
         transport = self.transport
         if transport is None or self.closed or transport.is_closing():
             return
         transport.write(data)
         if transport.get_write_buffer_size() > MAX_CLIENT_BACKLOG:
             self.close()  # a client that does not read is gone; Pi must not wait for it
+
+    def cork(self) -> None:
+        if self.corked is None:
+            self.corked = []
+
+    def uncork(self) -> None:
+        pieces, self.corked = self.corked, None
+        if pieces:
+            self.write(b"".join(pieces))
 
     def close(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -348,11 +366,18 @@ class Keeper:
     # -- Pi's output ---------------------------------------------------------------------------------
 
     def from_pi(self, data: bytes) -> None:
-        for whole, piece in self.stdout_lines.feed(data):
-            if whole:
-                self.pi_line(piece)
-            else:
-                self.pi_piece(piece)
+        client = self.client
+        if client is not None:
+            client.cork()  # one write for the lines of one read, not one per line
+        try:
+            for whole, piece in self.stdout_lines.feed(data):
+                if whole:
+                    self.pi_line(piece)
+                else:
+                    self.pi_piece(piece)
+        finally:
+            if client is not None:
+                client.uncork()
 
     def pi_stdout_end(self) -> None:
         for _, piece in self.stdout_lines.finish():

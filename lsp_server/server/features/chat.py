@@ -225,9 +225,16 @@ def register(server: PiLanguageServer) -> None:
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
         session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
-        installation = await _installation(ls)
         spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
         keep = ls.chats.keeping.options(ls.settings.pi)
+        taken = await _pi(  # its Pi kept running under a keeper: no Pi to find or start
+            lambda: ls.chats.take_up(
+                spec, keep, on_event=events.event, on_exit=events.exited, on_session_written=events.written
+            )
+        )
+        if taken is not None:
+            return chat_info(ls, taken, taken.process.initial_state if taken.process else None).wire()
+        installation = await _installation(ls)
         chat = await _pi(
             lambda: ls.chats.start(
                 spec,
