@@ -9,14 +9,11 @@ it), what Pi wrote (the session file) and what Pi sent (the witness).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
 
-from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV, read_records
+from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV
 from lsp_server.session.tail import load_session
 from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspace, make_client, plain
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
@@ -106,19 +103,6 @@ def pi_under_test() -> PiUnderTest:
 def model() -> Iterator[FakeLlmServer]:
     with FakeLlmServer() as server:
         yield server
-
-
-@pytest.fixture
-def keepers_folder() -> Iterator[Path]:
-    """The test's own keepers' folder (short: a socket path has ~100 bytes); no keeper may be left in it."""
-    base = Path(tempfile.mkdtemp(prefix="pck", dir="/tmp"))
-    yield base / "keepers"
-    left = read_records(base / "keepers")
-    for record in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(record.keeper_pid, signal.SIGKILL)
-    shutil.rmtree(base, ignore_errors=True)
-    assert left == [], "a chat's keeper was left running"
 
 
 @pytest_asyncio.fixture

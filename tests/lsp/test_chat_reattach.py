@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,11 +34,11 @@ from tests.lsp.test_chat import (  # noqa: F401 - fixtures
     ChatClient,
     chat_server,
     entries,
-    keepers_folder,
     model,
     pi_processes,
     pi_under_test,
 )
+from tests.pi_rpc.conftest import PROBE_EXTENSION
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
 pytestmark = pytest.mark.pi
@@ -207,3 +208,34 @@ async def test_an_idle_chat_still_ends_with_its_server(
     assert pi_processes(client.agent.path) == []  # ended before shutdown answered, as without a keeper
     assert read_records(keepers_folder) == []
     await poll(lambda: not keeper_processes(client.agent.path))
+
+
+async def test_a_dialog_pi_asked_before_the_reload_is_asked_again_and_the_answer_reaches_pi(
+    chat_server: Callable[..., Any], model: FakeLlmServer
+) -> None:
+    first = await chat_server()
+    extensions = first.agent.path / "extensions"  # Pi loads the probe from its agent dir
+    extensions.mkdir(exist_ok=True)
+    shutil.copy(PROBE_EXTENSION, extensions / PROBE_EXTENSION.name)
+    info = await first.ask("pi/chat/start", {})
+    chat_id, session = info["chatId"], info["session"]
+    since = first.mark()
+    # Pi answers the prompt only once the dialog is answered: the server that asked will be gone by then.
+    asked = asyncio.ensure_future(first.ask("pi/chat/prompt", {"chatId": chat_id, "text": "/probe-confirm"}))
+    dialog = await first.event(chat_id, "extension_ui_request", since)
+    assert dialog["method"] == "confirm"
+    await asyncio.wait_for(first.client.shutdown_session(), WAIT_S)
+    (refused,) = await asyncio.gather(asked, return_exceptions=True)  # the server let go of Pi: no answer for it
+    assert isinstance(refused, JsonRpcException)
+    (pid,) = pi_processes(first.agent.path)  # Pi waits for the answer: it is kept
+    assert not Path(session).exists()  # nothing written yet: the chat is taken up all the same
+    second = await chat_server()
+    taken = await second.ask("pi/chat/start", {"session": session})
+    assert taken["reattached"] is True and pi_processes(second.agent.path) == [pid]
+    snapshot = await second.ask("pi/chat/messages", {"chatId": taken["chatId"]})
+    assert [e for e in snapshot["inFlight"] if e["type"] == "extension_ui_request"] == [dialog]
+    since = second.mark()
+    await second.ask("pi/chat/uiResponse", {"chatId": taken["chatId"], "id": dialog["id"], "confirmed": True})
+    notified = await second.event(taken["chatId"], "extension_ui_request", since)
+    assert (notified["method"], notified["message"]) == ("notify", "confirmed")
+    await stop_and_check_nothing_is_left(second, taken["chatId"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pygls.exceptions import JsonRpcException
@@ -83,6 +84,19 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         kept=chat.kept,
         reattached=chat.reattached,
     )
+
+
+def _start_session(ls: PiLanguageServer, value: str | None, folder: Path | None) -> str | None:
+    """pi/chat/start's session: an existing file, or one a kept Pi holds and has not written yet (a new chat)."""
+    if value is None:
+        return None
+    try:
+        return session_path(ls, protocol.CHAT_START, value)
+    except JsonRpcException:
+        path = ls.uri_to_path(value) if value.startswith("file:") else value
+        if path and os.path.isabs(path) and ls.chats.kept_elsewhere(folder, os.path.normpath(path)) is not None:
+            return os.path.normpath(path)
+        raise
 
 
 def detached_chats(ls: PiLanguageServer) -> list[protocol.DetachedChat]:
@@ -224,9 +238,9 @@ def register(server: PiLanguageServer) -> None:
 
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
-        session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
-        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
         keep = ls.chats.keeping.options(ls.settings.pi)
+        session = _start_session(ls, params.session, keep.folder if keep is not None else None)
+        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=pi_env(ls))
         taken = await _pi(  # its Pi kept running under a keeper: no Pi to find or start
             lambda: ls.chats.take_up(
                 spec, keep, on_event=events.event, on_exit=events.exited, on_session_written=events.written
@@ -252,6 +266,7 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(names.CHAT_LIST)
     async def list_chats(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()  # the workspace folders decide which kept chats are this window's
         chats = [chat_info(ls, chat) for chat in ls.chats if chat.alive]
         return protocol.ChatListResult(chats=chats, detached=detached_chats(ls)).wire()
 

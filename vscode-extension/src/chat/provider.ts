@@ -302,6 +302,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     try {
+      if (!this.exited) {
+        const list = await this.request<ChatListResult>(Methods.CHAT_LIST, {});
+        const remembered = this.state.get<string>(SESSION_KEY) ?? null;
+        const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
+        if (held) {
+          await this.adopt(held, true);
+          return;
+        }
+        // After a window reload the session shown last may still have its Pi working under a keeper:
+        // starting on it takes that Pi up, with no Pi to find first. Without a remembered session, a
+        // chat of this workspace that kept running is taken up rather than left to end unseen.
+        const detached = list.detached ?? [];
+        const kept = remembered ? detached.find((d) => d.session === remembered) : detached.find((d) => d.busy);
+        if (kept?.session) {
+          await this.start(kept.session, true);
+          return;
+        }
+      }
       this.locate ??= await this.request<ChatLocateResult>(Methods.CHAT_LOCATE, {});
       if (!this.locate.found) {
         this.status = null;
@@ -312,18 +330,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.postAll();
         return;
       }
-      const list = await this.request<ChatListResult>(Methods.CHAT_LIST, {});
-      const remembered = this.state.get<string>(SESSION_KEY) ?? null;
-      const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
-      if (held) {
-        await this.adopt(held, true);
-        return;
-      }
-      // After a window reload the remembered session's Pi may still be working under its keeper:
-      // starting on that session takes it up. Without a remembered session, a chat of this
-      // workspace that kept running is taken up rather than left to end unseen.
-      const kept = (list.detached ?? []).find((d) => d.busy && d.session)?.session ?? null;
-      await this.start(remembered ?? kept, true);
+      await this.start(this.state.get<string>(SESSION_KEY) ?? null, true);
     } catch (e) {
       this.status = `The chat could not start: ${errorText(e)}`;
       this.postAll();
