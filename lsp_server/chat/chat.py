@@ -8,6 +8,13 @@ editor needs to follow the chat without asking Pi again: the session file Pi wri
 Events are forwarded exactly as Pi emitted them (``on_event``); the chat looks at a few to keep its
 own state, and tells ``on_session_written`` when Pi has just appended to its session file (a
 message ended, a compaction ended, the run settled), so the views that read the file can refresh.
+It also numbers them (``events``, the ``seq`` of each) and folds them into the run in flight
+(:class:`~lsp_server.pi_rpc.run_log.RunLog`), so :meth:`Chat.messages_snapshot` can give a view that
+attaches now Pi's messages and what is going on, both at one point of Pi's output.
+
+Pi runs under a keeper when the server has a keepers' folder (:meth:`Chat.start` with ``keep``), so
+that a turn outlives the server; :meth:`Chat.attach` takes up such a Pi after its server ended, and
+:meth:`Chat.release` lets go of one at shutdown (``docs/chat.md``).
 """
 
 from __future__ import annotations

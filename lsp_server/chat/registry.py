@@ -176,6 +176,11 @@ class ChatRegistry:
         record = self.kept_elsewhere(keep.folder, spec.session)
         if record is None:
             return None
+        if record.state == "starting":  # another window is opening it this very moment
+            raise ChatError(
+                f"{spec.session} is being opened in a chat of another window: a session has one writer, so it "
+                "cannot be opened twice"
+            )
         return await self._attach(key, keep.folder, record, on_event, on_exit, on_session_written)
 
     async def _attach(

@@ -354,8 +354,8 @@ class Keeper:
         )
 
     def write_record(self) -> None:
-        if self.pi_exit is not None and self.state == "ending":
-            return
+        if self.pi_exit is not None:
+            return  # its files are gone with Pi: nobody may take it up
         with contextlib.suppress(OSError):
             write_record(self.folder, self.record())
 
