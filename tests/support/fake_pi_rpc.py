@@ -16,7 +16,8 @@ Commands (one JSON object per line on stdin; every one but ``exit`` is answered 
 - ``stderr``: writes ``text`` to stderr (``repeat`` times), then answers;
 - ``big``: answers with a ``data.text`` of ``size`` bytes;
 - ``exit``: writes ``stderr`` text and exits with ``code`` without answering;
-- ``schedule``: answers at once, and writes ``lines`` after ``delay`` seconds (a run going on by itself);
+- ``schedule``: answers at once, and writes ``lines`` in one write after ``delay`` seconds (a run going on by
+  itself);
 - ``abort``: writes ``{"type":"agent_settled","aborted":true}``, then answers (as Pi does once the run settled);
 - ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
 - ``hang``: never answers.
@@ -69,7 +70,8 @@ def handle(command: dict[str, Any]) -> None:
         answer(command, {"chunks": len(command.get("chunks", []))})
     elif kind == "schedule":
         lines = [str(line) for line in command.get("lines", [])]
-        threading.Timer(float(command.get("delay", 0.2)), lambda: [write(x.encode() + b"\n") for x in lines]).start()
+        burst = b"".join(line.encode() + b"\n" for line in lines)  # one write: one read for the client, mostly
+        threading.Timer(float(command.get("delay", 0.2)), write, (burst,)).start()
         answer(command, {"scheduled": len(lines)})
     elif kind == "abort":
         write(b'{"type":"agent_settled","aborted":true}\n')
