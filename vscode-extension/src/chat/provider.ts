@@ -307,6 +307,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         const remembered = this.state.get<string>(SESSION_KEY) ?? null;
         const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
         if (held) {
+          this.locate ??= { found: true, piVersion: held.piVersion };
           await this.adopt(held, true);
           return;
         }
@@ -316,6 +317,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         const detached = list.detached ?? [];
         const kept = remembered ? detached.find((d) => d.session === remembered) : detached.find((d) => d.busy);
         if (kept?.session) {
+          // A Pi that runs is a Pi found: the view is ready once the chat is taken up.
+          this.locate ??= { found: true, piVersion: kept.piVersion ?? null };
           await this.start(kept.session, true);
           return;
         }
