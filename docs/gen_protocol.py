@@ -181,9 +181,11 @@ METHODS: tuple[Method, ...] = (
         "ChatStartParams",
         "ChatInfo",
         "Start Pi in RPC mode in a workspace folder (`--session` to resume a file, `--provider/--model` for "
-        "`model`). A session another chat holds is refused (one writer per session). Pi keeps its own credentials; "
-        "the server passes its environment and gives Pi no key; the keys Pi may use are replaced by `***` in "
-        "everything relayed from the chat.",
+        "`model`). A session another chat holds is refused (one writer per session). A session whose Pi kept running "
+        "after its server ended (a window reload) is taken up instead (`reattached: true`): the run's records in "
+        "progress come first as `pi/chat/event`, then Pi live. Pi keeps its own credentials; the server passes its "
+        "environment and gives Pi no key; the keys Pi may use are replaced by `***` in everything relayed from the "
+        "chat.",
     ),
     Method(
         protocol.CHAT_LIST,
@@ -191,7 +193,9 @@ METHODS: tuple[Method, ...] = (
         "client → server",
         None,
         "ChatListResult",
-        "The chats the server holds, for a client that reattaches (a reloaded view).",
+        "The chats the server holds, for a client that reattaches (a reloaded view), and the chats of its "
+        "workspace whose Pi kept running after their server ended (`detached`: `pi/chat/start {session}` takes "
+        "one up).",
     ),
     Method(
         protocol.CHAT_STATE,
@@ -284,8 +288,10 @@ METHODS: tuple[Method, ...] = (
         "request",
         "client → server",
         "ChatRef",
-        "ChatItemsResult",
-        "The conversation so far as Pi holds it (`get_messages`), to rebuild a view.",
+        "ChatMessagesResult",
+        "The conversation so far as Pi holds it (`get_messages`), to rebuild a view, with what is going on at "
+        "that very point (`inFlight`: the reply being streamed, the tools running) and the `seq` of the last event "
+        "it includes; a view applies only later events on top.",
     ),
     Method(
         protocol.CHAT_COMMANDS,

@@ -664,10 +664,33 @@ class ChatInfo(WireModel):
     streaming: bool
     compacting: bool
     state: dict[str, Any] = Field(default_factory=dict, description="Pi's get_state answer, as Pi gave it.")
+    kept: bool = Field(
+        default=False, description="Pi runs under a keeper: a turn goes on when the server ends (a window reload)."
+    )
+    reattached: bool = Field(
+        default=False,
+        description="pi/chat/start took up a Pi that kept running after its server ended, instead of starting one.",
+    )
+
+
+class DetachedChat(WireModel):
+    """A Pi that kept running after its server ended, waiting for a window: pi/chat/start {session} takes it up."""
+
+    session: str | None
+    cwd: str
+    workspace_folder: str | None = None
+    busy: bool = Field(description="A turn, a prompt or a compaction is still going on.")
+    started_at: float = Field(description="When its Pi started (seconds since the epoch).")
+    detached_at: float | None = Field(default=None, description="When its last server let go of it.")
+    pi_pid: int
+    pi_version: str = ""
 
 
 class ChatListResult(WireModel):
     chats: list[ChatInfo]
+    detached: list[DetachedChat] = Field(
+        default_factory=list, description="Chats of this workspace kept running after their window went."
+    )
 
 
 class ChatPromptParams(WireModel):
@@ -755,6 +778,26 @@ class ChatItemsResult(WireModel):
     items: list[dict[str, Any]]
 
 
+class ChatMessagesResult(WireModel):
+    """The conversation as Pi holds it, and what is going on right now, both at one point of Pi's output."""
+
+    items: list[dict[str, Any]] = Field(description="Pi's get_messages: the messages that have ended.")
+    in_flight: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description=(
+            "Pi's records since the last message ended, as Pi emitted them: the reply being streamed, the tools "
+            "running, a retry or compaction under way, a dialog waiting. Fold them after items."
+        ),
+    )
+    seq: int = Field(
+        default=0,
+        description="The seq of the last pi/chat/event included: apply only events with a greater seq after this.",
+    )
+    in_flight_truncated: bool = Field(
+        default=False, description="The oldest pieces of the reply in progress were dropped (a bound)."
+    )
+
+
 class ChatModelResult(WireModel):
     model: dict[str, Any] = Field(description="Pi's model object.")
 
@@ -792,6 +835,7 @@ class ChatEventParams(WireModel):
     event: dict[str, Any] = Field(
         description="The record exactly as Pi emitted it, except that the keys Pi may use read `***`."
     )
+    seq: int = Field(default=0, description="1, 2, 3... per chat, in Pi's order (see pi/chat/messages).")
 
 
 class ChatExitedParams(WireModel):
@@ -844,6 +888,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ChatStartParams": ChatStartParams,
     "ChatRef": ChatRef,
     "ChatInfo": ChatInfo,
+    "DetachedChat": DetachedChat,
     "ChatListResult": ChatListResult,
     "ChatPromptParams": ChatPromptParams,
     "ChatPromptResult": ChatPromptResult,
@@ -856,6 +901,7 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ChatSetModelParams": ChatSetModelParams,
     "ChatSetThinkingLevelParams": ChatSetThinkingLevelParams,
     "ChatItemsResult": ChatItemsResult,
+    "ChatMessagesResult": ChatMessagesResult,
     "ChatModelResult": ChatModelResult,
     "ChatPreflightParams": ChatPreflightParams,
     "ChatPreflightResult": ChatPreflightResult,

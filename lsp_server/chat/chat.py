@@ -8,6 +8,13 @@ editor needs to follow the chat without asking Pi again: the session file Pi wri
 Events are forwarded exactly as Pi emitted them (``on_event``); the chat looks at a few to keep its
 own state, and tells ``on_session_written`` when Pi has just appended to its session file (a
 message ended, a compaction ended, the run settled), so the views that read the file can refresh.
+It also numbers them (``events``, the ``seq`` of each) and folds them into the run in flight
+(:class:`~lsp_server.pi_rpc.run_log.RunLog`), so :meth:`Chat.messages_snapshot` can give a view that
+attaches now Pi's messages and what is going on, both at one point of Pi's output.
+
+Pi runs under a keeper when the server has a keepers' folder (:meth:`Chat.start` with ``keep``), so
+that a turn outlives the server; :meth:`Chat.attach` takes up such a Pi after its server ended, and
+:meth:`Chat.release` lets go of one at shutdown (``docs/chat.md``).
 """
 
 from __future__ import annotations
@@ -16,10 +23,16 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
+from lsp_server.pi_rpc.channel import PiRpcChannel
+from lsp_server.pi_rpc.errors import PiProtocolError
+from lsp_server.pi_rpc.keeper_files import KeeperRecord
+from lsp_server.pi_rpc.kept import KeeperUnavailable, KeepOptions, KeptPi
+from lsp_server.pi_rpc.run_log import RecordKey, RunLog
 
 JsonObject = dict[str, Any]
 EventSink = Callable[["Chat", JsonObject], None]
@@ -28,6 +41,17 @@ WrittenSink = Callable[["Chat", str], None]
 
 # Events after which Pi has appended to the session file.
 WRITING_EVENTS: Final = frozenset({"message_end", "compaction_end", "agent_settled", "entry_appended"})
+RUN_LOG_EVENTS: Final = 50_000  # records of the run in progress kept for a view that attaches (pi/chat/messages)
+
+
+@dataclass(frozen=True)
+class MessagesSnapshot:
+    """``get_messages`` and what was going on at the same point of Pi's output (see :class:`RunLog`)."""
+
+    messages: list[JsonObject]
+    in_flight: list[JsonObject]
+    seq: int  # the number of the last event the snapshot includes
+    truncated: bool
 
 
 @dataclass(frozen=True)
@@ -57,13 +81,16 @@ class Chat:
         self.chat_id = chat_id
         self.spec = spec
         self.installation = installation
-        self.process: PiRpcProcess | None = None
+        self.process: PiRpcChannel | None = None
         self.session: str | None = spec.session
         self.streaming = False
         self.compacting = False
         self.last_usage: JsonObject | None = None
         self.exit: PiExit | None = None
-        self.events = 0
+        self.events = 0  # also the seq of the last event forwarded
+        self.run: RunLog[JsonObject] = RunLog(RUN_LOG_EVENTS)  # what a view attaching now must be shown again
+        self.reattached = False  # taken up from a keeper after its server ended
+        self.keep_problem: str | None = None  # why this chat's Pi runs without a keeper
         self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
@@ -79,20 +106,55 @@ class Chat:
         on_event: EventSink | None = None,
         on_exit: ExitSink | None = None,
         on_session_written: WrittenSink | None = None,
+        keep: KeepOptions | None = None,
     ) -> Chat:
+        """Start Pi: under a keeper when ``keep`` says where (so a turn outlives the server), else as our child."""
         chat = cls(chat_id, spec, installation)
         chat._on_event, chat._on_exit, chat._on_written = on_event, on_exit, on_session_written
         provider, model_id = split_model(spec.model) if spec.model else (None, None)
-        chat.process = await PiRpcProcess.start(
-            installation.argv,
-            cwd=spec.cwd,
-            env=spec.env,
-            session_file=spec.session,
-            provider=provider,
-            model=model_id,
-            on_event=chat._event,
-            on_exit=chat._exited,
-        )
+        options: dict[str, Any] = {
+            "cwd": spec.cwd,
+            "env": spec.env,
+            "session_file": spec.session,
+            "provider": provider,
+            "model": model_id,
+            "on_event": chat._event,
+            "on_exit": chat._exited,
+        }
+        if keep is not None:
+            record = {
+                "argv": list(installation.argv),
+                "piVersion": installation.pi_version,
+                "nodeVersion": installation.node_version,
+                "source": installation.source,
+            }
+            try:
+                chat.process = await KeptPi.start(installation.argv, keep, installation=record, **options)
+            except KeeperUnavailable as error:  # the folder or Python: Pi still runs, without a keeper
+                chat.keep_problem = str(error)
+        if chat.process is None:
+            chat.process = await PiRpcProcess.start(installation.argv, **options)
+        chat._take_state(chat.process.initial_state or {})
+        return chat
+
+    @classmethod
+    async def attach(
+        cls,
+        chat_id: str,
+        folder: Path,
+        record: KeeperRecord,
+        *,
+        on_event: EventSink | None = None,
+        on_exit: ExitSink | None = None,
+        on_session_written: WrittenSink | None = None,
+    ) -> Chat:
+        """Take up a Pi that kept running after its server ended; its run's records in progress come first."""
+        spec = ChatSpec(cwd=record.cwd, session=record.session, env={})
+        installation = PiInstallation(tuple(record.argv), record.pi_version, record.node_version, record.source)
+        chat = cls(chat_id, spec, installation)
+        chat._on_event, chat._on_exit, chat._on_written = on_event, on_exit, on_session_written
+        chat.reattached = True
+        chat.process = await KeptPi.attach(folder, record, on_event=chat._event, on_exit=chat._exited)
         chat._take_state(chat.process.initial_state or {})
         return chat
 
@@ -102,7 +164,17 @@ class Chat:
     def alive(self) -> bool:
         return self.exit is None and self.process is not None
 
-    def _pi(self) -> PiRpcProcess:
+    @property
+    def kept(self) -> bool:
+        """Pi runs under a keeper: a turn goes on when this server ends."""
+        return isinstance(self.process, KeptPi)
+
+    @property
+    def keeper_id(self) -> str | None:
+        process = self.process
+        return process.record.keeper_id if isinstance(process, KeptPi) and process.record is not None else None
+
+    def _pi(self) -> PiRpcChannel:
         assert self.process is not None
         return self.process
 
@@ -115,6 +187,7 @@ class Chat:
 
     def _event(self, event: JsonObject) -> None:
         self.events += 1
+        self.run.add(RecordKey.of(event), event)
         kind = event.get("type")
         if kind == "agent_start":
             self.streaming = True
@@ -198,6 +271,25 @@ class Chat:
     async def messages(self) -> list[JsonObject]:
         return await self._pi().get_messages()
 
+    async def messages_snapshot(self) -> MessagesSnapshot:
+        """``get_messages``, with the run's records in progress and the event count at the point Pi answered.
+
+        Both halves are taken at one point of Pi's output (the answer's), so a view that folds the
+        messages, then ``in_flight``, then the events numbered after ``seq``, misses nothing and shows
+        nothing twice, however the answer and the events interleave on their way to it.
+        """
+        taken: list[MessagesSnapshot] = []
+
+        def at_answer() -> None:
+            taken.append(MessagesSnapshot([], self.run.items(), self.events, self.run.truncated))
+
+        data = await self._pi().request({"type": "get_messages"}, at_answer=at_answer)
+        messages = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(messages, list) or not taken:
+            raise PiProtocolError("Pi's answer to get_messages has no messages list")
+        mark = taken[0]
+        return MessagesSnapshot([m for m in messages if isinstance(m, dict)], mark.in_flight, mark.seq, mark.truncated)
+
     async def commands(self) -> list[JsonObject]:
         return await self._pi().get_commands()
 
@@ -206,9 +298,17 @@ class Chat:
 
     async def ui_response(self, request_id: str, answer: Mapping[str, Any]) -> None:
         await self._pi().send({"type": "extension_ui_response", "id": request_id, **answer})
+        self.run.answered(request_id)
 
     async def stop(self) -> PiExit:
         """End the Pi process (orderly, then forcefully); idempotent."""
         if self.process is None:
             raise RuntimeError("the chat was never started")
         return await self.process.close()
+
+    async def release(self) -> bool:
+        """The server is ending: a busy Pi under a keeper goes on (True); any other Pi is ended (False)."""
+        if isinstance(self.process, KeptPi):
+            return await self.process.release()
+        await self.stop()
+        return False

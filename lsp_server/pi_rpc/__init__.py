@@ -2,8 +2,9 @@
 
 :func:`locate_pi` finds a runnable Pi (command, Pi and Node versions) or says in one sentence why
 there is none; :class:`PiRpcProcess` runs ``pi --mode rpc`` and speaks its JSON-lines protocol
-(commands, responses by id, events in arrival order) and ends it without leaving processes behind.
-See ``docs/chat.md``.
+(commands, responses by id, events in arrival order) and ends it without leaving processes behind;
+:class:`~lsp_server.pi_rpc.kept.KeptPi` speaks the same protocol to a Pi held by a keeper process
+(:mod:`~lsp_server.pi_rpc.keeper`), so that a turn outlives the language server. See ``docs/chat.md``.
 """
 
 from lsp_server.pi_rpc.commands import Disposition, PiCommands, StreamingBehavior, ThinkingLevel

@@ -8,8 +8,9 @@ The process::
     ...                                              # events arrive at on_event until agent_settled
     await pi.close()
 
-Reading. stdout is read for as long as the process lives, by an asyncio pipe protocol (Pi stalls
-when nobody reads). :class:`~lsp_server.pi_rpc.framing.LineSplitter` cuts it into records. A
+Reading (the protocol half is :class:`~lsp_server.pi_rpc.channel.PiRpcChannel`, shared with Pi
+under a keeper). stdout is read for as long as the process lives, by an asyncio pipe protocol (Pi
+stalls when nobody reads). :class:`~lsp_server.pi_rpc.framing.LineSplitter` cuts it into records. A
 ``response`` whose ``id`` we sent resolves that request (its ``data``, or a
 :class:`~lsp_server.pi_rpc.errors.PiCommandError` with Pi's ``error``); every other record (session
 events, ``extension_ui_request``) goes to ``on_event`` synchronously, in arrival order, as the dict
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import signal
 import subprocess
@@ -43,19 +43,19 @@ import threading
 import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from lsp_server.pi_rpc.commands import PiCommands
-from lsp_server.pi_rpc.errors import (
-    PiCommandError,
-    PiExitedError,
-    PiProtocolError,
-    PiRequestTimeout,
-    PiStartError,
-    describe_exit,
+from lsp_server.pi_rpc.channel import (
+    STDERR_TAIL_BYTES,
+    EventCallback,
+    PiExit,
+    PiRpcChannel,
+    ProtocolProblem,
+    ReaderProtocol,
+    UnmatchedResponse,
 )
-from lsp_server.pi_rpc.framing import DEFAULT_MAX_LINE_BYTES, Frame, FramingProblem, LineSplitter, encode_record
+from lsp_server.pi_rpc.errors import PiStartError
+from lsp_server.pi_rpc.framing import DEFAULT_MAX_LINE_BYTES
 from lsp_server.pi_rpc.reaper import (
     MARKER_NAME,
     POSIX,
@@ -65,50 +65,13 @@ from lsp_server.pi_rpc.reaper import (
     spawn_options,
 )
 
-STDERR_TAIL_BYTES: Final = 64 * 1024
+__all__ = ["PiExit", "PiRpcProcess", "ProtocolProblem", "UnmatchedResponse", "rpc_argv"]
+
 CLOSE_GRACE_S: Final = 3.0  # after stdin EOF, before SIGTERM
 TERM_GRACE_S: Final = 3.0  # after SIGTERM, before SIGKILL
 KILL_WAIT_S: Final = 10.0  # after SIGKILL: only a process stuck in the kernel takes this long
 DRAIN_AFTER_EXIT_S: Final = 2.0  # reading the output Pi wrote before it exited
 READY_TIMEOUT_S: Final = 60.0
-ABANDONED_IDS_KEPT: Final = 1024
-
-JsonObject = dict[str, Any]
-EventCallback = Callable[[JsonObject], None]
-
-
-@dataclass(frozen=True)
-class UnmatchedResponse:
-    """A ``response`` record that answers no request we are waiting for."""
-
-    record: JsonObject
-
-    @property
-    def message(self) -> str:
-        rid = self.record.get("id")
-        command = self.record.get("command")
-        error = self.record.get("error")
-        text = f"Pi answered {command!s} with id {rid!r}, which no request is waiting for"
-        return f"{text}: {error}" if error else text
-
-
-ProtocolProblem = FramingProblem | UnmatchedResponse
-
-
-@dataclass(frozen=True)
-class PiExit:
-    """How a Pi process ended."""
-
-    returncode: int | None  # negative: killed by that signal; None: could not be reaped in time
-    stderr_tail: str
-    expected: bool  # close() had been called
-
-    @property
-    def message(self) -> str:
-        return describe_exit(self.returncode, self.stderr_tail, expected=self.expected)
-
-    def error(self) -> PiExitedError:
-        return PiExitedError(self.returncode, self.stderr_tail, expected=self.expected)
 
 
 def rpc_argv(
@@ -130,8 +93,8 @@ def rpc_argv(
     return line + list(extra_args)
 
 
-class PiRpcProcess(PiCommands):
-    """A running ``pi --mode rpc``; make one with :meth:`start`."""
+class PiRpcProcess(PiRpcChannel):
+    """A running ``pi --mode rpc`` as our child process; make one with :meth:`start`."""
 
     def __init__(
         self,
@@ -146,30 +109,21 @@ class PiRpcProcess(PiCommands):
         max_line_bytes: int,
         stderr_tail_bytes: int,
     ) -> None:
-        self._loop = asyncio.get_running_loop()
+        super().__init__(
+            on_event=on_event,
+            on_problem=on_problem,
+            on_stderr=on_stderr,
+            on_exit=on_exit,
+            max_line_bytes=max_line_bytes,
+            stderr_tail_bytes=stderr_tail_bytes,
+        )
         self._popen = popen
         self.argv: tuple[str, ...] = tuple(argv)
         self._token = token
-        self._on_event = on_event
-        self._on_problem = on_problem
-        self._on_stderr = on_stderr
-        self._on_exit = on_exit
-        self._splitter = LineSplitter(max_line_bytes)
-        self._stderr_tail = bytearray()
-        self._stderr_tail_bytes = stderr_tail_bytes
-        self._ids = itertools.count(1)
-        self._pending: dict[str, tuple[str, asyncio.Future[Any]]] = {}
-        self._abandoned: dict[str, None] = {}
-        self._stdin: asyncio.WriteTransport | None = None
-        self._writer = _WriterProtocol()
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
-        self._exited = asyncio.Event()
-        self._exit: PiExit | None = None
-        self._closing = False
         self._close_task: asyncio.Task[PiExit] | None = None
         self._transports: list[asyncio.BaseTransport] = []
-        self.initial_state: JsonObject | None = None
         # Last-resort cleanup that holds no reference to self: on collection or interpreter exit.
         self._finalizer = weakref.finalize(self, _kill_now, popen, token)
         self._guard = self._loop.create_task(self._guard_loop_shutdown(), name=f"pi-rpc-guard-{popen.pid}")
@@ -218,7 +172,7 @@ class PiRpcProcess(PiCommands):
                 **spawn_options(),
             )
         except OSError as error:
-            raise PiStartError(_start_failure(line[0], cwd, error)) from error
+            raise PiStartError(start_failure(line[0], cwd, error)) from error
         process = cls(
             popen,
             line,
@@ -252,16 +206,16 @@ class PiRpcProcess(PiCommands):
         popen = self._popen
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         out, _ = await self._loop.connect_read_pipe(
-            lambda: _ReaderProtocol(self._on_stdout, self._on_stdout_end), popen.stdout
+            lambda: ReaderProtocol(self._on_stdout, self._on_stdout_end), popen.stdout
         )
         err, _ = await self._loop.connect_read_pipe(
-            lambda: _ReaderProtocol(self._on_stderr_data, self._on_stderr_end), popen.stderr
+            lambda: ReaderProtocol(self._on_stderr_data, self._stderr_done.set), popen.stderr
         )
         stdin, _ = await self._loop.connect_write_pipe(lambda: self._writer, popen.stdin)
         self._stdin = stdin
         self._transports = [out, err, stdin]
         threading.Thread(
-            target=_wait_for_exit,
+            target=wait_then_reap,
             args=(popen, self._token, self._loop, self._on_reaped),
             name=f"pi-rpc-wait-{popen.pid}",
             daemon=True,
@@ -278,146 +232,9 @@ class PiRpcProcess(PiCommands):
         """The value of ``PI_CONTEXT_CHAT_OWNER`` in Pi's environment (inherited by its descendants)."""
         return self._token
 
-    @property
-    def running(self) -> bool:
-        return self._exit is None
-
-    @property
-    def exit(self) -> PiExit | None:
-        """How Pi ended, once it has (and its output has been read)."""
-        return self._exit
-
-    @property
-    def stderr_tail(self) -> str:
-        return bytes(self._stderr_tail).decode("utf-8", errors="replace")
-
-    async def wait_exit(self) -> PiExit:
-        await self._exited.wait()
-        assert self._exit is not None
-        return self._exit
-
-    # -- commands ------------------------------------------------------------------------------------
-
-    async def request(self, command: Mapping[str, Any], *, timeout: float | None = None) -> Any:
-        """Send one command and return its response's ``data`` (None when it has none).
-
-        Raises :class:`PiCommandError` (Pi's ``error`` text), :class:`PiExitedError`,
-        :class:`PiRequestTimeout` (the process keeps running; a late answer is dropped) or
-        :class:`PiProtocolError`. Ids are ours: a command that brings its own ``id`` is refused.
-        """
-        kind = command.get("type")
-        if not isinstance(kind, str) or not kind:
-            raise ValueError("a Pi command needs a string 'type'")
-        if "id" in command:
-            raise ValueError("request() assigns the id; send the command without one")
-        self._check_open()
-        rid = f"pc-{next(self._ids)}"
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[rid] = (kind, future)
-        try:
-            await self._write({"id": rid, **command})
-            if timeout is None:
-                return await future
-            try:
-                return await asyncio.wait_for(future, timeout)
-            except TimeoutError:
-                raise PiRequestTimeout(f"Pi did not answer {kind} within {timeout:g} s") from None
-        finally:
-            if self._pending.pop(rid, None) is not None:
-                self._abandon(rid)
-
-    async def send(self, record: Mapping[str, Any]) -> None:
-        """Write one record that gets no response (``extension_ui_response``)."""
-        if not isinstance(record.get("type"), str):
-            raise ValueError("a Pi record needs a string 'type'")
-        self._check_open()
-        await self._write(dict(record))
-
-    def _check_open(self) -> None:
-        if self._exit is not None:
-            raise self._exit.error()
-        if self._closing:
-            raise PiExitedError(None, self.stderr_tail, expected=True)
-
-    async def _write(self, record: JsonObject) -> None:
-        stdin = self._stdin
-        if stdin is None or stdin.is_closing() or self._writer.lost:
-            raise PiExitedError(None, self.stderr_tail, expected=self._closing)
-        try:
-            data = encode_record(record)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"the command cannot be written as JSON: {error}") from error
-        stdin.write(data)
-        try:
-            await self._writer.drain()
-        except PiExitedError:
-            raise PiExitedError(None, self.stderr_tail, expected=self._closing) from None
-
-    def _abandon(self, rid: str) -> None:
-        self._abandoned[rid] = None
-        if len(self._abandoned) > ABANDONED_IDS_KEPT:
-            self._abandoned.pop(next(iter(self._abandoned)))
-
-    # -- reading -------------------------------------------------------------------------------------
-
-    def _on_stdout(self, data: bytes) -> None:
-        for frame in self._splitter.feed(data):
-            self._dispatch(frame)
-
     def _on_stdout_end(self) -> None:
-        for frame in self._splitter.finish():
-            self._dispatch(frame)
+        super()._on_stdout_end()
         self._stdout_done.set()
-
-    def _dispatch(self, frame: Frame) -> None:
-        if isinstance(frame, FramingProblem):
-            if frame.response_id is not None and frame.response_id in self._pending:
-                _, future = self._pending.pop(frame.response_id)
-                if not future.done():
-                    future.set_exception(PiProtocolError(frame.message))
-            self._report(frame)
-            return
-        if frame.get("type") == "response":
-            rid = frame.get("id")
-            waiting = self._pending.pop(rid, None) if isinstance(rid, str) else None
-            if waiting is None:
-                if not (isinstance(rid, str) and self._abandoned.pop(rid, 0) is None):
-                    self._report(UnmatchedResponse(frame))
-                return
-            kind, future = waiting
-            if future.done():
-                return
-            if frame.get("success") is True:
-                future.set_result(frame.get("data"))
-            else:
-                error = frame.get("error")
-                future.set_exception(PiCommandError(kind, error if isinstance(error, str) else "no reason given"))
-            return
-        if self._on_event is not None:
-            self._call(self._on_event, frame)
-
-    def _report(self, problem: ProtocolProblem) -> None:
-        if self._on_problem is not None:
-            self._call(self._on_problem, problem)
-
-    def _call(self, callback: Callable[[Any], None], value: Any) -> None:
-        try:
-            callback(value)
-        except Exception as error:  # a broken callback must not stop the reading
-            self._loop.call_exception_handler(
-                {"message": "Pi RPC callback failed", "exception": error, "protocol": self}
-            )
-
-    def _on_stderr_data(self, data: bytes) -> None:
-        self._stderr_tail += data
-        excess = len(self._stderr_tail) - self._stderr_tail_bytes
-        if excess > 0:
-            del self._stderr_tail[:excess]
-        if self._on_stderr is not None:
-            self._call(self._on_stderr, data)
-
-    def _on_stderr_end(self) -> None:
-        self._stderr_done.set()
 
     # -- the end -------------------------------------------------------------------------------------
 
@@ -435,17 +252,8 @@ class PiRpcProcess(PiCommands):
             return
         for transport in self._transports:
             transport.close()
-        exit_ = PiExit(returncode, self.stderr_tail, expected=self._closing)
-        self._exit = exit_
         self._finalizer.detach()
-        pending = list(self._pending.values())
-        self._pending.clear()
-        for _, future in pending:
-            if not future.done():
-                future.set_exception(exit_.error())
-        self._exited.set()
-        if self._on_exit is not None:
-            self._call(self._on_exit, exit_)
+        self._set_exit(PiExit(returncode, self.stderr_tail, expected=self._closing))
 
     async def close(self, *, grace_s: float = CLOSE_GRACE_S, term_s: float = TERM_GRACE_S) -> PiExit:
         """End Pi in order (stdin EOF, then SIGTERM, then SIGKILL); safe to call any number of times."""
@@ -467,18 +275,10 @@ class PiRpcProcess(PiCommands):
                     survivors = descendant_pids(self.pid)
                     _kill_now(self._popen, self._token, survivors)
                     if not await self._wait_exited(KILL_WAIT_S):
-                        self._exit = PiExit(None, self.stderr_tail, expected=True)
-                        self._exited.set()
+                        self._set_exit(PiExit(None, self.stderr_tail, expected=True))
         self._guard.cancel()
         assert self._exit is not None
         return self._exit
-
-    async def _wait_exited(self, timeout: float) -> bool:
-        try:
-            await asyncio.wait_for(self._exited.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
 
     async def _guard_loop_shutdown(self) -> None:
         """Lives as long as Pi; when the loop cancels it on shutdown, Pi dies with the loop."""
@@ -499,13 +299,15 @@ def _kill_now(popen: subprocess.Popen[bytes], token: str, extra: Sequence[int] =
             popen.kill()
 
 
-def _wait_for_exit(
+def wait_then_reap(
     popen: subprocess.Popen[bytes],
     token: str,
     loop: asyncio.AbstractEventLoop,
     done: Callable[[int | None], None],
 ) -> None:
-    """The waiting thread: notice the exit without reaping, clean up the group, then reap."""
+    """The waiting thread: notice the exit without reaping, clean up the group, then reap.
+
+    Used by the keeper process too (:mod:`.keeper`), which is Pi's parent there."""
     if POSIX and hasattr(os, "waitid"):
         with contextlib.suppress(ChildProcessError, OSError):
             os.waitid(os.P_PID, popen.pid, os.WEXITED | os.WNOWAIT)
@@ -518,7 +320,7 @@ def _wait_for_exit(
         loop.call_soon_threadsafe(done, returncode)
 
 
-def _start_failure(program: str, cwd: str | os.PathLike[str], error: OSError) -> str:
+def start_failure(program: str, cwd: str | os.PathLike[str], error: OSError) -> str:
     if isinstance(error, FileNotFoundError) and error.filename == os.fspath(cwd):
         return f"Pi could not be started: the folder {os.fspath(cwd)} does not exist"
     if isinstance(error, FileNotFoundError):
@@ -526,58 +328,3 @@ def _start_failure(program: str, cwd: str | os.PathLike[str], error: OSError) ->
     if isinstance(error, PermissionError):
         return f"Pi could not be started: {program} is not executable"
     return f"Pi could not be started: {error.strerror or error}"
-
-
-class _ReaderProtocol(asyncio.Protocol):
-    def __init__(self, on_data: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
-        self._on_data = on_data
-        self._on_end = on_end
-        self._ended = False
-
-    def data_received(self, data: bytes) -> None:
-        self._on_data(data)
-
-    def eof_received(self) -> bool:
-        self._end()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._end()
-
-    def _end(self) -> None:
-        if not self._ended:
-            self._ended = True
-            self._on_end()
-
-
-class _WriterProtocol(asyncio.BaseProtocol):
-    """Flow control for stdin: ``drain`` waits while the pipe is full."""
-
-    def __init__(self) -> None:
-        self._paused = False
-        self._resumed: asyncio.Future[None] | None = None
-        self.lost = False
-
-    def pause_writing(self) -> None:
-        self._paused = True
-
-    def resume_writing(self) -> None:
-        self._paused = False
-        if self._resumed is not None and not self._resumed.done():
-            self._resumed.set_result(None)
-        self._resumed = None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = True
-        self.resume_writing()
-
-    async def drain(self) -> None:
-        if self.lost:
-            raise PiExitedError(None, "")
-        if not self._paused:
-            return
-        if self._resumed is None:
-            self._resumed = asyncio.get_running_loop().create_future()
-        await self._resumed
-        if self.lost:
-            raise PiExitedError(None, "")

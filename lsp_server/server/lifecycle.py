@@ -155,5 +155,7 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: PiLanguageServer, params: Any) -> None:
-        await ls.chats.stop_all()  # each chat's Pi ends in order (stdin closed), none is left behind
+        # An idle chat's Pi ends in order (stdin closed), none is left behind; a busy one under a keeper
+        # finishes its turn and waits a while for the next server (a window reload) to take it up.
+        await ls.chats.release_all()
         ls.shutdown_services()

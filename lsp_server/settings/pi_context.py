@@ -100,6 +100,24 @@ class PiAgentSettings(_Model):
             "shell would). Unset: `pi` on the PATH, else the usual npm, nvm and Volta folders."
         ),
     )
+    reattach_grace_seconds: float = Field(
+        default=90.0,
+        ge=0,
+        le=3600,
+        description=(
+            "When the window reloads or closes while Pi works, Pi finishes the turn; then it waits this many "
+            "seconds for a window to take the chat up before it ends. 0: it ends as soon as the turn is over."
+        ),
+    )
+    detached_turn_limit_seconds: float = Field(
+        default=1800.0,
+        gt=0,
+        le=86400,
+        description=(
+            "The longest a turn goes on with no window attached; then Pi aborts it (the session keeps what was "
+            "done) and the grace period begins."
+        ),
+    )
 
 
 class PiContextSettings(_Model):

@@ -11,10 +11,14 @@ Waiting is always on messages (``Session.wait_for``), never on the clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
+import signal
 import sys
+import tempfile
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -211,3 +215,20 @@ async def launch(workspace: Workspace) -> AsyncIterator[Launch]:
 def client_name(request: pytest.FixtureRequest) -> str:
     name: str = request.param
     return name
+
+
+@pytest.fixture
+def keepers_folder() -> Iterator[Path]:
+    """A test's own keepers' folder for its chats (``PI_CONTEXT_RUNTIME_DIR`` is its parent; short, since a
+    socket path has about 100 bytes); no keeper may be left in it (docs/chat.md, *A turn that outlives the window*).
+    """
+    from lsp_server.pi_rpc.keeper_files import read_records
+
+    base = Path(tempfile.mkdtemp(prefix="pck", dir="/tmp"))
+    yield base / "keepers"
+    left = read_records(base / "keepers")
+    for record in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(record.keeper_pid, signal.SIGKILL)
+    shutil.rmtree(base, ignore_errors=True)
+    assert left == [], "a chat's keeper was left running"

@@ -25,6 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV
 from lsp_server.session.tail import load_session
 from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspace, make_client, plain
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
@@ -106,7 +107,7 @@ def model() -> Iterator[FakeLlmServer]:
 
 @pytest_asyncio.fixture
 async def chat_server(
-    workspace: Workspace, pi_under_test: PiUnderTest, model: FakeLlmServer
+    workspace: Workspace, pi_under_test: PiUnderTest, model: FakeLlmServer, keepers_folder: Path
 ) -> AsyncIterator[Callable[..., Any]]:
     """``await chat_server(settings=...)``: the real server, its Pi pointed at the fake model."""
     started: list[RecordingClient] = []
@@ -119,8 +120,10 @@ async def chat_server(
         )
         env = agent.env({k: v for k, v in os.environ.items() if k != "HOME"})
         env["HOME"] = str(workspace.home)
+        env[RUNTIME_DIR_ENV] = str(keepers_folder.parent)
         pi_command = command if command is not None else f"{pi_under_test.argv[0]} {pi_under_test.argv[1]}"
-        options = {"pi": {"command": pi_command}, **(settings or {})}
+        extra = dict(settings or {})
+        options = {**extra, "pi": {"command": pi_command, **extra.get("pi", {})}}
         config = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client, server_env=env)
         client = await config.start()
         assert isinstance(client, RecordingClient)

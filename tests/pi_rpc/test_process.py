@@ -246,3 +246,16 @@ async def test_commands_need_a_type_and_get_our_id(launcher: Launcher, peer_argv
         await peer.process.request({"message": "x"})
     with pytest.raises(ValueError, match="assigns the id"):
         await peer.process.request({"type": "echo", "id": "mine"})
+
+
+async def test_at_answer_runs_where_the_answer_stands_in_pis_output(launcher: Launcher, peer_argv: list[str]) -> None:
+    peer = await launcher.start(peer_argv, cwd=os.getcwd(), ready_timeout_s=None)
+    first = '{"type":"message_update","n":1}'
+    answer = '{"id":"pc-2","type":"response","command":"hang","success":true,"data":{"ok":1}}'
+    after = '{"type":"message_update","n":2}'
+    # The peer writes an event, the answer to the next request (pc-2) and another event, in one burst.
+    await peer.process.request({"type": "schedule", "delay": 0.2, "lines": [first, answer, after]})
+    seen: list[int] = []
+    data = await peer.process.request({"type": "hang"}, at_answer=lambda: seen.append(len(peer.log.events)))
+    assert data == {"ok": 1} and seen == [1]  # the event before the answer was folded, the one after was not
+    await peer.log.wait_until(lambda: len(peer.log.events) == 2)

@@ -16,6 +16,9 @@ Commands (one JSON object per line on stdin; every one but ``exit`` is answered 
 - ``stderr``: writes ``text`` to stderr (``repeat`` times), then answers;
 - ``big``: answers with a ``data.text`` of ``size`` bytes;
 - ``exit``: writes ``stderr`` text and exits with ``code`` without answering;
+- ``schedule``: answers at once, and writes ``lines`` in one write after ``delay`` seconds (a run going on by
+  itself);
+- ``abort``: writes ``{"type":"agent_settled","aborted":true}``, then answers (as Pi does once the run settled);
 - ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
 - ``hang``: never answers.
 """
@@ -65,6 +68,14 @@ def handle(command: dict[str, Any]) -> None:
             write(chunk.encode("latin-1"))
             time.sleep(0.002)
         answer(command, {"chunks": len(command.get("chunks", []))})
+    elif kind == "schedule":
+        lines = [str(line) for line in command.get("lines", [])]
+        burst = b"".join(line.encode() + b"\n" for line in lines)  # one write: one read for the client, mostly
+        threading.Timer(float(command.get("delay", 0.2)), write, (burst,)).start()
+        answer(command, {"scheduled": len(lines)})
+    elif kind == "abort":
+        write(b'{"type":"agent_settled","aborted":true}\n')
+        answer(command)
     elif kind == "fail":
         answer(command, success=False, error=command.get("error", "it failed"))
     elif kind == "stderr":

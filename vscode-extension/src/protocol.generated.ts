@@ -120,6 +120,8 @@ export interface ChatEventParams {
   chatId: string;
   /** The record exactly as Pi emitted it, except that the keys Pi may use read `***`. */
   event: Record<string, unknown>;
+  /** 1, 2, 3... per chat, in Pi's order (see pi/chat/messages). */
+  seq?: number;
 }
 
 export interface ChatExitedParams {
@@ -164,6 +166,10 @@ export interface ChatInfo {
   compacting: boolean;
   /** Pi's get_state answer, as Pi gave it. */
   state?: Record<string, unknown>;
+  /** Pi runs under a keeper: a turn goes on when the server ends (a window reload). */
+  kept?: boolean;
+  /** pi/chat/start took up a Pi that kept running after its server ended, instead of starting one. */
+  reattached?: boolean;
 }
 
 /** A list Pi answered (messages, commands or models), each item as Pi gave it. */
@@ -173,6 +179,8 @@ export interface ChatItemsResult {
 
 export interface ChatListResult {
   chats: ChatInfo[];
+  /** Chats of this workspace kept running after their window went. */
+  detached?: DetachedChat[];
 }
 
 /** Whether a Pi that can run the chat is installed (the chat view says so in one sentence when not). */
@@ -188,6 +196,18 @@ export interface ChatLocateResult {
   message?: string | null;
   /** The command that installs Pi. */
   installCommand?: string | null;
+}
+
+/** The conversation as Pi holds it, and what is going on right now, both at one point of Pi's output. */
+export interface ChatMessagesResult {
+  /** Pi's get_messages: the messages that have ended. */
+  items: Record<string, unknown>[];
+  /** Pi's records since the last message ended, as Pi emitted them: the reply being streamed, the tools running, a retry or compaction under way, a dialog waiting. Fold them after items. */
+  inFlight?: Record<string, unknown>[];
+  /** The seq of the last pi/chat/event included: apply only events with a greater seq after this. */
+  seq?: number;
+  /** The oldest pieces of the reply in progress were dropped (a bound). */
+  inFlightTruncated?: boolean;
 }
 
 export interface ChatModelResult {
@@ -374,6 +394,21 @@ export interface CostParts {
   cacheRead: number | number;
   cacheWrite: number | number;
   total: number | number;
+}
+
+/** A Pi that kept running after its server ended, waiting for a window: pi/chat/start {session} takes it up. */
+export interface DetachedChat {
+  session?: string | null;
+  cwd: string;
+  workspaceFolder?: string | null;
+  /** A turn, a prompt or a compaction is still going on. */
+  busy: boolean;
+  /** When its Pi started (seconds since the epoch). */
+  startedAt: number;
+  /** When its last server let go of it. */
+  detachedAt?: number | null;
+  piPid: number;
+  piVersion?: string;
 }
 
 export interface EstimatorInfo {

@@ -333,3 +333,37 @@ test('an error notice survives the conversation being rebuilt, until dismissed o
   assert.deepEqual(rebuilt.items.map((i) => i.kind), ['user', 'notice']);
   assert.equal(rebuilt.clearErrors(), false);
 });
+
+/**
+ * What `pi/chat/messages` answers at one point of a recorded stream: the messages that ended before
+ * it (Pi's get_messages), and the records since the last of them (the server's run log, for these
+ * one-tool-at-a-time turns: everything after the last message_end but the turn and run ends).
+ */
+function snapshotAt(events: Json[], cut: number): { messages: unknown[]; inFlight: Json[] } {
+  const before = events.slice(0, cut);
+  const messages = before.filter((e) => e.type === 'message_end').map((e) => e.message);
+  let last = -1;
+  before.forEach((e, i) => {
+    if (e.type === 'message_end' || e.type === 'agent_settled') {
+      last = i;
+    }
+  });
+  const inFlight = before.slice(last + 1).filter((e) => e.type !== 'turn_end' && e.type !== 'agent_end');
+  return { messages, inFlight };
+}
+
+test('a view rebuilt at any point of a turn from the snapshot, then the later events, shows what a view that saw it all shows', () => {
+  for (const name of ['tool-turn', 'edit-turn', 'thinking', 'abort', 'tool-error']) {
+    const { events } = recording(name);
+    const whole = shape(fold(events).items);
+    for (let cut = 0; cut <= events.length; cut++) {
+      const { messages, inFlight } = snapshotAt(events, cut);
+      const t = Transcript.fromSnapshot(messages, inFlight);
+      assert.deepEqual(shape(t.items), shape(fold(events.slice(0, cut)).items), `${name}, rebuilt at record ${cut}`);
+      for (const e of events.slice(cut)) {
+        t.apply(e);
+      }
+      assert.deepEqual(shape(t.items), whole, `${name}, rebuilt at record ${cut}, then followed to the end`);
+    }
+  }
+});

@@ -30,7 +30,7 @@ test('unset settings give the server its documented defaults', () => {
     debounceMs: 300,
     limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000, sessionMaxBytes: 536870912, checkBudgetMs: 2000 },
     budget: { contextWindows: {}, defaultContextWindow: null },
-    pi: { command: null },
+    pi: { command: null, reattachGraceSeconds: 90, detachedTurnLimitSeconds: 1800 },
   });
 });
 

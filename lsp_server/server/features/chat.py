@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pygls.exceptions import JsonRpcException
@@ -79,12 +80,13 @@ async def _installation(ls: PiLanguageServer) -> PiInstallation:
     return location
 
 
-def pi_secrets(ls: PiLanguageServer, env: dict[str, str]) -> tuple[Secret, ...]:
-    """The keys a chat's Pi may send (its environment, models.json, auth.json) and the summarizer's."""
+def pi_secrets(ls: PiLanguageServer, env: dict[str, str], cwd: str) -> tuple[Secret, ...]:
+    """The keys a chat's Pi at ``cwd`` may send (its environment, models.json, auth.json) and the summarizer's."""
     from lsp_server.chat.redaction import pi_secrets as collect
 
     summarizer_env = ls.settings.summarizer.api_key_env
-    return collect(env, ls.agent_dir, [env.get(summarizer_env) if summarizer_env else None])
+    agent_dir = env.get(AGENT_DIR_ENV) or ls.projects.inputs_for(cwd).agent_dir
+    return collect(env, agent_dir, [env.get(summarizer_env) if summarizer_env else None])
 
 
 def clean(chat: Chat, value: T) -> T:
@@ -106,7 +108,43 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         streaming=chat.streaming,
         compacting=chat.compacting,
         state=clean(chat, state) if state is not None else {},
+        kept=chat.kept,
+        reattached=chat.reattached,
     )
+
+
+def _start_session(ls: PiLanguageServer, value: str | None, folder: Path | None) -> str | None:
+    """pi/chat/start's session: an existing file, or one a kept Pi holds and has not written yet (a new chat)."""
+    if value is None:
+        return None
+    try:
+        return session_path(ls, protocol.CHAT_START, value)
+    except JsonRpcException:
+        path = ls.uri_to_path(value) if value.startswith("file:") else value
+        if path and os.path.isabs(path) and ls.chats.kept_elsewhere(folder, os.path.normpath(path)) is not None:
+            return os.path.normpath(path)
+        raise
+
+
+def detached_chats(ls: PiLanguageServer) -> list[protocol.DetachedChat]:
+    """The chats of this workspace whose Pi kept running after their server ended, oldest first."""
+    found = []
+    for record in ls.chats.detached(ls.chats.keeping.folder()):
+        if record.cwd not in ls.roots:
+            continue
+        found.append(
+            protocol.DetachedChat(
+                session=record.session,
+                cwd=record.cwd,
+                workspace_folder=ls.folder_uri(record.cwd),
+                busy=record.busy,
+                started_at=record.started_at,
+                detached_at=record.detached_at,
+                pi_pid=record.pi_pid,
+                pi_version=record.pi_version,
+            )
+        )
+    return found
 
 
 async def _pi(call: Callable[[], Awaitable[T]], secrets: tuple[Secret, ...]) -> T:
@@ -168,7 +206,9 @@ class ChatEvents:
         return task
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
-        self.ls.protocol.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event)})
+        self.ls.protocol.notify(
+            protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event), "seq": chat.events}
+        )
 
     def written(self, chat: Chat, session: str) -> None:
         if chat.chat_id not in self._checks:
@@ -363,23 +403,42 @@ def register(server: PiLanguageServer) -> None:
 
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
-        session = session_path(ls, protocol.CHAT_START, params.session) if params.session is not None else None
-        installation = await _installation(ls)
+        keep = ls.chats.keeping.options(ls.settings.pi)
+        session = _start_session(ls, params.session, keep.folder if keep is not None else None)
         env = pi_env(ls, cwd)
-        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env))
+        spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env, cwd))
+        taken = await _pi(  # its Pi kept running under a keeper: no Pi to find or start
+            lambda: ls.chats.take_up(
+                spec, keep, on_event=events.event, on_exit=events.exited, on_session_written=events.written
+            ),
+            spec.secrets,
+        )
+        if taken is not None:
+            events.follow(taken)
+            return chat_info(ls, taken, taken.process.initial_state if taken.process else None).wire()
+        installation = await _installation(ls)
         chat = await _pi(
             lambda: ls.chats.start(
-                spec, installation, on_event=events.event, on_exit=events.exited, on_session_written=events.written
+                spec,
+                installation,
+                on_event=events.event,
+                on_exit=events.exited,
+                on_session_written=events.written,
+                keep=keep,
             ),
             spec.secrets,
         )
         events.follow(chat)
+        problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
+        if problem:
+            ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
     @server.feature(names.CHAT_LIST)
     async def list_chats(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()  # the workspace folders decide which kept chats are this window's
         chats = [chat_info(ls, chat) for chat in ls.chats if chat.alive]
-        return protocol.ChatListResult(chats=chats).wire()
+        return protocol.ChatListResult(chats=chats, detached=detached_chats(ls)).wire()
 
     @request(names.CHAT_STATE, lambda: protocol.ChatRef)
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
@@ -472,7 +531,13 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_MESSAGES, lambda: protocol.ChatRef)
     async def messages(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.messages, chat.spec.secrets)).wire()
+        snapshot = await _pi(chat.messages_snapshot, chat.spec.secrets)
+        return protocol.ChatMessagesResult(
+            items=clean(chat, snapshot.messages),
+            in_flight=clean(chat, snapshot.in_flight),
+            seq=snapshot.seq,
+            in_flight_truncated=snapshot.truncated,
+        ).wire()
 
     @request(names.CHAT_COMMANDS, lambda: protocol.ChatRef)
     async def commands(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:

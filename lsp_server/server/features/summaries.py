@@ -159,18 +159,22 @@ async def _after_write(ls: PiLanguageServer, path: str, kind: str, result: JobRe
     )
 
 
-def refuse_if_live(ls: PiLanguageServer, path: str) -> None:
-    """One writer per session: a branch summary is not appended to a session a chat's Pi holds.
+def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
+    """One writer per session: pi-context does not append to a session a chat's Pi holds.
 
-    (A compaction is Pi's own then: ``pi.compact`` goes through the chat, see ``compact_in_chat``.)
-    Summarizing a branch means moving the session's leaf, and Pi's RPC mode has no command that moves
-    in the tree (no ``/tree``, no ``navigate``): Pi would go on from its own leaf, under the summary.
+    A compaction of a session a chat of this server holds is Pi's own (``pi.compact`` goes through the
+    chat, see ``compact_in_chat``); one held by a keeper (another window, or a Pi that kept running
+    after its window closed) is refused. Summarizing a branch means moving the session's leaf, and
+    Pi's RPC mode has no command that moves in the tree (no ``/tree``, no ``navigate``): Pi would go
+    on from its own leaf, under the summary.
     """
-    holder = ls.chats.holder(path)
+    holder = ls.chats.describe_holder(path, ls.chats.keeping.folder())
     if holder is None:
         return
+    if kind == "compaction":
+        raise request_failed(f"{path} is open in {holder} and Pi writes it: compact it from that chat (/compact)")
     raise request_failed(
-        f"{path} is open in chat {holder.chat_id}, and only Pi writes it while the chat holds it; Pi's RPC mode "
+        f"{path} is open in {holder}, and only Pi writes it while the chat holds it; Pi's RPC mode "
         "cannot move to another branch, so a branch summary cannot go through the chat. Stop the chat, then "
         "summarize the branch (the chat can resume the session after), or use /tree in Pi's own terminal"
     )
@@ -201,11 +205,9 @@ async def _command(
     path = session_path(ls, method, request.session)
     request = request.model_copy(update={"session": path})
     holder = ls.chats.holder(path)
-    if holder is not None:
-        if live is None:
-            refuse_if_live(ls, path)
-        else:
-            return await live(ls, holder, request)
+    if holder is not None and live is not None:
+        return await live(ls, holder, request)
+    refuse_if_live(ls, path, kind)
     config = config_from_settings(ls.settings.summarizer)
     plan = functools.partial(plan_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits)
     verb = verbs[0] if request.preview_only else verbs[1]

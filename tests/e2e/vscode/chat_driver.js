@@ -378,5 +378,47 @@ async function chatStep(name, fn) {
     return 'webview reloaded mid-stream: the conversation and the running reply came back, and the reply ended';
   });
 
+  await chatStep('chat-window-reload', async () => {
+    // The window is reloaded while Pi streams: the extension host and the language server start again,
+    // Pi goes on under its keeper, and the new window's Chat view takes the turn up and shows it to the end.
+    await run.signal('script', 'window-reload');
+    await send(config.windowReloadPrompt);
+    const head = config.windowReloadReply.slice(0, 16);
+    const before = await need('[data-testid=chat-message][data-role=assistant][data-streaming=true]', { timeout: WAIT });
+    await until(async () => (await textOf(before)).includes(head), `the streamed head "${head}"`);
+    const was = await run.signal('chat-pids');
+    if (was.pi.length !== 1 || was.servers.length !== 1) throw new Error(`before the reload: ${JSON.stringify(was)}`);
+    await page.evaluate(() => { window.__e2eOldWindow = true; });
+    frame = null;
+    await run.palette('Developer: Reload Window');
+    await until(async () => (await page.evaluate(() => window.__e2eOldWindow !== true).catch(() => false)),
+      'a new window (a new document)');
+    await page.waitForSelector('.monaco-workbench', { timeout: WAIT });
+    await openContainer();
+    const reloadedAt = Date.now();
+    const f = await chat(WAIT);
+    const user = f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.windowReloadPrompt }).last();
+    await user.waitFor({ timeout: WAIT });
+    await waitState('streaming');
+    const streaming = f.locator('[data-testid=chat-message][data-role=assistant][data-streaming=true]').first();
+    await until(async () => (await textOf(streaming)).includes(head), `the new window to show the streamed head "${head}"`);
+    const shownAfterMs = Date.now() - reloadedAt;
+    const now = await run.signal('chat-pids');
+    if (JSON.stringify(now.pi) !== JSON.stringify(was.pi)) {
+      throw new Error(`Pi changed across the reload: ${JSON.stringify(was.pi)} -> ${JSON.stringify(now.pi)}`);
+    }
+    if (now.servers.length !== 1 || now.servers[0] === was.servers[0]) {
+      throw new Error(`the language server was not restarted by the reload: ${JSON.stringify(was)} -> ${JSON.stringify(now)}`);
+    }
+    await shot('chat-window-reloaded-streaming');
+    await run.signal('release');
+    await finalReply(config.windowReloadReply);
+    const earlier = await f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: config.forkReply }).count();
+    if (!earlier) throw new Error('the new window lost the earlier reply');
+    await shot('chat-window-reloaded');
+    return `window reloaded mid-stream: a new server (pid ${was.servers[0]} -> ${now.servers[0]}), the same Pi ` +
+      `(${now.pi[0]}); the running reply shown ${shownAfterMs} ms after the new workbench, then ended`;
+  });
+
   await run.finish({ gauge });
 })().catch(run.crashed);

@@ -8,12 +8,14 @@ replies and tool calls, holds a stream until the test releases it, and records e
 reply streams (the streaming state, then the final text), a ``read`` tool call shows a card that
 ends ``done``, the gauge's ``data-tokens`` follows Pi's usage after each turn, stop ends a held
 stream, ``/compact`` previews then runs, a fork from an earlier user message shows in the
-Sessions tree, Retry on a message sends it again on a new branch, and a webview reload mid-stream
-shows the running reply again. Then this test checks what only the other parties can say: the model
-received the typed prompt, the tool result, the compaction focus and the retried text; the held
-stream was closed by Pi; Pi wrote a compaction entry and the forked files; every session file
-written loads in ``pi-context session FILE --json`` without problems and in Pi itself; and no Pi
-process is left once code-server has stopped.
+Sessions tree, Retry on a message sends it again on a new branch, a webview reload mid-stream shows
+the running reply again, and so does a window reload (``Developer: Reload Window``: a new extension
+host and language server, the same Pi, kept by its keeper, the reply shown again and finished). Then
+this test checks what only the other parties can say: the model received the typed prompt, the tool
+result, the compaction focus and the retried text; the held stream was closed by Pi; Pi wrote a
+compaction entry and the forked files; every session file written loads in
+``pi-context session FILE --json`` without problems and in Pi itself; and no Pi process nor keeper
+is left once code-server has stopped.
 
 Until the extension contributes the ``piContext.chat`` view, its steps report *waiting*; so does a
 step whose element the view does not have yet (named in the detail). ``PI_CONTEXT_E2E_STRICT=1``
@@ -24,8 +26,11 @@ turns waiting into failure. Screenshots: ``tests/e2e/vscode/out/chat/``. Runs al
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -56,6 +61,7 @@ CHAT_STEPS = (
     "chat-fork",
     "chat-retry",
     "chat-reload",
+    "chat-window-reload",
 )
 
 PROMPT = "E2E-PROMPT: when is the release, in one sentence?"
@@ -70,6 +76,8 @@ FORK_REPLY = "E2E-FORK-REPLY: Friday."
 RETRY_REPLY = "E2E-RETRY-REPLY: on Friday, again."
 RELOAD_PROMPT = "E2E-RELOAD: and who tags it?"
 RELOAD_REPLY = "E2E-RELOAD-REPLY: the release manager tags it, after the checklist review."
+WINDOW_RELOAD_PROMPT = "E2E-WINDOW-RELOAD: and who reviews the checklist?"
+WINDOW_RELOAD_REPLY = "E2E-WINDOW-RELOAD-REPLY: the whole team reviews the checklist on Thursday, one item at a time."
 SUMMARY_MARKER = "E2E-CHAT-SUMMARY: the user asked about the release"
 SUMMARY = f"## Goal\n{SUMMARY_MARKER}.\n\n## Progress\n- The date and the tag are known.\n"
 STREAM_USAGE = {"input": 400, "output": 20}
@@ -101,6 +109,54 @@ def pi_processes(agent: PiAgentDir) -> list[int]:
         if needle in environ and any(item.startswith(b"PI_CONTEXT_CHAT_OWNER=") for item in environ):
             found.append(int(entry.name))
     return found
+
+
+def _marked(agent: PiAgentDir, marker: bytes) -> list[int]:
+    """Live processes whose environment names this test's agent dir and carries ``marker`` (a variable's name)."""
+    found = []
+    needle = f"PI_CODING_AGENT_DIR={agent.path}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and needle in environ and any(item.startswith(marker + b"=") for item in environ):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def keeper_processes(agent: PiAgentDir) -> list[int]:
+    """The keepers holding this test's chats' Pi (docs/chat.md)."""
+    return _marked(agent, b"PI_CONTEXT_CHAT_KEEPER")
+
+
+def chat_pids(agent: PiAgentDir) -> dict[str, list[int]]:
+    """Pi itself (not its tool shells) and the language servers of this test's windows."""
+    marked = pi_processes(agent)
+    parents = {pid: _parent(pid) for pid in marked}
+    needle = f"PI_CODING_AGENT_DIR={agent.path}".encode()
+    servers = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            line = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"lsp_server" in line and b"serve" in line and needle in environ:  # `python -m lsp_server serve`
+            servers.append(int(entry.name))
+    return {"pi": sorted(pid for pid in marked if parents[pid] not in marked), "servers": sorted(servers)}
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _entries(path: Path) -> list[dict[str, Any]]:
@@ -161,6 +217,7 @@ class ChatParties:
             "release": lambda _: self.model.release(),
             "stream-closed": self.stream_closed,
             "pi-processes": lambda _: len(pi_processes(self.agent)),
+            "chat-pids": lambda _: chat_pids(self.agent),
             "sessions": lambda _: self.sessions(),
         }
 
@@ -184,6 +241,8 @@ class ChatParties:
             self.model.enqueue(ScriptedResponse(text=RETRY_REPLY))
         elif step == "reload":
             self.model.enqueue(ScriptedResponse(text=RELOAD_REPLY, hold_after_chunks=2))
+        elif step == "window-reload":
+            self.model.enqueue(ScriptedResponse(text=WINDOW_RELOAD_REPLY, hold_after_chunks=2))
         else:
             raise ValueError(f"no script for step {step!r}")
 
@@ -255,6 +314,8 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 "retryReply": RETRY_REPLY,
                 "reloadPrompt": RELOAD_PROMPT,
                 "reloadReply": RELOAD_REPLY,
+                "windowReloadPrompt": WINDOW_RELOAD_PROMPT,
+                "windowReloadReply": WINDOW_RELOAD_REPLY,
                 "gaugeAfterStream": STREAM_USAGE["input"] + STREAM_USAGE["output"],
                 "gaugeAfterTool": TOOL_USAGE["input"] + TOOL_USAGE["output"],
                 "window": WINDOW,
@@ -266,11 +327,16 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
         shutil.copy(code_server.log, out_dir / "code-server.log")
         requests = model.requests
 
-    # No Pi (nor a tool shell of it) outlives the window that started it.
+    # No Pi (nor a tool shell of it, nor its keeper) outlives the window that started it: Pi was idle.
     deadline = time.monotonic() + 10
-    while pi_processes(ws.agent) and time.monotonic() < deadline:
+    while (pi_processes(ws.agent) or keeper_processes(ws.agent)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert pi_processes(ws.agent) == [], "a Pi process outlived code-server"
+    left_pi, left_keepers = pi_processes(ws.agent), keeper_processes(ws.agent)
+    for pid in left_keepers + left_pi:  # a failed step may end mid-turn: its keeper would wait out the grace
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert left_pi == [], "a Pi process outlived code-server"
+    assert left_keepers == [], "a chat's keeper outlived code-server"
 
     report = harness.read_report(driver, out_dir, "VS Code chat e2e")
     passed = {s["name"] for s in report["steps"] if s["status"] == "passed"}
@@ -309,6 +375,9 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
         assert FORK_REPLY not in _message_texts(all_entries[retried[0]], "assistant")
     if "chat-reload" in passed:  # the reply that streamed through the reload was completed and saved by Pi
         assert RELOAD_REPLY in _message_texts(entries, "assistant")
+    if "chat-window-reload" in passed:  # Pi finished the reply that streamed through the window's reload
+        assert WINDOW_RELOAD_REPLY in _message_texts(entries, "assistant")
+        assert sum(_user_texts(r)[-1:] == [WINDOW_RELOAD_PROMPT] for r in requests) == 1  # asked once, not again
     # Every session file Pi wrote during the test loads in pi-context session without problems, and in Pi.
     for path in sessions:
         done = subprocess.run(

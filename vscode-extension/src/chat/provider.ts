@@ -4,9 +4,11 @@
  *
  * The host keeps the chat's `Transcript` (Pi's events folded), so the view can be hidden, closed
  * mid-stream or reloaded without losing a line: on `ready` the webview gets the whole transcript
- * again. After a window reload (a new server, the old Pi gone with it) the view finds a chat the
- * server still holds (`pi/chat/list` + `pi/chat/messages`) or resumes the session it showed last
- * (`pi/chat/start {session}`, remembered in the workspace state).
+ * again. After a window reload (a new server) the view finds a chat the server holds
+ * (`pi/chat/list`), else starts on the session it showed last (remembered in the workspace state):
+ * when that session's Pi kept working under its keeper the server takes it up, and the view
+ * rebuilds the conversation from `pi/chat/messages` (Pi's messages, the reply in flight and the
+ * `seq` they include), then applies the events numbered after it, so the turn goes on on screen.
  *
  * Every number comes from the server or from Pi: the gauge is `pi/contextBudget` on the chat's
  * session, moved by the usage Pi reports while it streams; the warning is `pi/chat/preflight`.
@@ -30,6 +32,7 @@ import {
   type ChatItemsResult,
   type ChatListResult,
   type ChatLocateResult,
+  type ChatMessagesResult,
   type ChatNoticeParams,
   type ChatPreflightResult,
   type ChatPromptResult,
@@ -93,6 +96,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private compactPreview: ChatHeader['compactPreview'] = null;
   private exited: ChatHeader['exited'] = null;
   private extensionStatus = new Map<string, string>();
+  /** Events held while `pi/chat/messages` is asked for a rebuild: those numbered after its `seq` follow it. */
+  private heldEvents: ChatEventParams[] | null = null;
   /** Starts, resumes and forks, one at a time; a prompt waits for them (`liveChat`). */
   private readonly gate = new Gate(() => this.postHeader());
   /** An edit card's item id -> the sides of its diff, built when the edit ended (or when asked). */
@@ -306,6 +311,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     try {
+      if (!this.exited) {
+        const list = await this.request<ChatListResult>(Methods.CHAT_LIST, {});
+        const remembered = this.state.get<string>(SESSION_KEY) ?? null;
+        const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
+        if (held) {
+          this.locate ??= { found: true, piVersion: held.piVersion };
+          await this.adopt(held, true);
+          return;
+        }
+        // After a window reload the session shown last may still have its Pi working under a keeper:
+        // starting on it takes that Pi up, with no Pi to find first. Without a remembered session, a
+        // chat of this workspace that kept running is taken up rather than left to end unseen.
+        const detached = list.detached ?? [];
+        const kept = remembered ? detached.find((d) => d.session === remembered) : detached.find((d) => d.busy);
+        if (kept?.session) {
+          // A Pi that runs is a Pi found: the view is ready once the chat is taken up.
+          this.locate ??= { found: true, piVersion: kept.piVersion ?? null };
+          await this.start(kept.session, true);
+          return;
+        }
+      }
       this.locate ??= await this.request<ChatLocateResult>(Methods.CHAT_LOCATE, {});
       if (!this.locate.found) {
         this.status = null;
@@ -316,14 +342,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.postAll();
         return;
       }
-      const list = await this.request<ChatListResult>(Methods.CHAT_LIST, {});
-      const remembered = this.state.get<string>(SESSION_KEY) ?? null;
-      const held = list.chats.find((c) => c.session === remembered) ?? list.chats[0];
-      if (held) {
-        await this.adopt(held, true);
-        return;
-      }
-      await this.start(remembered ?? null, true);
+      await this.start(this.state.get<string>(SESSION_KEY) ?? null, true);
     } catch (e) {
       this.status = `The chat could not start: ${errorText(e)}`;
       this.postAll();
@@ -374,22 +393,49 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (info.session) {
       await this.state.update(SESSION_KEY, info.session);
     }
-    const [state, messages, commands] = await Promise.all([
-      this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: info.chatId }).catch(() => info),
-      rebuild
-        ? this.request<ChatItemsResult>(Methods.CHAT_MESSAGES, { chatId: info.chatId }).catch(() => ({ items: [] }))
-        : Promise.resolve({ items: [] }),
-      this.request<ChatItemsResult>(Methods.CHAT_COMMANDS, { chatId: info.chatId }).catch(() => ({ items: [] })),
-    ]);
+    const empty: ChatMessagesResult = { items: [], inFlight: [], seq: 0, inFlightTruncated: false };
+    this.heldEvents = rebuild ? [] : null; // the snapshot's seq says which of them it already includes
+    let snapshot: ChatMessagesResult | null;
+    let state: ChatInfo;
+    let commands: ChatItemsResult;
+    try {
+      [state, snapshot, commands] = await Promise.all([
+        this.request<ChatInfo>(Methods.CHAT_STATE, { chatId: info.chatId }).catch(() => info),
+        rebuild
+          ? this.request<ChatMessagesResult>(Methods.CHAT_MESSAGES, { chatId: info.chatId }).catch(() => null)
+          : Promise.resolve(empty),
+        this.request<ChatItemsResult>(Methods.CHAT_COMMANDS, { chatId: info.chatId }).catch(() => ({ items: [] })),
+      ]);
+    } finally {
+      if (this.chat !== info) {
+        this.heldEvents = null;
+      }
+    }
     if (this.chat !== info) {
       return; // another chat was started meanwhile
     }
+    const held = this.heldEvents ?? [];
+    this.heldEvents = null;
     this.chat = state;
-    this.replaceTranscript(Transcript.fromMessages(messages.items));
+    const taken = snapshot ?? empty;
+    const inFlight = taken.inFlight ?? [];
+    this.replaceTranscript(Transcript.fromSnapshot(taken.items, inFlight));
     this.transcript.streaming = state.streaming;
     this.transcript.compacting = state.compacting;
     this.piCommands = piCompletions(commands.items);
+    if (state.reattached && state.streaming) {
+      this.transcript.notice('info', 'Pi kept working on this turn while the window reloaded.');
+    }
     this.postAll();
+    for (const event of inFlight) {
+      if (event.type === 'extension_ui_request') {
+        void this.extensionUi(event); // a dialog still waiting for an answer
+      }
+    }
+    // What happened after the snapshot (or everything, when it could not be taken: the deltas then reopen the reply).
+    for (const params of held.filter((p) => snapshot === null || (p.seq ?? 0) > (taken.seq ?? 0))) {
+      this.onEvent(params);
+    }
     await Promise.all([this.refreshBudget(), this.refreshEntryIds()]);
   }
 
@@ -465,6 +511,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private onEvent(params: ChatEventParams): void {
     if (params.chatId !== this.chat?.chatId) {
+      return;
+    }
+    if (this.heldEvents) {
+      this.heldEvents.push(params); // a rebuild is being asked for: applied after it
       return;
     }
     const event = params.event;

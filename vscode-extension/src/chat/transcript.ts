@@ -6,9 +6,9 @@
  * Pi's wire `message_update` records are delta-only (no cumulative `message`), so the reducer
  * buffers deltas by `contentIndex` and replaces them with the authoritative content Pi sends in
  * `text_end` / `thinking_end` / `toolcall_end` and finally `message_end`. A view that attaches in
- * the middle of a reply (after a reload) starts from `pi/chat/messages` (`fromMessages`) and a
- * delta for a reply it never saw start opens that reply on the spot, so nothing Pi streams after
- * the attach is lost.
+ * the middle of a reply (after a reload) starts from `pi/chat/messages` (`fromSnapshot`: Pi's
+ * messages and the run's records in flight at the same point) and applies the events numbered after
+ * it; a delta for a reply it never saw start still opens that reply on the spot.
  *
  * No vscode import: the extension host keeps one `Transcript` per chat (it outlives the webview)
  * and posts the changed items; the tests feed it event streams recorded from the real Pi.
@@ -120,6 +120,22 @@ export class Transcript {
     for (const raw of messages) {
       if (isObject(raw)) {
         t.addMessage(raw);
+      }
+    }
+    return t;
+  }
+
+  /**
+   * A transcript rebuilt from `pi/chat/messages`: Pi's messages, then the records of the run in
+   * progress at the same point (`inFlight`: the reply being streamed, the tools running). Dialogs
+   * (`extension_ui_request`) are left to the caller, which asks the user. The events numbered after
+   * the snapshot's `seq` follow it.
+   */
+  static fromSnapshot(messages: readonly unknown[], inFlight: readonly unknown[]): Transcript {
+    const t = Transcript.fromMessages(messages);
+    for (const raw of inFlight) {
+      if (isObject(raw) && raw.type !== 'extension_ui_request') {
+        t.apply(raw);
       }
     }
     return t;

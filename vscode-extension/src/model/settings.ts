@@ -35,7 +35,7 @@ export interface ServerSettings {
   debounceMs: number;
   limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number; sessionMaxBytes: number; checkBudgetMs: number };
   budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
-  pi: { command: string | null };
+  pi: { command: string | null; reattachGraceSeconds: number; detachedTurnLimitSeconds: number };
 }
 
 /** Reads one `piContext.*` key (without the prefix), e.g. `get('tokens.modelFamily')`. */
@@ -105,7 +105,11 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       contextWindows: windows(get('budget.contextWindows')),
       defaultContextWindow: positiveOrNull(get('budget.defaultContextWindow')),
     },
-    pi: { command: text(get('pi.command')) },
+    pi: {
+      command: text(get('pi.command')),
+      reattachGraceSeconds: bounded(get('pi.reattachGraceSeconds'), 90, 0, 3600),
+      detachedTurnLimitSeconds: bounded(get('pi.detachedTurnLimitSeconds'), 1800, 1, 86_400),
+    },
   };
 }
 
