@@ -83,6 +83,7 @@ class Chat:
         self.installation = installation
         self.process: PiRpcChannel | None = None
         self.session: str | None = spec.session
+        self.session_id: str | None = None  # Pi's id of the session (its header's ``id``), from get_state
         self.streaming = False
         self.compacting = False
         self.last_usage: JsonObject | None = None
@@ -182,6 +183,9 @@ class Chat:
         session = state.get("sessionFile")
         if isinstance(session, str) and session:
             self.session = os.path.normpath(session)
+        session_id = state.get("sessionId")
+        if isinstance(session_id, str) and session_id:
+            self.session_id = session_id
         self.streaming = bool(state.get("isStreaming", self.streaming))
         self.compacting = bool(state.get("isCompacting", self.compacting))
 
@@ -199,10 +203,12 @@ class Chat:
             self.compacting = False
         elif kind == "message_update" and isinstance(event.get("usage"), dict):
             self.last_usage = event["usage"]
-        if self._on_event is not None:
-            self._on_event(self, event)
+        # Told before the event goes out: once a client hears that a run ended, the server has looked at
+        # what Pi wrote (anything done to the file after that is somebody else's).
         if kind in WRITING_EVENTS and self.session is not None and self._on_written is not None:
             self._on_written(self, self.session)
+        if self._on_event is not None:
+            self._on_event(self, event)
 
     def _exited(self, exit: PiExit) -> None:
         self.exit = exit

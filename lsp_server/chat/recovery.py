@@ -116,6 +116,17 @@ def read_header_line(path: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value.get("type") == "session" else None
 
 
+def _first_line(path: str) -> bytes | None:
+    """The file's first line with its newline, or None while it has none yet (or the file is unreadable)."""
+    opened = open_regular(path)
+    if isinstance(opened, str):
+        return None
+    handle, _ = opened
+    with handle:
+        first = handle.readline(MAX_HEADER_BYTES)
+    return first if first.endswith(b"\n") or len(first) >= MAX_HEADER_BYTES else None
+
+
 def fallback_header(session_id: Any, cwd: str, parent: str | None = None) -> dict[str, Any]:
     """A header in Pi's key order, for a session whose header the server never read."""
     header: dict[str, Any] = {
@@ -228,16 +239,19 @@ class SessionGuard:
     guard then waits (``lost``) until the session has been written back (``follow``).
     """
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, session_id: str | None = None) -> None:
         self.path: str | None = None
+        self.session_id = session_id  # the header's ``id`` Pi writes (get_state's ``sessionId``), if known
         self.mark: FileMark | None = None
         self.header: dict[str, Any] | None = None
         self.lost: Loss | None = None
         self.follow(path)
 
-    def follow(self, path: str | None) -> None:
+    def follow(self, path: str | None, session_id: str | None = None) -> None:
         """Start over on ``path`` (a new chat, a fork, the session written back)."""
         self.path, self.lost = path, None
+        if session_id is not None:
+            self.session_id = session_id
         self.mark = read_mark(path) if path is not None else None
         self.header = read_header_line(path) if self.mark is not None and path is not None else None
 
@@ -246,6 +260,14 @@ class SessionGuard:
         if self.path is None or self.lost is not None:
             return None
         change, mark, reason = compare(self.mark, self.path)
+        if change == "appeared":
+            # First seen now: Pi's file only if it opens with this session's header. A file put in its
+            # place before the first look (within one event burst of Pi's first write) is not taken for it.
+            verdict = self._appeared()
+            if verdict is None:
+                return None  # its first line is still being written: look again at the next change
+            if verdict:
+                change, reason = "replaced", verdict
         if change in ("deleted", "replaced"):
             self.lost = Loss(self.path, "deleted" if change == "deleted" else "replaced", reason)
             return self.lost
@@ -253,3 +275,16 @@ class SessionGuard:
         if self.header is None and mark is not None:
             self.header = read_header_line(self.path)
         return None
+
+    def _appeared(self) -> str | None:
+        """Why the file that appeared is not this session's ('' when it is; None: its first line is unfinished)."""
+        assert self.path is not None
+        first = _first_line(self.path)
+        if first is None:
+            return None
+        header = read_header_line(self.path)
+        if header is None:
+            return "another file now has its name (its first line is not a session header)"
+        if self.session_id is not None and header.get("id") != self.session_id:
+            return f"another file now has its name (it holds session {header.get('id')!r}, not {self.session_id!r})"
+        return ""

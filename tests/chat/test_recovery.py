@@ -108,3 +108,22 @@ def test_somebody_elses_file_is_left_alone_and_the_session_goes_beside_it(tmp_pa
     assert lines_of(path) == theirs
     assert lines_of(Path(restored.path)) == [HEADER, *ENTRIES]
     assert "is left as it is" in restored.sentence(str(path))
+
+
+def test_a_file_put_in_place_before_the_guard_first_saw_it_is_not_taken_for_the_session(tmp_path: Path) -> None:
+    # Pi's first write and a replacement can fall in one burst of events: the guard's first look then
+    # sees a file that appeared, and only its header says whose it is.
+    path = tmp_path / "s.jsonl"
+    guard = SessionGuard(str(path), HEADER["id"])
+    path.write_text('{"type":"note"}\n', encoding="utf-8")
+    loss = guard.check()
+    assert loss is not None and loss.change == "replaced" and "not a session header" in loss.reason
+    other = SessionGuard(str(tmp_path / "t.jsonl"), HEADER["id"])
+    write(tmp_path / "t.jsonl", [{**HEADER, "id": "someone-else"}, *ENTRIES[:1]])
+    loss = other.check()
+    assert loss is not None and "it holds session 'someone-else'" in loss.reason
+    mine = SessionGuard(str(tmp_path / "u.jsonl"), HEADER["id"])
+    (tmp_path / "u.jsonl").write_bytes(b'{"type":"session","ver')  # Pi's first line still being written
+    assert mine.check() is None and mine.mark is None
+    write(tmp_path / "u.jsonl", [HEADER, *ENTRIES[:1]])
+    assert mine.check() is None and mine.header == HEADER

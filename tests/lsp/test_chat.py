@@ -9,6 +9,7 @@ it), what Pi wrote (the session file) and what Pi sent (the witness).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -62,10 +63,13 @@ class ChatClient:
         return [e["event"]["type"] for e in self.events[since:] if e["chatId"] == chat_id]
 
     async def wait(self, condition: Callable[[], Any], timeout: float = WAIT_S) -> Any:
+        """Wait until ``condition()`` holds: re-checked on every message from the server, and every 50 ms
+        for conditions on the world outside it (a file a tool writes) that no message announces."""
         async with asyncio.timeout(timeout):
             while not (found := condition()):
                 self.changed.clear()
-                await self.changed.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), 0.05)
             return found
 
     async def event(self, chat_id: str, kind: str, since: int = 0) -> dict[str, Any]:

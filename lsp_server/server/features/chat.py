@@ -211,6 +211,12 @@ class ChatEvents:
         )
 
     def written(self, chat: Chat, session: str) -> None:
+        guard = self._guards.get(chat.chat_id)
+        if guard is not None and guard.lost is None and (guard.mark is None or not (chat.streaming or chat.compacting)):
+            # Pi's first write (its header is read before anything can take the file's place), or the end of
+            # a run: looked at now, before the client hears of it, so what is done to the file after that is
+            # compared with everything Pi wrote.
+            self.check(chat)
         if chat.chat_id not in self._checks:
             self._checks[chat.chat_id] = asyncio.get_running_loop().call_later(
                 SESSION_CHANGED_DELAY_S, self._check_soon, chat
@@ -267,9 +273,9 @@ class ChatEvents:
 
         guard = self._guards.get(chat.chat_id)
         if guard is None:
-            self._guards[chat.chat_id] = SessionGuard(chat.session)
+            self._guards[chat.chat_id] = SessionGuard(chat.session, chat.session_id)
         elif guard.path != chat.session and chat.chat_id not in self._restoring:
-            guard.follow(chat.session)
+            guard.follow(chat.session, chat.session_id)
 
     def _check_soon(self, chat: Chat) -> None:
         self._checks.pop(chat.chat_id, None)
@@ -281,7 +287,7 @@ class ChatEvents:
         if guard is None or not chat.alive:
             return
         if guard.path != chat.session and chat.chat_id not in self._restoring:
-            guard.follow(chat.session)  # Pi moved to another file (a fork)
+            guard.follow(chat.session, chat.session_id)  # Pi moved to another file (a fork)
         try:
             loss = guard.check()
         except Exception as exc:
