@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -116,10 +117,13 @@ class EventLog:
         return await self.wait_for(lambda event: event.get("type") == kind, since=since, timeout=timeout)
 
     async def wait_until(self, condition: Callable[[], bool], *, timeout: float = WAIT_S) -> None:
+        """Re-checked on every record and every 50 ms: a condition on the world outside (a process that
+        ended) may come true after the last record."""
         async with asyncio.timeout(timeout):
             while not condition():
                 self._changed.clear()
-                await self._changed.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), 0.05)
 
     def text_deltas(self, since: int = 0) -> str:
         return "".join(
