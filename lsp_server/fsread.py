@@ -97,14 +97,39 @@ def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> 
             p, None, f"file is too large to read ({st.st_size} bytes, limit {max_bytes})", size=st.st_size
         )
     try:
-        with open(p, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        data = _read_bytes(p, st.st_size, max_bytes)
     except OSError as exc:
         return ReadResult(p, None, node_error_message(exc, "open", p), size=st.st_size)
     if len(data) > max_bytes:
         return ReadResult(p, None, f"file is too large to read (over {max_bytes} bytes)", size=len(data))
     text, invalid = decode_like_node(data)
     return ReadResult(p, text, size=len(data), invalid_utf8=invalid)
+
+
+def _read_bytes(path: str, expected: int, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes of ``path``, read with plain ``os.read`` calls.
+
+    Sized by the ``stat`` just taken (plus one byte to see a file that grew), not by ``max_bytes``:
+    a buffered ``read(max_bytes + 1)`` sets up a 64 MiB buffer for every small skill file.
+    ``O_NONBLOCK``: a FIFO put in the file's place since the ``stat`` does not block the open.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        os.set_blocking(fd, True)
+        limit = max_bytes + 1
+        chunks: list[bytes] = []
+        total = 0
+        while total < limit:
+            chunk = os.read(fd, min(max(expected + 1 - total, 1 << 16), limit - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def not_regular_message(path: str, mode: int) -> str:

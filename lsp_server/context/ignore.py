@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from lsp_server.context.names import IGNORE_FILE_NAMES
@@ -370,13 +371,17 @@ def to_posix(path: str) -> str:
     return path.replace(os.sep, "/")
 
 
-def add_ignore_rules(matcher: IgnoreMatcher, directory: str, root: str, names: Collection[str] | None = None) -> None:
+def add_ignore_rules(
+    matcher: IgnoreMatcher, directory: str, root: str, names: AbstractSet[str] | None = None
+) -> None:
     """Pi's ``addIgnoreRules``: read this directory's ignore files into the walk's matcher.
 
     ``names``: the directory's listing when the walk has it; an ignore file not in it does not
     exist, so it is not looked up (three ``stat`` calls per folder saved; a name that is listed
     is still checked as Pi checks it, symlinks followed).
     """
+    if names is not None and names.isdisjoint(IGNORE_FILE_NAMES):
+        return  # nearly every folder: nothing to read, no relative path to compute
     relative_dir = os.path.relpath(directory, root) if directory != root else ""
     if relative_dir == ".":
         relative_dir = ""

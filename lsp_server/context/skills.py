@@ -35,8 +35,8 @@ from lsp_server.context.paths import (
     resolve_path,
 )
 from lsp_server.context.walk import WalkBudget
-from lsp_server.fsread import ReadResult, exists, list_dir_sorted, read_text
-from lsp_server.js.strings import js_len, js_trim
+from lsp_server.fsread import ReadResult, exists, read_text
+from lsp_server.js.strings import js_len, js_trim, node_dir_sort_key
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -294,12 +294,13 @@ def collect_skill_entries(
     root = root if root is not None else directory
     matcher = matcher if matcher is not None else IgnoreMatcher()
     try:
-        names = set(os.listdir(directory))  # readdirSync throws on a non-directory or unreadable one
+        with os.scandir(directory) as it:  # readdirSync throws on a non-directory or unreadable one
+            listing = list(it)
     except OSError:
         add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
         return entries
-    add_ignore_rules(matcher, directory, root, names)
-    listing = list_dir_sorted(directory)
+    add_ignore_rules(matcher, directory, root, {entry.name for entry in listing})
+    listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
     for entry in listing:
         if entry.name != SKILL_FILE_NAME:
             continue
@@ -307,7 +308,7 @@ def collect_skill_entries(
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
-        if kind[1] and not matcher.ignores(posix_relative(root, full_path)):
+        if kind[1] and not (matcher.rules and matcher.ignores(posix_relative(root, full_path))):
             entries.append(full_path)
             return entries
     for entry in listing:
@@ -318,17 +319,18 @@ def collect_skill_entries(
         if kind is None:
             continue
         is_dir, is_file = kind
-        rel = posix_relative(root, full_path)
+        # No ignore rules yet (most walks): nothing is ignored, so no relative path is needed.
+        rel = posix_relative(root, full_path) if matcher.rules else ""
         at_root = directory == root
         if (
             is_file
             and entry.name.endswith(".md")
-            and not matcher.ignores(rel)
+            and not (rel and matcher.ignores(rel))
             and ((mode == "pi" and at_root) or (mode == "agents" and not at_root))
         ):
             entries.append(full_path)
             continue
-        if not is_dir or matcher.ignores(f"{rel}/"):
+        if not is_dir or (rel and matcher.ignores(f"{rel}/")):
             continue
         entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
     return entries
