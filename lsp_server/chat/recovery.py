@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, BinaryIO, Final, Literal, TypeVar
 
 from lsp_server.fsread import open_regular
 from lsp_server.session.writer import iso_timestamp, now_ms, replace_session_file, write_new_session_file
@@ -38,6 +38,7 @@ MARK_BYTES: Final = 64  # compared just before the size last seen
 MAX_HEADER_BYTES: Final = 1024 * 1024
 MAX_COMPARE_BYTES: Final = 512 * 1024 * 1024  # Pi's own read limit; a bigger file is not compared line by line
 
+T = TypeVar("T")
 Change = Literal["same", "appended", "appeared", "deleted", "replaced"]
 RestoreKind = Literal["written", "rewritten", "beside"]
 
@@ -53,28 +54,34 @@ class FileMark:
     mark: bytes  # the MARK_BYTES bytes before ``size``
 
 
-def read_mark(path: str) -> FileMark | None:
-    """The file's mark now, or ``None`` when there is no regular file at ``path``."""
+def _reading(path: str, read: Callable[[BinaryIO, os.stat_result], T]) -> T | None:
+    """``read`` on the regular file at ``path`` (opened without blocking), or ``None`` when there is none."""
     opened = open_regular(path)
     if isinstance(opened, str):
         return None
     handle, st = opened
     with handle:
+        return read(handle, st)
+
+
+def read_mark(path: str) -> FileMark | None:
+    """The file's mark now, or ``None`` when there is no regular file at ``path``."""
+
+    def mark_of(handle: BinaryIO, st: os.stat_result) -> FileMark:
         head = handle.read(HEAD_BYTES)
         start = max(0, st.st_size - MARK_BYTES)
         handle.seek(start)
-        mark = handle.read(st.st_size - start)
-    return FileMark(st.st_dev, st.st_ino, st.st_size, head, mark)
+        return FileMark(st.st_dev, st.st_ino, st.st_size, head, handle.read(st.st_size - start))
+
+    return _reading(path, mark_of)
 
 
 def _bytes_at(path: str, offset: int, length: int) -> bytes | None:
-    opened = open_regular(path)
-    if isinstance(opened, str):
-        return None
-    handle, _ = opened
-    with handle:
+    def at(handle: BinaryIO, _: os.stat_result) -> bytes:
         handle.seek(offset)
         return handle.read(length)
+
+    return _reading(path, at)
 
 
 def compare(before: FileMark | None, path: str) -> tuple[Change, FileMark | None, str]:
@@ -101,14 +108,15 @@ def compare(before: FileMark | None, path: str) -> tuple[Change, FileMark | None
     return ("appended" if now.size > before.size else "same"), now, ""
 
 
+def _first_line_of(path: str) -> bytes | None:
+    return _reading(path, lambda handle, _: handle.readline(MAX_HEADER_BYTES))
+
+
 def read_header_line(path: str) -> dict[str, Any] | None:
     """The session header (the first line) of the file at ``path``, if it is one."""
-    opened = open_regular(path)
-    if isinstance(opened, str):
+    first = _first_line_of(path)
+    if first is None:
         return None
-    handle, _ = opened
-    with handle:
-        first = handle.readline(MAX_HEADER_BYTES)
     try:
         value = json.loads(first)
     except ValueError:
@@ -118,13 +126,8 @@ def read_header_line(path: str) -> dict[str, Any] | None:
 
 def _first_line(path: str) -> bytes | None:
     """The file's first line with its newline, or None while it has none yet (or the file is unreadable)."""
-    opened = open_regular(path)
-    if isinstance(opened, str):
-        return None
-    handle, _ = opened
-    with handle:
-        first = handle.readline(MAX_HEADER_BYTES)
-    return first if first.endswith(b"\n") or len(first) >= MAX_HEADER_BYTES else None
+    first = _first_line_of(path)
+    return first if first is not None and (first.endswith(b"\n") or len(first) >= MAX_HEADER_BYTES) else None
 
 
 def fallback_header(session_id: Any, cwd: str, parent: str | None = None) -> dict[str, Any]:

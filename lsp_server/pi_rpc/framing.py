@@ -128,7 +128,7 @@ class LineSplitter:
         if not line.strip():
             return []
         if len(line) > self.max_line_bytes:
-            return [_problem("too-long", line, "", response_id=_sniff_response_id(line))]
+            return [_problem("too-long", line, "", response_id=sniff_response_id(line))]
         try:
             value = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:
@@ -158,7 +158,7 @@ class LineSplitter:
             size,
             _preview(preview),
             f"limit {self.max_line_bytes} bytes",
-            _sniff_response_id(preview),
+            sniff_response_id(preview),
         )
 
 
@@ -170,7 +170,7 @@ def _preview(data: bytes) -> str:
     return data[:PREVIEW_BYTES].decode("utf-8", errors="replace")
 
 
-def _sniff_response_id(prefix: bytes) -> str | None:
+def sniff_response_id(prefix: bytes) -> str | None:
     """The id of a response whose line starts the way Pi writes responses, else None."""
     match = _RESPONSE_ID.match(prefix)
     if match is None:

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lsp_server.pi_rpc.channel import ReaderProtocol, WriterProtocol
+from lsp_server.pi_rpc.framing import sniff_response_id
 from lsp_server.pi_rpc.keeper_files import (
     KeeperRecord,
     KeeperState,
@@ -82,7 +83,6 @@ SESSION_COMMANDS: Final = frozenset({"fork", "new_session", "switch_session", "c
 NOT_READY: Final = {"ok": False, "kind": "start", "error": "the keeper ended before it was ready"}
 
 _TYPE = re.compile(rb'^\{"type":"([A-Za-z_/]{1,64})"')
-_RESPONSE_ID = re.compile(rb'^\{"id":"((?:[^"\\]|\\.){1,200})","type":"response"')
 _FOLDED_BY_DETAIL: Final = frozenset(
     {"tool_execution_start", "tool_execution_update", "tool_execution_end", "extension_ui_request", "compaction_end"}
 )
@@ -176,17 +176,6 @@ class RawLines:
 def sniff_type(line: bytes) -> str:
     match = _TYPE.match(line)
     return match.group(1).decode("ascii") if match else ""
-
-
-def sniff_response_id(line: bytes) -> str | None:
-    match = _RESPONSE_ID.match(line)
-    if match is None:
-        return None
-    try:
-        value = json.loads(b'"' + match.group(1) + b'"')
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
 
 
 class _Client(asyncio.Protocol):
