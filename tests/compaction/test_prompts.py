@@ -101,6 +101,7 @@ def test_the_instruction_wording_is_ours_not_pis() -> None:
         SUMMARY_TEMPLATE,
         UPDATE_SUMMARY_TEMPLATE,
         TURN_PREFIX_TEMPLATE,
+        BRANCH_SUMMARY_TEMPLATE,
     )
     assert sorted(sentence for sentence in pis if any(sentence in text for text in ours)) == []
 
