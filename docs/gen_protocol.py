@@ -12,7 +12,10 @@ committed examples, so ``tests/lsp/test_protocol_doc.py`` can check that the com
 current and that every example still validates against its model. Examples are recorded over
 stdio from ``examples/workspace`` and ``examples/sessions/inventory-fix.jsonl`` copied to a
 temporary home; paths are rewritten to ``/home/user/...`` and long values abridged (strings cut
-with ``…``, lists cut with a ``"… N more"`` marker), so the page stays readable.
+with ``…``, lists cut with a ``"… N more"`` marker), so the page stays readable. What the chat
+recorded from the real Pi has Pi's own prose (its system message's built-in sections and tool
+descriptions) replaced by stand-ins of the same length (``tests/support/pi_prose.py``): Pi's text is
+not copied into the repository.
 """
 
 from __future__ import annotations
@@ -455,7 +458,8 @@ def render(examples: dict[str, Any] | None = None) -> str:
         "",
         "Examples are real exchanges with the server on `examples/workspace` and "
         "`examples/sessions/inventory-fix.jsonl` (paths rewritten to `/home/user/...`; long strings and lists "
-        "abridged with `…`).",
+        "abridged with `…`). In the chat's examples, the text Pi writes itself into its system message (its "
+        "built-in sections and tool descriptions) is replaced by a stand-in of the same length.",
         "",
         "| method | kind | direction | params | result |",
         "| --- | --- | --- | --- | --- |",
@@ -519,6 +523,20 @@ def abridge(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: abridge(item) for key, item in value.items()}
     return value
+
+
+CHAT_PREFIX = "pi/chat/"
+
+
+def without_pis_prose(examples: dict[str, Any]) -> dict[str, Any]:
+    """The examples with Pi's own prose stood in for where the chat recorded real Pi's system message.
+
+    Only the chat's methods carry what Pi wrote; the other examples' system messages come from our
+    example session and keep their text.
+    """
+    from tests.support.pi_prose import scrub
+
+    return {name: scrub(value) if name.startswith(CHAT_PREFIX) else value for name, value in examples.items()}
 
 
 def _normalize(value: Any, base: str) -> Any:
@@ -624,6 +642,7 @@ async def record_examples() -> dict[str, Any]:
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()
+        recorded = without_pis_prose(recorded)
         return {name: abridge(_normalize(value, base)) for name, value in recorded.items()}
 
 

@@ -156,7 +156,7 @@ BRANCH_SUMMARY_TEMPLATE: Final = f"""{_BRANCH_INTRO}
 - **[Decision]**: [Why it was made, briefly]
 
 ## Next Steps
-1. [What should happen next to continue this work]
+1. [What to do next, in order]
 
 {_CLOSING}"""
 

@@ -19,6 +19,7 @@ from lsp_server.compaction.prompts import (
     tool_call_failure,
     turn_prefix_prompt,
 )
+from tests.support.pi_prose import require_pi_prose, sentences_of
 
 PI_HEADINGS = [
     "## Goal",
@@ -91,19 +92,18 @@ def test_turn_prefix_template_asks_for_pis_three_sections() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "pi_sentence",
-    [
-        "You are a context summarization assistant.",
-        "Use this EXACT format:",
-        "Keep each section concise.",
-        "Create a structured context checkpoint summary",
-        "Only summarize information explicitly present above.",
-    ],
-)
-def test_the_instruction_wording_is_ours_not_pis(pi_sentence: str) -> None:
-    for text in (SUMMARIZATION_SYSTEM_PROMPT, SUMMARY_TEMPLATE, UPDATE_SUMMARY_TEMPLATE, TURN_PREFIX_TEMPLATE):
-        assert pi_sentence not in text
+def test_the_instruction_wording_is_ours_not_pis() -> None:
+    """No sentence of Pi's summary instructions, read from the installed Pi (never written here), is ours."""
+    pis = sentences_of(require_pi_prose()["summaryInstructions"])
+    assert len(pis) > 20, "Pi's summary instructions were not read (tests/support/pi_prose_texts.mjs)"
+    ours = (
+        SUMMARIZATION_SYSTEM_PROMPT,
+        SUMMARY_TEMPLATE,
+        UPDATE_SUMMARY_TEMPLATE,
+        TURN_PREFIX_TEMPLATE,
+        BRANCH_SUMMARY_TEMPLATE,
+    )
+    assert sorted(sentence for sentence in pis if any(sentence in text for text in ours)) == []
 
 
 def test_failure_messages_are_pis() -> None:

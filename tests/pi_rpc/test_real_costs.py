@@ -8,7 +8,9 @@ longest common prefix of two consecutive recorded requests.
 The session Pi wrote is kept as a golden (``tests/cost/golden/real-pi.session.jsonl`` with the agent's
 ``real-pi.models.json`` and the ledger read from it, ``real-pi.ledger.json``), checked without Pi by
 ``tests/cost/test_ledger.py``. Each run here compares its fresh ledger with that golden (everything but
-the ids and instants Pi draws anew); ``PI_CONTEXT_REGEN=1`` records a new golden.
+the ids and instants Pi draws anew); ``PI_CONTEXT_REGEN=1`` records a new golden, with Pi's own prose
+in its system message replaced by stand-ins of the same length (``tests/support/pi_prose.py``), so the
+golden keeps every number and none of Pi's text.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from lsp_server.tokens.pi import pi_text_tokens
 from tests.pi_rpc.conftest import RealPi, settled
 from tests.support.fake_llm_server import ScriptedResponse
 from tests.support.pi_agent import write_agent_dir
+from tests.support.pi_prose import scrub_json_text
 
 pytestmark = pytest.mark.pi
 
@@ -88,7 +91,8 @@ async def test_pis_recorded_costs_and_the_predicted_prefixes_match_what_the_mode
 
     ledger = build_ledger(branch, prices.prices_for).to_json()
     if os.environ.get("PI_CONTEXT_REGEN"):
-        shutil.copyfile(path, GOLDEN / "real-pi.session.jsonl")
+        recorded = scrub_json_text(path.read_text(encoding="utf-8"), lines=True)
+        (GOLDEN / "real-pi.session.jsonl").write_text(recorded, encoding="utf-8")
         shutil.copyfile(real_pi.agent.path / "models.json", GOLDEN / "real-pi.models.json")
         (GOLDEN / "real-pi.ledger.json").write_text(json.dumps(ledger, indent=1) + "\n", encoding="utf-8")
     golden = json.loads((GOLDEN / "real-pi.ledger.json").read_text(encoding="utf-8"))

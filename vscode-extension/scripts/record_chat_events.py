@@ -4,7 +4,9 @@ Each scenario runs the real Pi in RPC mode against the loopback fake model (``te
 writes every record Pi emitted, in order, one per line, followed by a last line
 ``{"type": "recorded_messages", "messages": <get_messages>}`` so a test can check that folding the
 events and rebuilding from ``pi/chat/messages`` give the same transcript. Paths, timestamps and ids
-that vary per run are kept as Pi wrote them (the tests never compare them).
+that vary per run are kept as Pi wrote them (the tests never compare them). Pi's own prose in the
+system message it records (its built-in sections and tool descriptions) is replaced by stand-ins of
+the same length (``tests/support/pi_prose.py``): Pi's text is not copied into the repository.
 
 Run from the repository root: ``.venv/bin/python vscode-extension/scripts/record_chat_events.py [NAME...]``.
 """
@@ -26,6 +28,7 @@ from tests.pi_rpc.conftest import EventLog  # noqa: E402
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse  # noqa: E402
 from tests.support.pi_agent import write_agent_dir  # noqa: E402
 from tests.support.pi_for_tests import require_test_pi  # noqa: E402
+from tests.support.pi_prose import scrub  # noqa: E402
 
 OUT = ROOT / "vscode-extension" / "test" / "fixtures" / "chat"
 WAIT_S = 60.0
@@ -80,8 +83,8 @@ async def _scenario(
             messages = await process.get_messages()
         finally:
             await process.close()
-    lines = [json.dumps(e, ensure_ascii=False) for e in log.events]
-    lines.append(json.dumps({"type": "recorded_messages", "messages": messages}, ensure_ascii=False))
+    lines = [json.dumps(scrub(e), ensure_ascii=False) for e in log.events]
+    lines.append(json.dumps({"type": "recorded_messages", "messages": scrub(messages)}, ensure_ascii=False))
     (OUT / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{name}: {len(log.events)} events")
 
