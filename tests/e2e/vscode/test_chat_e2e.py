@@ -335,10 +335,9 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
     for pid in left_keepers + left_pi:  # a failed step may end mid-turn: its keeper would wait out the grace
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+    report = harness.read_report(driver, out_dir, "VS Code chat e2e")  # a failed step first: it says why
     assert left_pi == [], "a Pi process outlived code-server"
     assert left_keepers == [], "a chat's keeper outlived code-server"
-
-    report = harness.read_report(driver, out_dir, "VS Code chat e2e")
     passed = {s["name"] for s in report["steps"] if s["status"] == "passed"}
     sessions = ws.agent.session_files()
     all_entries = {path: _entries(path) for path in sessions}

@@ -143,9 +143,13 @@ def test_platform_vsix_works_offline_without_pi_context(tmp_path: Path) -> None:
         assert not failed and "crashed" not in start, text + "\n\n" + "\n\n".join(s["detail"] for s in failed)
         assert {s["name"] for s in start["steps"] if s["status"] == "passed"} >= {"server-running", "diagnostic"}, text
     assert any(re.search(r"bundled server: environment created in [\d.]+ s", line) for line in first["log"]), text
-    # The first start takes seconds: the view says what it is doing meanwhile instead of staying blank.
+    # The first start takes seconds: the view says what it is doing meanwhile instead of staying blank. The
+    # driver sees that only when it reaches the view before the start is over (on a quiet machine the
+    # environment is made in ~3 s, sometimes before the view's frame is found); then the extension's log
+    # must show the same first-start work. The messages themselves are unit-tested (bundle.test.ts).
     running = next(s for s in first["steps"] if s["name"] == "server-running")
-    assert "while starting the view said:" in running["detail"], running["detail"]
+    if "while starting the view said:" not in running["detail"]:
+        assert any("bundled server: creating its environment" in line for line in first["log"]), text
     assert any("bundled server: reusing its environment" in line for line in second["log"]), text
     assert not any("environment created" in line for line in second["log"]), text
     assert len(result["environments"]) == 1, result["environments"]
