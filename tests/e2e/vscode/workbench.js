@@ -175,8 +175,20 @@ function createRun(config) {
     if (await title.isVisible().catch(() => false)) {
       return;
     }
-    await page.locator('.activitybar .action-item a[aria-label^="Pi Context"], .activitybar .action-item[aria-label^="Pi Context"]').first().click();
-    await title.waitFor({ timeout: WAIT });
+    // Right after a window reload the side bar may still be restoring itself: a click then can land on a
+    // shown container and hide it again. So: click, give it a few seconds, and look again.
+    const icon = page.locator('.activitybar .action-item a[aria-label^="Pi Context"], .activitybar .action-item[aria-label^="Pi Context"]').first();
+    const end = Date.now() + WAIT;
+    while (Date.now() < end) {
+      await icon.click();
+      try {
+        await title.waitFor({ timeout: 5000 });
+        return;
+      } catch {
+        if (await title.isVisible().catch(() => false)) return;
+      }
+    }
+    await title.waitFor({ timeout: 1000 });
   };
 
   /** Expands or collapses one view of the side bar by its header title. */
