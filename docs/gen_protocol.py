@@ -118,7 +118,8 @@ METHODS: tuple[Method, ...] = (
         "SessionsParams",
         "SessionsResult",
         "The sessions of a folder's cwd in Pi's session folder (`sessionDir`, `$PI_CODING_AGENT_SESSION_DIR` or "
-        "`<agentDir>/sessions/--<cwd>--`), newest modification first.",
+        "`<agentDir>/sessions/--<cwd>--`), newest modification first. The answer comes once the folder is "
+        "watched: a session that appears there afterwards is announced with `pi/sessionChanged`.",
     ),
     Method(
         protocol.SESSION_TREE,
