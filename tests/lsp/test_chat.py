@@ -32,6 +32,7 @@ from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspac
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir, write_agent_dir
 from tests.support.pi_for_tests import PiUnderTest, require_test_pi
+from tests.support.processes import parent_of, pi_processes
 
 pytestmark = pytest.mark.pi
 
@@ -164,33 +165,6 @@ async def chat_server(
                 await asyncio.wait_for(client.shutdown_session(), WAIT_S)
         finally:
             await client.stop()
-
-
-def pi_processes(agent_dir: Path) -> list[int]:
-    """Processes a chat started for this test: their environment names its agent dir and a chat owner.
-
-    Pi renames itself (``process.title``), so its command line reads ``pi``; its tool shells carry
-    the same variables, so after a chat ends none of them may be left.
-    """
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        owned = any(item.startswith(b"PI_CONTEXT_CHAT_OWNER=") for item in environ)
-        if owned and f"PI_CODING_AGENT_DIR={agent_dir}".encode() in environ:
-            found.append(int(entry.name))
-    return found
-
-
-def parent_of(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def entries(path: str) -> list[dict[str, Any]]:

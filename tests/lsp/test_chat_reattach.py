@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.pi_rpc.keeper_files import KEEPER_MARKER, read_records
+from lsp_server.pi_rpc.keeper_files import read_records
 from lsp_server.session.tail import load_session
 from tests.lsp.conftest import WAIT_S, Workspace
 from tests.lsp.test_chat import (  # noqa: F401 - fixtures
@@ -35,32 +35,15 @@ from tests.lsp.test_chat import (  # noqa: F401 - fixtures
     chat_server,
     entries,
     model,
-    pi_processes,
     pi_under_test,
 )
 from tests.pi_rpc.conftest import PROBE_EXTENSION
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+from tests.support.processes import keeper_processes, pi_processes
 
 pytestmark = pytest.mark.pi
 
 REPLY = "The keeper held this reply while the window reloaded, and not one piece of it was lost. " * 3
-
-
-def keeper_processes(agent_dir: Path) -> list[int]:
-    """Keepers started for this test: their environment has the keeper marker and the test's agent dir."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        marked = any(item.startswith(f"{KEEPER_MARKER}=".encode()) for item in environ)
-        if marked and state != "Z" and f"PI_CODING_AGENT_DIR={agent_dir}".encode() in environ:
-            found.append(int(entry.name))
-    return found
 
 
 async def poll(condition: Callable[[], bool]) -> None:

@@ -46,6 +46,7 @@ from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, RecordedRequest, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir
 from tests.support.pi_for_tests import PiUnderTest, require_test_pi
+from tests.support.processes import keeper_processes, parent_of, pi_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -95,48 +96,10 @@ def _expectations(server: dict[str, Any], views: set[str]) -> dict[str, bool | s
     return harness.apply_forced(expect)
 
 
-def pi_processes(agent: PiAgentDir) -> list[int]:
-    """Processes started for this test's chats: Pi and its tool shells carry the chat marker and the agent dir."""
-    found = []
-    needle = f"PI_CODING_AGENT_DIR={agent.path}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if needle in environ and any(item.startswith(b"PI_CONTEXT_CHAT_OWNER=") for item in environ):
-            found.append(int(entry.name))
-    return found
-
-
-def _marked(agent: PiAgentDir, marker: bytes) -> list[int]:
-    """Live processes whose environment names this test's agent dir and carries ``marker`` (a variable's name)."""
-    found = []
-    needle = f"PI_CODING_AGENT_DIR={agent.path}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and needle in environ and any(item.startswith(marker + b"=") for item in environ):
-            found.append(int(entry.name))
-    return sorted(found)
-
-
-def keeper_processes(agent: PiAgentDir) -> list[int]:
-    """The keepers holding this test's chats' Pi (docs/chat.md)."""
-    return _marked(agent, b"PI_CONTEXT_CHAT_KEEPER")
-
-
 def chat_pids(agent: PiAgentDir) -> dict[str, list[int]]:
     """Pi itself (not its tool shells) and the language servers of this test's windows."""
-    marked = pi_processes(agent)
-    parents = {pid: _parent(pid) for pid in marked}
+    marked = pi_processes(agent.path)
+    parents = {pid: parent_of(pid) for pid in marked}
     needle = f"PI_CODING_AGENT_DIR={agent.path}".encode()
     servers = []
     for entry in Path("/proc").iterdir():
@@ -150,13 +113,6 @@ def chat_pids(agent: PiAgentDir) -> dict[str, list[int]]:
         if b"lsp_server" in line and b"serve" in line and needle in environ:  # `python -m lsp_server serve`
             servers.append(int(entry.name))
     return {"pi": sorted(pid for pid in marked if parents[pid] not in marked), "servers": sorted(servers)}
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def _entries(path: Path) -> list[dict[str, Any]]:
@@ -216,7 +172,7 @@ class ChatParties:
             "script": self.script,
             "release": lambda _: self.model.release(),
             "stream-closed": self.stream_closed,
-            "pi-processes": lambda _: len(pi_processes(self.agent)),
+            "pi-processes": lambda _: len(pi_processes(self.agent.path)),
             "chat-pids": lambda _: chat_pids(self.agent),
             "sessions": lambda _: self.sessions(),
         }
@@ -329,9 +285,9 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
 
     # No Pi (nor a tool shell of it, nor its keeper) outlives the window that started it: Pi was idle.
     deadline = time.monotonic() + 10
-    while (pi_processes(ws.agent) or keeper_processes(ws.agent)) and time.monotonic() < deadline:
+    while (pi_processes(ws.agent.path) or keeper_processes(ws.agent.path)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    left_pi, left_keepers = pi_processes(ws.agent), keeper_processes(ws.agent)
+    left_pi, left_keepers = pi_processes(ws.agent.path), keeper_processes(ws.agent.path)
     for pid in left_keepers + left_pi:  # a failed step may end mid-turn: its keeper would wait out the grace
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
