@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from lsp_server.chat.redaction import DeltaRedactor
 from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
 from lsp_server.pi_rpc.channel import PiRpcChannel
@@ -93,6 +94,7 @@ class Chat:
         self.reattached = False  # taken up from a keeper after its server ended
         self.keep_problem: str | None = None  # why this chat's Pi runs without a keeper
         self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
+        self._deltas = DeltaRedactor(spec.secrets)  # a key split over a stream's pieces (chat/redaction.py)
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
         self._on_written: WrittenSink | None = None
@@ -148,9 +150,14 @@ class Chat:
         on_event: EventSink | None = None,
         on_exit: ExitSink | None = None,
         on_session_written: WrittenSink | None = None,
+        secrets: tuple[Secret, ...] = (),
     ) -> Chat:
-        """Take up a Pi that kept running after its server ended; its run's records in progress come first."""
-        spec = ChatSpec(cwd=record.cwd, session=record.session, env={})
+        """Take up a Pi that kept running after its server ended; its run's records in progress come first.
+
+        ``secrets`` are this server's keys for the chat (the keeper does not hand them over): what the
+        replay and Pi send from now on is redacted with them as in a chat started here.
+        """
+        spec = ChatSpec(cwd=record.cwd, session=record.session, env={}, secrets=secrets)
         installation = PiInstallation(tuple(record.argv), record.pi_version, record.node_version, record.source)
         chat = cls(chat_id, spec, installation)
         chat._on_event, chat._on_exit, chat._on_written = on_event, on_exit, on_session_written
@@ -190,6 +197,7 @@ class Chat:
         self.compacting = bool(state.get("isCompacting", self.compacting))
 
     def _event(self, event: JsonObject) -> None:
+        event = self._deltas.redact(event)  # before the run log keeps it: a view attaching later gets the same
         self.events += 1
         self.run.add(RecordKey.of(event), event)
         kind = event.get("type")

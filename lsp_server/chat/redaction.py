@@ -95,6 +95,69 @@ def redact_value(value: Any, secrets: tuple[Secret, ...]) -> Any:
     return value
 
 
+STREAMED_DELTAS: Final = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
+BLOCK_ENDS: Final = frozenset({"text_end", "thinking_end", "toolcall_end"})
+
+
+class DeltaRedactor:
+    """Keys that a model's stream splits over several deltas, kept out of the deltas relayed.
+
+    Pi's ``message_update`` records carry only the new piece of a content block (``delta``); the view
+    joins them. A key the model repeats arrives in pieces, none of which is a key on its own, so
+    :func:`redact_value` on each record lets it through. Here each block's pieces are joined as they
+    come: what is relayed is the text so far with the keys replaced, less a tail that could still
+    become a key (a prefix of one); that tail goes out with the next piece. At the block's end Pi
+    sends the whole content, which is redacted as a value, so a tail still held then is dropped.
+    """
+
+    def __init__(self, secrets: tuple[Secret, ...]) -> None:
+        self._secrets = secrets
+        self._values = [secret.reveal() for secret in secrets]
+        self._held: dict[tuple[str, Any], str] = {}  # (delta kind, contentIndex) -> the tail held back
+
+    def redact(self, event: dict[str, Any]) -> dict[str, Any]:
+        """``event`` as relayed: a delta's ``delta`` replaced, anything else as it is."""
+        if not self._values:
+            return event
+        kind = event.get("type")
+        if kind in {"message_start", "message_end", "agent_settled"}:
+            self._held.clear()
+            return event
+        update = event.get("assistantMessageEvent") if kind == "message_update" else None
+        if not isinstance(update, dict):
+            return event
+        part = update.get("type")
+        if part in BLOCK_ENDS:
+            self._held.pop((str(part).replace("_end", "_delta"), update.get("contentIndex")), None)
+            return event
+        delta = update.get("delta")
+        if part not in STREAMED_DELTAS or not isinstance(delta, str):
+            return event
+        key = (str(part), update.get("contentIndex"))
+        text = self._held.pop(key, "") + delta
+        keep = self._tail_to_hold(text)
+        if keep:
+            self._held[key] = text[-keep:]
+            text = text[:-keep]
+        out = redact_text(text, self._secrets) if text else text
+        if out == delta:
+            return event
+        return {**event, "assistantMessageEvent": {**update, "delta": out}}
+
+    def _tail_to_hold(self, text: str) -> int:
+        """The length of the longest end of ``text`` that is the beginning of a key but not a whole key."""
+        longest = 0
+        for value in self._values:
+            window = text[-(len(value) - 1) :] if len(value) > 1 else ""
+            start = window.find(value[0]) if window else -1
+            while start != -1 and len(window) - start > longest:
+                if value.startswith(window[start:]):
+                    longest = len(window) - start
+                    break
+                start = window.find(value[0], start + 1)
+        return longest
+
+
 def _read_json(path: str, *, comments: bool) -> Any:
     result = fsread.read_text(path)
     if result.text is None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from lsp_server.chat.chat import Chat, ChatSpec, EventSink, ExitSink, WrittenSink
 from lsp_server.chat.keeping import Keeping
+from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import LocateCache, PiInstallation, PiLocation, PiUnavailable, locate_pi_async
 from lsp_server.pi_rpc.keeper_files import KeeperRecord, is_stale, read_records
 from lsp_server.pi_rpc.kept import KeeperBusy, KeeperGone, KeepOptions
@@ -181,13 +182,14 @@ class ChatRegistry:
                 f"{spec.session} is being opened in a chat of another window: a session has one writer, so it "
                 "cannot be opened twice"
             )
-        return await self._attach(key, keep.folder, record, on_event, on_exit, on_session_written)
+        return await self._attach(key, keep.folder, record, spec.secrets, on_event, on_exit, on_session_written)
 
     async def _attach(
         self,
         key: str,
         folder: Path,
         record: KeeperRecord,
+        secrets: tuple[Secret, ...],
         on_event: EventSink | None,
         on_exit: ExitSink | None,
         on_session_written: WrittenSink | None,
@@ -196,7 +198,13 @@ class ChatRegistry:
         self._starting.add(key)
         try:
             chat = await Chat.attach(
-                chat_id, folder, record, on_event=on_event, on_exit=on_exit, on_session_written=on_session_written
+                chat_id,
+                folder,
+                record,
+                on_event=on_event,
+                on_exit=on_exit,
+                on_session_written=on_session_written,
+                secrets=secrets,
             )
         except KeeperBusy:
             raise ChatError(

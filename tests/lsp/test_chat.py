@@ -118,7 +118,10 @@ async def chat_server(
     started: list[RecordingClient] = []
 
     async def start(
-        settings: dict[str, Any] | None = None, command: str | None = None, model_fields: dict[str, Any] | None = None
+        settings: dict[str, Any] | None = None,
+        command: str | None = None,
+        model_fields: dict[str, Any] | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> ChatClient:
         agent = write_agent_dir(
             workspace.agent_dir, model.openai_base_url, settings={"defaultProvider": "fake"}, model_fields=model_fields
@@ -126,6 +129,7 @@ async def chat_server(
         env = agent.env({k: v for k, v in os.environ.items() if k != "HOME"})
         env["HOME"] = str(workspace.home)
         env[RUNTIME_DIR_ENV] = str(keepers_folder.parent)
+        env.update(extra_env or {})
         pi_command = command if command is not None else f"{pi_under_test.argv[0]} {pi_under_test.argv[1]}"
         extra = dict(settings or {})
         options = {**extra, "pi": {"command": pi_command, **extra.get("pi", {})}}

@@ -222,3 +222,45 @@ async def test_a_dialog_pi_asked_before_the_reload_is_asked_again_and_the_answer
     notified = await second.event(taken["chatId"], "extension_ui_request", since)
     assert (notified["method"], notified["message"]) == ("notify", "confirmed")
     await stop_and_check_nothing_is_left(second, taken["chatId"])
+
+
+CANARY = "sk-canary-Keeper7q2X9vLmN4pR8sT1wY6zB3"
+
+
+async def test_a_key_the_model_streams_in_pieces_is_redacted_before_and_after_the_take_up(
+    chat_server: Callable[..., Any], model: FakeLlmServer
+) -> None:
+    """A model repeats a key Pi holds, in pieces no one of which is the key; the window reloads in the middle.
+
+    Both servers relay the reply with the key replaced: the first as it streams, the second in the
+    replay of the run in flight and in what follows live (the second server knows the chat's keys
+    as the first did: the keeper does not carry them over).
+    """
+    env = {"PI_CONTEXT_CANARY_API_KEY": CANARY}
+    pieces = ["The key in .env is ", CANARY[:7], CANARY[7:20], CANARY[20:], "; ", "and ", CANARY[:15], CANARY[15:], "."]
+    text = "".join(pieces)
+    first = await chat_server(extra_env=env)
+    model.enqueue(ScriptedResponse(text=text, chunks=pieces, hold_after_chunks=5))
+    chat_id = (await first.ask("pi/chat/start", {}))["chatId"]
+    await first.ask("pi/chat/prompt", {"chatId": chat_id, "text": "what is in .env?"})
+    await asyncio.to_thread(model.wait_until_held, 0)
+    await first.wait(lambda: deltas([e["event"] for e in first.events]).endswith("; "))
+    assert deltas([e["event"] for e in first.events]) == "The key in .env is ***; "
+    session = (await first.ask("pi/chat/state", {"chatId": chat_id}))["session"]
+    await asyncio.wait_for(first.client.shutdown_session(), WAIT_S)
+    second = await chat_server(extra_env=env)
+    info = await second.ask("pi/chat/start", {"session": session})
+    assert info["reattached"] is True
+    taken = info["chatId"]
+    snapshot = await second.ask("pi/chat/messages", {"chatId": taken})
+    since = second.mark()
+    model.release(0)
+    end = await second.event(taken, "message_end", since)
+    await second.event(taken, "agent_settled", since)
+    live = [e["event"] for e in second.events if e["chatId"] == taken and e["seq"] > snapshot["seq"]]
+    assert deltas(snapshot["inFlight"]) + deltas(live) == text.replace(CANARY, "***")
+    assert end["message"]["content"][-1]["text"] == text.replace(CANARY, "***")
+    relayed = json.dumps([first.events, second.events, snapshot])
+    assert [piece for piece in pieces if CANARY.startswith(piece) or piece in CANARY if piece in relayed] == []
+    assert CANARY in Path(session).read_text(encoding="utf-8")  # Pi's own file keeps what the model said
+    await stop_and_check_nothing_is_left(second, taken)
