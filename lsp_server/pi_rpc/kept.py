@@ -164,12 +164,14 @@ class KeptPi(PiRpcChannel):
             if answer.get("kind") == "start":
                 raise PiStartError(message)
             raise KeeperUnavailable(message)
-        process = cls(options.folder, on_event=on_event, on_problem=on_problem, on_stderr=on_stderr, on_exit=on_exit)
+        # Told of an exit only once connected: a chat that never started has nothing to report.
+        process = cls(options.folder, on_event=on_event, on_problem=on_problem, on_stderr=on_stderr, on_exit=None)
         try:
             await process._connect(Path(str(answer["socket"])))
         except BaseException:
             _kill_keeper(int(answer.get("keeperPid") or 0), str(answer.get("token") or ""))
             raise
+        process._on_exit = on_exit
         await process._ready(ready_timeout_s)
         return process
 
@@ -193,7 +195,9 @@ class KeptPi(PiRpcChannel):
         """
         deadline = time.monotonic() + busy_wait_s
         while True:
-            process = cls(folder, on_event=on_event, on_problem=on_problem, on_stderr=on_stderr, on_exit=on_exit)
+            # An attempt the keeper refuses (busy) ends its connection: that end is no exit of Pi's, so the
+            # chat is told of exits only from the attempt that got in.
+            process = cls(folder, on_event=on_event, on_problem=on_problem, on_stderr=on_stderr, on_exit=None)
             try:
                 await process._connect(record.socket_path(folder))
                 break
@@ -204,6 +208,11 @@ class KeptPi(PiRpcChannel):
             except (ConnectionRefusedError, FileNotFoundError) as error:
                 remove_files(folder, record.keeper_id)
                 raise KeeperGone(f"the chat's keeper is gone ({error.strerror or error})") from None
+            except TimeoutError:
+                raise KeeperGone(
+                    f"the chat's keeper did not answer within {HELLO_TIMEOUT_S:g} s (it keeps Pi; try again)"
+                ) from None
+        process._on_exit = on_exit
         process.reattached = True
         await process._ready(ready_timeout_s)
         return process
@@ -217,6 +226,9 @@ class KeptPi(PiRpcChannel):
             await asyncio.wait_for(asyncio.shield(self._hello), HELLO_TIMEOUT_S)
             await asyncio.wait_for(asyncio.shield(self._replayed), HELLO_TIMEOUT_S)
         except BaseException:
+            # Our own giving up (a refusal, a slow hello or replay) is no death of the keeper: it decides what
+            # becomes of Pi (a busy one is kept for the next server, an idle one ends), nothing is killed here.
+            self._let_go = True
             transport.close()
             raise
         self.attached_at = time.monotonic()

@@ -156,7 +156,7 @@ async def test_an_idle_pi_ends_at_once_when_its_server_lets_go(keepers: Keepers)
 async def test_a_busy_pi_keeps_running_and_the_next_server_gets_the_run_replayed_then_live(keepers: Keepers) -> None:
     first = await keepers.start()
     await run_going(first)
-    await first.process.request({"type": "schedule", "delay": 0.5, "lines": [MORE, SETTLED]})
+    await first.process.request({"type": "schedule", "onSignal": True, "lines": [MORE, SETTLED]})
     pi = first.process.pid
     assert await first.process.release() is True
     assert first.exits == []  # letting go of a Pi that keeps running is not its exit
@@ -164,6 +164,7 @@ async def test_a_busy_pi_keeps_running_and_the_next_server_gets_the_run_replayed
     assert record.state == "detached" and record.busy and alive(pi)
     second = await keepers.attach()
     assert second.process.pid == pi and second.process.reattached
+    os.kill(pi, signal.SIGUSR1)  # the run goes on only now: what came before the attach is the replay
     # The replay: what the view needs on top of get_messages, i.e. the reply being streamed (the user
     # message has ended, so it is in get_messages and not replayed).
     replayed = [e["type"] for e in second.events[: second.process.replayed]]
@@ -177,9 +178,10 @@ async def test_a_busy_pi_keeps_running_and_the_next_server_gets_the_run_replayed
 async def test_after_the_run_settles_with_nobody_attached_the_grace_ends_pi_and_the_keeper(keepers: Keepers) -> None:
     client = await keepers.start(grace_s=0.3)
     await run_going(client)
-    await client.process.request({"type": "schedule", "delay": 0.3, "lines": [MORE, SETTLED]})
+    await client.process.request({"type": "schedule", "onSignal": True, "lines": [MORE, SETTLED]})
     pi, keeper = client.process.pid, client.process.keeper_pid
     assert await client.process.release() is True
+    os.kill(pi, signal.SIGUSR1)  # the run settles with nobody attached
     await poll(lambda: gone(pi) and gone(keeper))
     assert read_records(keepers.folder) == [] and os.listdir(keepers.folder) == []
 
@@ -198,6 +200,20 @@ async def test_a_second_server_is_refused_while_one_is_attached(keepers: Keepers
     with pytest.raises(KeeperBusy, match="another window"):
         await keepers.attach(busy_wait_s=0.2)
     assert (await first.process.request({"type": "echo"}))["type"] == "echo"  # the first is undisturbed
+
+
+async def test_a_server_refused_while_the_last_one_lets_go_gets_in_with_pi_alive(keepers: Keepers) -> None:
+    """A reloaded window's server can reach the keeper before the old one has let go: it is refused (busy)
+    and tries again. A refused attempt's end is not Pi's exit: the attempt that gets in has a live Pi."""
+    first = await keepers.start()
+    await run_going(first)
+    second = asyncio.ensure_future(keepers.attach(busy_wait_s=WAIT_S))
+    await asyncio.sleep(0.5)  # refused a few times meanwhile (one attempt every 0.1 s)
+    assert not second.done()
+    assert await first.process.release() is True
+    client = await asyncio.wait_for(second, WAIT_S)
+    assert client.exits == [] and client.process.exit is None and client.process.pid == first.process.pid
+    assert (await client.process.request({"type": "echo"}))["type"] == "echo"
 
 
 async def test_an_answer_meant_for_a_server_that_left_never_reaches_the_next(keepers: Keepers) -> None:
