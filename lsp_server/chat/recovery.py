@@ -119,7 +119,7 @@ def read_header_line(path: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) and value.get("type") == "session" else None
 
@@ -185,7 +185,7 @@ def _foreign_lines(lines: Sequence[bytes], header: Mapping[str, Any], entries: S
     for line in lines:
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             foreign += 1
             continue
         if not isinstance(value, dict):

@@ -25,7 +25,7 @@ from typing import Any, Final, Literal
 DEFAULT_MAX_LINE_BYTES: Final = 64 * 1024 * 1024  # get_messages/get_entries of a long session is one line
 PREVIEW_BYTES: Final = 200  # kept of a bad or over-long line, for the message and the id sniff
 
-ProblemKind = Literal["not-json", "not-an-object", "too-long"]
+ProblemKind = Literal["not-json", "not-an-object", "too-long", "too-deep"]
 
 _RESPONSE_ID = re.compile(rb'^\{"id":"((?:[^"\\]|\\.){1,200})","type":"response"')
 
@@ -38,7 +38,7 @@ class FramingProblem:
     size: int  # bytes of the line, without the newline
     preview: str  # its first bytes, decoded with replacement characters
     detail: str = ""
-    response_id: str | None = None  # for an over-long response: the id it answered
+    response_id: str | None = None  # for an over-long or over-deep response: the id it answered
 
     @property
     def message(self) -> str:
@@ -46,6 +46,7 @@ class FramingProblem:
             "not-json": "a line that is not JSON",
             "not-an-object": "a JSON line that is not an object",
             "too-long": "a line longer than the limit",
+            "too-deep": "a line nested deeper than this reader can parse",
         }[self.kind]
         tail = f": {self.detail}" if self.detail else ""
         return f"Pi wrote {what} ({self.size} bytes){tail}"
@@ -133,6 +134,8 @@ class LineSplitter:
             value = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:
             return [_problem("not-json", line, str(error))]
+        except RecursionError:  # JavaScript reads deeper nesting than Python's parser (a model's tool arguments)
+            return [_problem("too-deep", line, "", response_id=sniff_response_id(line))]
         if not isinstance(value, dict):
             return [_problem("not-an-object", line, type(value).__name__)]
         return [value]

@@ -389,7 +389,7 @@ class Keeper:
         kind = sniff_type(line)
         record: dict[str, Any] | None = None
         if (not kind or kind in _FOLDED_BY_DETAIL) and len(line) <= PARSE_LIMIT:
-            with contextlib.suppress(ValueError, UnicodeDecodeError):
+            with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
                 parsed = json.loads(line)
                 record = parsed if isinstance(parsed, dict) else None
         if record is not None and record.get("type") == "response":
@@ -444,7 +444,7 @@ class Keeper:
             return False
         try:
             response = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         data = response.get("data") if isinstance(response, dict) else None
         return isinstance(data, dict) and data.get("disposition") == "started"
@@ -458,7 +458,7 @@ class Keeper:
         kind = self.own_pending.pop(rid, None)
         if kind != "get_state":
             return
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             response = json.loads(line)
             data = response.get("data") if isinstance(response, dict) else None
             session = data.get("sessionFile") if isinstance(data, dict) else None
@@ -521,7 +521,7 @@ class Keeper:
             return
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return  # not a command; Pi would refuse it as well, and nobody waits for an answer
         if not isinstance(record, dict):
             return

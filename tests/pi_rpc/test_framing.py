@@ -95,3 +95,17 @@ def test_commands_are_written_ascii_only_so_no_reader_can_split_them() -> None:
     assert raw.endswith(b"\n") and raw.count(b"\n") == 1
     assert raw.isascii()
     assert json.loads(raw) == {"type": "prompt", "message": "a\u2028b ✓"}
+
+
+def test_nesting_deeper_than_pythons_parser_is_a_problem_and_the_rest_of_the_read_goes_on() -> None:
+    """Node parses a model's 5,000-deep tool arguments that Python's json refuses (RecursionError): the line is
+    reported, a response among them fails its request instead of hanging, and the next records still come."""
+    deep = "[" * 5000 + "]" * 5000
+    event = b'{"type":"toolcall_end","arguments":' + deep.encode() + b"}\n"
+    response = b'{"id":"pc-9","type":"response","command":"get_messages","success":true,"data":' + deep.encode()
+    frames = LineSplitter().feed(event + response + b'}\n{"type":"agent_settled"}\n')
+    first, second, last = frames
+    assert isinstance(first, FramingProblem) and first.kind == "too-deep" and first.response_id is None
+    assert "nested deeper" in first.message
+    assert isinstance(second, FramingProblem) and (second.kind, second.response_id) == ("too-deep", "pc-9")
+    assert last == {"type": "agent_settled"}
