@@ -33,9 +33,10 @@ from tests.pi_rpc.conftest import LINUX, WAIT_S, Launcher, alive, group_alive
 
 async def test_responses_are_matched_by_id_even_out_of_order(launcher: Launcher, peer_argv: list[str]) -> None:
     peer = await launcher.start(peer_argv, cwd=os.getcwd(), ready_timeout_s=None)
-    slow = asyncio.ensure_future(peer.process.request({"type": "later", "delay": 0.3}))
+    slow = asyncio.ensure_future(peer.process.request({"type": "later", "onSignal": True}))
     fast = await peer.process.request({"type": "echo", "payload": [1, "two"]})
     assert not slow.done()
+    os.kill(peer.process.pid, signal.SIGUSR1)  # the first command is answered only now, after the second
     assert fast["payload"] == [1, "two"] and fast["id"].startswith("pc-")
     assert await asyncio.wait_for(slow, WAIT_S) == {"late": True}
 
@@ -254,8 +255,13 @@ async def test_at_answer_runs_where_the_answer_stands_in_pis_output(launcher: La
     answer = '{"id":"pc-2","type":"response","command":"hang","success":true,"data":{"ok":1}}'
     after = '{"type":"message_update","n":2}'
     # The peer writes an event, the answer to the next request (pc-2) and another event, in one burst.
-    await peer.process.request({"type": "schedule", "delay": 0.2, "lines": [first, answer, after]})
+    await peer.process.request({"type": "schedule", "onSignal": True, "lines": [first, answer, after]})
     seen: list[int] = []
-    data = await peer.process.request({"type": "hang"}, at_answer=lambda: seen.append(len(peer.log.events)))
+    hang = asyncio.ensure_future(
+        peer.process.request({"type": "hang"}, at_answer=lambda: seen.append(len(peer.log.events)))
+    )
+    await asyncio.sleep(0)  # the request is pending (pc-2) before the burst that answers it is written
+    os.kill(peer.process.pid, signal.SIGUSR1)
+    data = await asyncio.wait_for(hang, WAIT_S)
     assert data == {"ok": 1} and seen == [1]  # the event before the answer was folded, the one after was not
     await peer.log.wait_until(lambda: len(peer.log.events) == 2)

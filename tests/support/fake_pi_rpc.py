@@ -9,7 +9,8 @@ detached grandchild. Stdlib only; run as ``python fake_pi_rpc.py [--ignore-eof] 
 Commands (one JSON object per line on stdin; every one but ``exit`` is answered by id):
 
 - ``echo``: answers with ``data`` = the command itself;
-- ``later``: answers after ``delay`` seconds, so later commands are answered first;
+- ``later``: answers after ``delay`` seconds, so later commands are answered first (with ``"onSignal": true``:
+  when the peer gets SIGUSR1, so the test decides the moment, not a timer);
 - ``emit``: writes ``lines`` (strings, written as UTF-8 followed by ``\\n`` unless ``raw``), then answers;
 - ``chunks``: writes ``chunks`` (latin-1 strings = raw bytes) one write and flush each, then answers;
 - ``fail``: answers ``success: false`` with ``error``;
@@ -17,7 +18,7 @@ Commands (one JSON object per line on stdin; every one but ``exit`` is answered 
 - ``big``: answers with a ``data.text`` of ``size`` bytes;
 - ``exit``: writes ``stderr`` text and exits with ``code`` without answering;
 - ``schedule``: answers at once, and writes ``lines`` in one write after ``delay`` seconds (a run going on by
-  itself);
+  itself), or with ``"onSignal": true`` when the peer gets SIGUSR1;
 - ``abort``: writes ``{"type":"agent_settled","aborted":true}``, then answers (as Pi does once the run settled);
 - ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
 - ``hang``: never answers.
@@ -35,6 +36,15 @@ import time
 from typing import Any
 
 _lock = threading.Lock()
+_signalled = threading.Event()  # SIGUSR1 came: the work held for it is done (each holder waits in a thread)
+
+
+def _when(command: dict[str, Any], work: Any, *args: Any) -> None:
+    """Run ``work(*args)`` after the command's ``delay``, or at SIGUSR1 when it asks ``onSignal``."""
+    if command.get("onSignal"):
+        threading.Thread(target=lambda: (_signalled.wait(), work(*args)), daemon=True).start()
+    else:
+        threading.Timer(float(command.get("delay", 0.2)), work, args).start()
 
 
 def write(data: bytes) -> None:
@@ -58,7 +68,7 @@ def handle(command: dict[str, Any]) -> None:
     if kind == "echo":
         answer(command, command)
     elif kind == "later":
-        threading.Timer(float(command.get("delay", 0.2)), answer, (command, {"late": True})).start()
+        _when(command, answer, command, {"late": True})
     elif kind == "emit":
         for line in command.get("lines", []):
             write(line.encode("utf-8") + (b"" if command.get("raw") else b"\n"))
@@ -71,7 +81,7 @@ def handle(command: dict[str, Any]) -> None:
     elif kind == "schedule":
         lines = [str(line) for line in command.get("lines", [])]
         burst = b"".join(line.encode() + b"\n" for line in lines)  # one write: one read for the client, mostly
-        threading.Timer(float(command.get("delay", 0.2)), write, (burst,)).start()
+        _when(command, write, burst)
         answer(command, {"scheduled": len(lines)})
     elif kind == "abort":
         write(b'{"type":"agent_settled","aborted":true}\n')
@@ -99,6 +109,7 @@ def handle(command: dict[str, Any]) -> None:
 
 
 def main() -> int:
+    signal.signal(signal.SIGUSR1, lambda *_: _signalled.set())
     if "--ignore-term" in sys.argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for raw in sys.stdin.buffer:
