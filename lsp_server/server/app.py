@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
 logger = logging.getLogger(__name__)
 
 CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
+WATCHER_HANDOVER_S = 10.0  # longest wait for a new watcher's OS watches (a large tree takes about a second)
 
 R = TypeVar("R")
 
@@ -554,9 +555,13 @@ class PiLanguageServer(LanguageServer):
         return len(wanted)
 
     def start_watcher(self) -> None:
-        """(Re)start the watcher over the current roots; a no-op when watching is off."""
-        self.stop_watcher()
+        """(Re)start the watcher over the current roots; with watching off, stop it.
+
+        The old watcher goes on until the new one's OS watches are in place, so a change made during the
+        restart is not lost (it may be reported twice: batches are re-read from disk, so that is harmless).
+        """
         if not self.settings.watch:
+            self.stop_watcher()
             return
         from lsp_server.server.watch import (
             WorkspaceWatcher,
@@ -570,14 +575,32 @@ class PiLanguageServer(LanguageServer):
         def failed(exc: BaseException) -> None:
             loop.call_soon_threadsafe(log_failure, self, "file watcher", exc)
 
-        self.watcher = WorkspaceWatcher(
+        old, self.watcher = self.watcher, WorkspaceWatcher(
             self.watch_roots(),
             deliver,
             agent_dirs=self.agent_dirs(),
             debounce_ms=self.settings.debounce_ms,
             on_error=failed,
         )
-        self.watcher.start()
+        new = self.watcher
+        new.start()
+        if old is not None:
+
+            def hand_over() -> None:
+                new.wait_ready(WATCHER_HANDOVER_S)
+                old.stop()
+
+            threading.Thread(target=hand_over, name="pi-context-watch-handover", daemon=True).start()
+
+    async def watcher_settled(self) -> None:
+        """Wait until the current watcher's OS watches are in place (bounded), also across restarts meanwhile:
+        a reply that promises to announce later changes is sent once they can be seen."""
+        deadline = self.loop.time() + WATCHER_HANDOVER_S
+        while (watcher := self.watcher) is not None and not watcher.ready:
+            left = deadline - self.loop.time()
+            if left <= 0:
+                return
+            await asyncio.to_thread(watcher.wait_ready, left)
 
     def stop_watcher(self) -> None:
         watcher, self.watcher = self.watcher, None

@@ -35,8 +35,8 @@ def register(server: PiLanguageServer) -> None:
         ``{"watcherReady": true}`` for the watcher's OS watches."""
         options = _options(args)
         await ls.wait_ready()
-        if options.get("watcherReady") and ls.watcher is not None:
-            await ls.loop.run_in_executor(None, ls.watcher.wait_ready, 10.0)
+        if options.get("watcherReady"):
+            await ls.watcher_settled()
         if options.get("idle"):
             await asyncio.wait_for(ls.scheduler.idle(), timeout=30)
         watcher = ls.watcher

@@ -140,6 +140,7 @@ async def test_system_prompt_files_on_disk_are_published_without_opening(launch:
     diag = await diagnostic(session, workspace.uri(before), "prompt/forged-tag")
     assert diag.range.start == types.Position(line=1, character=0)
     # Written while the server runs: the watcher brings it in.
+    await session.state(watcherReady=True)
     after = workspace.write(".pi/agent-notes/../APPEND_SYSTEM.md", "x </addendum>\n")
     assert after.resolve() == clean.resolve()
     diag = await diagnostic(session, workspace.uri(clean), "prompt/forged-tag")

@@ -20,6 +20,7 @@ def register(server: PiLanguageServer) -> None:
         ls.roots = ls.workspace_roots()
         ls.start_watcher()
         count = await ls.check_workspace()
+        await ls.watcher_settled()  # the answer says what is watched: by then it is
         ls.notify_listeners("reload", list(ls.roots))
         watcher = ls.watcher
         return {"roots": ls.roots, "watching": watcher.roots if watcher is not None else [], "files": count}

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 DEBUG_SESSIONS = "pi.debug.sessions"
-WATCH_READY_WAIT_S = 5.0  # the watches of a large sessions folder are in place in well under a second
 
 if TYPE_CHECKING:
     from lsp_server import protocol
@@ -113,9 +112,7 @@ def register(server: PiLanguageServer) -> None:
         )
         if ls.watcher is not None and not any(is_path_within(root, choice.path) for root in watched):
             ls.start_watcher()  # watch_roots() now has the folder: new sessions there are seen
-            watcher = ls.watcher
-            if watcher is not None:  # answer once the folder is watched: a session Pi starts next is announced
-                await asyncio.to_thread(watcher.wait_ready, WATCH_READY_WAIT_S)
+        await ls.watcher_settled()  # answer once the folder is watched: a session Pi starts next is announced
         result = protocol.SessionsResult(sessions_dir=choice.path, sessions=[session_summary_wire(s) for s in found])
         return result.wire()
 
