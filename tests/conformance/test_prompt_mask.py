@@ -16,6 +16,9 @@ from lsp_server.conformance.prompt_mask import (
     mask_prompt_result,
     mask_prose,
     our_prose_roles,
+    placeholder,
+    replace_pi_prose,
+    resolve_prose_references,
 )
 from lsp_server.prompt.texts import OUR_TEXTS
 
@@ -84,6 +87,39 @@ def test_docs_line_with_wrong_package_path_is_not_masked() -> None:
     docs = OUR_TEXTS.docs.render("/opt/other/README.md", "/opt/pi/docs", "/opt/pi/examples").split("\n")
     assert mask_prose(docs[1], "/opt/pi") == docs[1]
     assert mask_prose(docs[2], "/opt/pi") == "{pi-prose:docs:2}"
+
+
+def test_a_stored_placeholder_is_masked_as_pis_sentence_of_its_role() -> None:
+    ours = f"- {OUR_TEXTS.fixed_rules[0]}"
+    assert mask_prose("{pi-prose:preamble}") == "{pi-prose:preamble}"
+    assert mask_prose("- read: {pi-prose:snippet:read}") == "- read: {pi-prose:snippet:read}"
+    # Pi's wording (stored as the placeholder) and ours of one rule: the cross-wording dedup keeps one.
+    assert mask_prose(f"<rules>\n- {placeholder('rule:fixed:0')}\n{ours}\n</rules>").count("rule:fixed:0") == 1
+    assert mask_prose(f"<rules>\n{ours}\n{ours}\n</rules>").count("rule:fixed:0") == 2
+
+
+def test_a_placeholder_of_no_role_is_text_like_any_other() -> None:
+    for text in ("{pi-prose:no-such-role}", "- {pi-prose:rule:fixed:9}", " {pi-prose:preamble}"):
+        assert mask_prose(text) == text
+
+
+def test_replacing_pis_prose_leaves_our_sentences_and_the_callers_text() -> None:
+    text = f"<rules>\n- {OUR_TEXTS.fixed_rules[0]}\n- Prefer tabs\n</rules>\n{OUR_TEXTS.preamble}"
+    assert replace_pi_prose(text, "/opt/pi") == text
+
+
+def test_a_request_names_a_built_in_sentence_and_gets_our_wording() -> None:
+    roles = our_prose_roles()
+    request = {
+        "op": "build_sections",
+        "packageDir": "/opt/pi",
+        "options": {"promptGuidelines": [placeholder("rule:fixed:1"), "Prefer tabs", "{pi-prose:no-such-role}"]},
+        "docs": placeholder("docs:1"),
+    }
+    resolved = resolve_prose_references(request, roles)
+    assert resolved["options"]["promptGuidelines"] == [roles["rule:fixed:1"], "Prefer tabs", "{pi-prose:no-such-role}"]
+    assert resolved["docs"] == roles["docs:1"].replace(PKG_TOKEN, "/opt/pi") != roles["docs:1"]
+    assert request["options"]["promptGuidelines"][0] == placeholder("rule:fixed:1")  # the request is not changed
 
 
 def test_mask_does_not_mutate_its_input() -> None:
