@@ -4,7 +4,10 @@ A request is the JSON object the Pi oracle (``shared/oracle/pi-oracle.mjs``) acc
 name, op-specific keys, and the common set-up keys (``fs`` written into a fresh temp dir,
 ``${TMP}`` / ``${FIXTURES}`` substitution, ``env``, ``relativize``). The answer uses the oracle's
 envelope (``{"ok": true, "op", "result"}`` or ``{"ok": false, "op", "error"}``), so the same
-request file can be piped through both programs and the results compared key by key.
+request file can be piped through both programs and the results compared key by key. One key is
+ours: a string ``{pi-prose:<role>}`` stands for the built-in sentence of that role, which each side
+puts in in its own wording (here ours; ``tests/conformance/regen_goldens.py`` puts in Pi's before
+asking the oracle), so a request can hold "a guideline equal to a built-in rule" without Pi's text.
 
 Ops live in ``ops_*.py`` modules next to this one; each registers its handlers with :func:`op`
 when imported. :func:`load_ops` imports them by name: a new op module is added to that list
@@ -29,6 +32,9 @@ from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
 
 Json = Any
+# A request string ``{pi-prose:<role>}`` names the built-in sentence of that role (prompt_mask.py):
+# the implementation answering puts in its own wording (regen_goldens.py puts in Pi's).
+PROSE_REFERENCE = "{pi-prose:"
 OpHandler = Callable[[dict[str, Any], "EvalContext"], Json]
 Mask = Callable[[dict[str, Any], Json], Json]
 
@@ -196,6 +202,10 @@ def handle(raw: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(raw, dict):
             raise OpError("request must be a JSON object")
         req = map_strings(raw, lambda s: s.replace("${FIXTURES}", str(fixtures)))
+        if PROSE_REFERENCE in js_json_stringify(req):
+            from lsp_server.conformance.prompt_mask import our_prose_roles, resolve_prose_references
+
+            req = resolve_prose_references(req, our_prose_roles())  # a built-in sentence, in our wording
         if req.get("fs") or "${TMP}" in js_json_stringify(req):
             tmp = Path(tempfile.mkdtemp(prefix="pi-context-eval-"))
             materialize_fs(req.get("fs") or {}, tmp)

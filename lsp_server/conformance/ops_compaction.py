@@ -195,37 +195,46 @@ _HEADING = re.compile(r"^#{1,3} \S.*$", re.MULTILINE)
 _FOCUS = "\n\nAdditional focus: "
 
 
-def _mask_instructions(instructions: str, req: dict[str, Any]) -> str:
+def _split_instructions(instructions: str, req: dict[str, Any]) -> tuple[str | None, str]:
+    """``(template, tail)``: the template prose (``None``: the caller replaced it), then the user's text."""
     focus = req.get("customInstructions")
     if js_truthy(focus):
         if req.get("replaceInstructions") and instructions == focus:
-            return instructions  # replaced instructions are the user's text: compared as is
+            return None, instructions  # replaced instructions are the user's text: compared as is
         suffix = _FOCUS + str(focus)
         if instructions.endswith(suffix):
-            return _mask_instructions(instructions[: -len(suffix)], {}) + suffix
-    headings = " | ".join(_HEADING.findall(instructions))
-    return f"<instructions with headings: {headings}>"
+            return instructions[: -len(suffix)], suffix
+    return instructions, ""
+
+
+def split_prompt_text(text: str, req: dict[str, Any]) -> tuple[str, str | None, str]:
+    """``(head, template, tail)`` of a summary prompt: only ``template`` is instruction prose.
+
+    The head is the conversation wrappers, the conversation and the previous summary; the tail an
+    ``Additional focus`` line or instructions the caller replaced. Shared by the mask (the template
+    reduced to its headings) and the goldens' stored form (``tests/conformance/golden_scrub.py``).
+    """
+    head_end = 0
+    if text.startswith("# Conversation\n") and (cut := text.rfind("\n\n# Instructions\n")) >= 0:
+        head_end = cut + len("\n\n# Instructions\n")
+    elif text.startswith("<conversation>\n") and (cut := text.find("\n</conversation>\n\n")) >= 0:
+        head_end = cut + len("\n</conversation>\n\n")
+        rest = text[head_end:]
+        if rest.startswith("<previous-summary>\n"):
+            end = rest.rfind("\n</previous-summary>\n\n")
+            if end >= 0:
+                head_end += end + len("\n</previous-summary>\n\n")
+    template, tail = _split_instructions(text[head_end:], req)
+    return text[:head_end], template, tail
 
 
 def mask_prompt_text(text: str, req: dict[str, Any]) -> str:
     """Keep the wrappers, conversation and previous summary; reduce the template to its headings."""
-    if text.startswith("# Conversation\n"):
-        cut = text.rfind("\n\n# Instructions\n")
-        if cut >= 0:
-            head = text[: cut + len("\n\n# Instructions\n")]
-            return head + _mask_instructions(text[len(head) :], req)
-    if text.startswith("<conversation>\n"):
-        close = "\n</conversation>\n\n"
-        cut = text.find(close)
-        if cut >= 0:
-            head_end = cut + len(close)
-            rest = text[head_end:]
-            if rest.startswith("<previous-summary>\n"):
-                end = rest.rfind("\n</previous-summary>\n\n")
-                if end >= 0:
-                    head_end += end + len("\n</previous-summary>\n\n")
-            return text[:head_end] + _mask_instructions(text[head_end:], req)
-    return _mask_instructions(text, req)
+    head, template, tail = split_prompt_text(text, req)
+    if template is None:
+        return head + tail  # the caller's own instructions: nothing of the template to hide
+    headings = " | ".join(_HEADING.findall(template))
+    return f"{head}<instructions with headings: {headings}>{tail}"
 
 
 def mask_summary_prompts(req: dict[str, Any], result: Json) -> Json:

@@ -19,12 +19,20 @@ we list it next to our own fixed rule (different texts); when it is one of ours,
 So a rule bullet whose role already appeared **with a different original text** is dropped
 from the masked string. A bullet repeated with the *same* text is kept, so a missing
 deduplication on our side still fails the comparison.
+
+The goldens are stored with Pi's sentences already replaced by their placeholders
+(:func:`replace_pi_prose`, applied by ``tests/conformance/regen_goldens.py``), so a placeholder
+counts as Pi's wording of its role here: masking it gives itself, and it is "a different text"
+from ours for the deduplication above, exactly as Pi's sentence was. A request names a built-in
+sentence the same way (``"{pi-prose:rule:fixed:0}"``); :func:`resolve_prose_references` puts in
+the text of the implementation that answers (ours here, Pi's when the goldens are regenerated).
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -95,41 +103,71 @@ def our_prose_roles(texts: PromptTexts = OUR_TEXTS) -> dict[str, str]:
 
 _OUR_ROLE_BY_TEXT = {text: role for role, text in our_prose_roles().items()}
 _PI_ROLE_BY_HASH = {digest: role for role, digest in PI_PROSE_SHA256.items()}
+PLACEHOLDER = re.compile(r"\{pi-prose:([a-z0-9:]+)\}")
+RoleOf = Callable[[str], str | None]
 
 
-def prose_role(text: str) -> str | None:
-    """The role of a sentence if it is Pi's or ours, else ``None``."""
-    role = _OUR_ROLE_BY_TEXT.get(text)
-    if role is not None:
-        return role
+def placeholder(role: str) -> str:
+    """How a golden stores Pi's sentence of ``role``, and how a request names a built-in sentence."""
+    return "{pi-prose:" + role + "}"
+
+
+def placeholder_role(text: str) -> str | None:
+    """The role ``text`` is the placeholder of (a role of the table), else ``None``."""
+    match = PLACEHOLDER.fullmatch(text)
+    return match.group(1) if match and match.group(1) in PI_PROSE_SHA256 else None
+
+
+def pi_prose_role(text: str) -> str | None:
+    """The role of one of Pi's sentences (recognized by its hash), else ``None``."""
     return _PI_ROLE_BY_HASH.get(hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
 
 
-def _placeholder(role: str) -> str:
-    return "{pi-prose:" + role + "}"
+def prose_role(text: str) -> str | None:
+    """The role of a sentence if it is ours, Pi's, or the placeholder a golden stores for Pi's, else ``None``."""
+    role = _OUR_ROLE_BY_TEXT.get(text)
+    if role is not None:
+        return role
+    return pi_prose_role(text) or placeholder_role(text)
+
+
+def line_prose(line: str, package_dir: str | None, role_of: RoleOf = prose_role) -> tuple[str, str, str] | None:
+    """``(prefix, role, sentence)`` when ``line`` is a prose line, else ``None``.
+
+    A prose line is a whole sentence (the docs lines with the package folder written as ``<pkg>``
+    in ``sentence``), a ``- <sentence>`` bullet, or a built-in tool's ``- <tool>: <sentence>``;
+    ``prefix`` is what stays in front of the placeholder.
+    """
+    role = role_of(line)
+    if role is None and package_dir:
+        relative = line.replace(package_dir, PKG_TOKEN)
+        role = role_of(relative)
+        if role is not None and role.startswith("docs:"):
+            return "", role, relative
+        role = None
+    if role is not None:
+        return "", role, line
+    if line.startswith("- "):
+        rest = line[2:]
+        role = role_of(rest)
+        if role is not None:
+            return "- ", role, rest
+        name, sep, snippet = rest.partition(": ")
+        if sep:
+            role = role_of(snippet)
+            if role is not None and role.startswith("snippet:"):
+                return f"- {name}: ", role, snippet
+    return None
 
 
 def _mask_line(line: str, package_dir: str | None) -> tuple[str, str | None]:
     """The masked line and, for a rule bullet, its role (used by the cross-wording dedup)."""
-    role = prose_role(line)
-    if role is None and package_dir:
-        role = prose_role(line.replace(package_dir, PKG_TOKEN))
-        if role is not None and not role.startswith("docs:"):
-            role = None
-    if role is not None:
-        return _placeholder(role), None
-    if line.startswith("- "):
-        rest = line[2:]
-        role = prose_role(rest)
-        if role is not None:
-            bullet = role if role.startswith(("rule:", "guideline:")) else None
-            return "- " + _placeholder(role), bullet
-        name, sep, snippet = rest.partition(": ")
-        if sep:
-            role = prose_role(snippet)
-            if role is not None and role.startswith("snippet:"):
-                return f"- {name}: {_placeholder(role)}", None
-    return line, None
+    found = line_prose(line, package_dir)
+    if found is None:
+        return line, None
+    prefix, role, _ = found
+    bullet = role if prefix == "- " and role.startswith(("rule:", "guideline:")) else None
+    return prefix + placeholder(role), bullet
 
 
 def mask_prose(text: str, package_dir: str | None = None) -> str:
@@ -170,3 +208,35 @@ def mask_prompt_result(req: dict[str, Any], result: Json) -> Json:
     """The registered mask: every string of the result, prose lines replaced; input left untouched."""
     package_dir = request_package_dir(req)
     return _map_strings(copy.deepcopy(result), lambda s: mask_prose(s, package_dir))
+
+
+def replace_pi_prose(text: str, package_dir: str | None = None) -> str:
+    """``text`` with each of Pi's sentences replaced by its placeholder, and nothing else changed.
+
+    The form a golden stores (no deduplication, our sentences left as they are): masking it gives
+    what masking Pi's own text gives, so the comparison is the same.
+    """
+    out = []
+    for line in text.split("\n"):
+        found = line_prose(line, package_dir, pi_prose_role)
+        out.append(line if found is None else found[0] + placeholder(found[1]))
+    return "\n".join(out)
+
+
+def resolve_prose_references(req: dict[str, Any], sentences: dict[str, str]) -> dict[str, Any]:
+    """``req`` with each string that is a placeholder replaced by ``sentences[role]``.
+
+    ``sentences`` is one implementation's built-in sentences by role (:func:`our_prose_roles` for
+    ours); a docs line's ``<pkg>`` becomes the request's package folder. So a request can give a
+    caller's guideline that *equals a built-in one* without the repository holding Pi's text.
+    """
+    package_dir = request_package_dir(req) or PKG_TOKEN
+
+    def resolve(text: str) -> str:
+        role = placeholder_role(text)
+        if role is None:
+            return text
+        return sentences[role].replace(PKG_TOKEN, package_dir)
+
+    resolved: dict[str, Any] = _map_strings(req, resolve)
+    return resolved
