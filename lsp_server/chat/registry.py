@@ -12,6 +12,7 @@ once per command line (a Node start is not free).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ class ChatRegistry:
         self._ids = itertools.count(1)
         self._locate_cache = LocateCache()
         self._starting: set[str] = set()  # session keys of chats being started
+        self._writing: dict[str, str] = {}  # session key -> what pi-context itself is appending to it
         self.keeping = Keeping()  # where chats' Pi processes are kept across a server's end
 
     def __iter__(self) -> Iterator[Chat]:
@@ -71,6 +73,25 @@ class ChatRegistry:
             if chat.alive and chat.session is not None and session_key(chat.session) == key:
                 return chat
         return None
+
+    @contextlib.contextmanager
+    def writing(self, session: str, what: str) -> Iterator[None]:
+        """pi-context appends ``what`` to ``session`` (a compaction or a branch summary, after a model call
+        that can take a minute): no chat opens it meanwhile, so Pi never holds a file we then append to."""
+        key = session_key(session)
+        self._writing[key] = what
+        try:
+            yield
+        finally:
+            self._writing.pop(key, None)
+
+    def _refuse_if_written(self, session: str) -> None:
+        what = self._writing.get(session_key(session))
+        if what is not None:
+            raise ChatError(
+                f"{session} is getting {what} from pi-context right now: a session has one writer, so the chat can "
+                "open it once that is written (or cancelled)"
+            )
 
     def kept_elsewhere(self, folder: Path | None, session: str) -> KeeperRecord | None:
         """A keeper that holds ``session`` for nobody here (its server ended, or another window has it)."""
@@ -123,6 +144,7 @@ class ChatRegistry:
         """
         key = session_key(spec.session) if spec.session is not None else None
         if spec.session is not None:
+            self._refuse_if_written(spec.session)
             holder = self.holder(spec.session)
             if holder is not None or key in self._starting:
                 which = f"chat {holder.chat_id}" if holder is not None else "a chat being opened"
@@ -170,6 +192,7 @@ class ChatRegistry:
         """The chat of ``spec.session`` when a keeper holds it for nobody here (no Pi to find or start); else None."""
         if spec.session is None or keep is None:
             return None
+        self._refuse_if_written(spec.session)
         key = session_key(spec.session)
         holder = self.holder(spec.session)
         if holder is not None or key in self._starting:

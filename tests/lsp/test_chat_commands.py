@@ -8,6 +8,7 @@ the tree, which Pi's RPC mode does not have, so it is refused with the reason an
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -98,3 +99,36 @@ async def test_summarize_branch_on_a_live_session_is_refused_with_the_reason_and
     await client.wait(lambda: any(e["chatId"] == chat_id for e in client.exits))
     preview = await client.command("pi.branchSummary", arguments)
     assert preview["previewOnly"] is True and preview["written"] is False
+
+
+async def test_a_chat_cannot_open_a_session_while_pi_context_appends_a_compaction_to_it(
+    chat_server: Callable[..., Any], model: FakeLlmServer
+) -> None:
+    """pi-context's own compaction asks its summarizer first (which can take a minute), then appends: a chat
+    opening the session meanwhile would have Pi hold a file we then write to. It is refused until the write."""
+    summarizer = {"mode": "endpoint", "url": model.openai_base_url, "model": "summary-model", "retries": 0}
+    client = await chat_server(settings={"summarizer": summarizer})
+    client.agent.write_settings({"defaultProvider": "fake", "compaction": {"keepRecentTokens": 10}})
+    model.enqueue(ScriptedResponse(text="answer one"), ScriptedResponse(text="answer two"))
+    chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
+    await client.turn(chat_id, "first question")
+    await client.turn(chat_id, "second question")
+    session = (await client.ask("pi/chat/state", {"chatId": chat_id}))["session"]
+    await client.ask("pi/chat/stop", {"chatId": chat_id})
+    await client.wait(lambda: any(e["chatId"] == chat_id for e in client.exits))
+    held = len(model.requests)
+    model.enqueue(ScriptedResponse(text="## Goal\nOur summarizer's summary, in pieces.", hold_after_chunks=1))
+    compacting = asyncio.ensure_future(client.command("pi.compact", {"session": session}))
+    await asyncio.to_thread(model.wait_until_held, held)
+    before = Path(session).read_bytes()
+    try:
+        with pytest.raises(JsonRpcException, match="is getting a compaction from pi-context right now"):
+            await client.ask("pi/chat/start", {"session": session})
+    finally:
+        model.release(held)  # also when the test fails: the server's shutdown would wait for the summary
+    outcome = await asyncio.wait_for(compacting, 60)
+    assert outcome["written"] is True and Path(session).read_bytes().startswith(before)
+    assert entries(session)[-1]["type"] == "compaction"
+    reopened = await client.ask("pi/chat/start", {"session": session})  # written: the chat may have it now
+    assert reopened["session"] == session
+    await client.ask("pi/chat/stop", {"chatId": reopened["chatId"]})

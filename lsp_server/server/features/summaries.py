@@ -211,7 +211,10 @@ async def _command(
     config = config_from_settings(ls.settings.summarizer)
     plan = functools.partial(plan_job, request, functools.partial(project_for, ls), config, ls.sessions.read_limits)
     verb = verbs[0] if request.preview_only else verbs[1]
-    return await _run(ls, f"{verb} {os.path.basename(path)}", plan, kind)
+    if request.preview_only:
+        return await _run(ls, f"{verb} {os.path.basename(path)}", plan, kind)
+    with ls.chats.writing(path, "a compaction" if kind == "compaction" else "a branch summary"):
+        return await _run(ls, f"{verb} {os.path.basename(path)}", plan, kind)
 
 
 async def _compact_in_chat(ls: PiLanguageServer, chat: Chat, request: Any) -> dict[str, Any]:
