@@ -136,6 +136,20 @@ class PiProtocol(LanguageServerProtocol):
         self._server.cancels.cancel_request(msg_id)
         super()._handle_cancel_notification(msg_id)
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' shutdown, over a copy of the pending requests: it cancels them while iterating over the
+        dictionary, and the future of a running command (``workspace/executeCommand``: a compaction waiting
+        for its model) removes itself from it as it is cancelled, so a window closed during a Compact got
+        "dictionary changed size during iteration" instead of a clean shutdown."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Generator[Any, Any, Any]:
         # Runs inside the request's context; the command's task copies it, and with it this var.

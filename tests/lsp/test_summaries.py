@@ -215,6 +215,23 @@ async def test_cancel_request_mid_summary_leaves_the_file_byte_identical(
     assert path.read_bytes() == original
 
 
+async def test_closing_the_window_mid_summary_shuts_down_cleanly_and_writes_nothing(
+    launch: Launch, workspace: Workspace
+) -> None:
+    """A ``shutdown`` while a compaction waits for its model answers without error (pygls cancelled the
+    pending command while iterating over them and failed), and the session is left as it was."""
+    path = install_session(workspace)
+    original = path.read_bytes()
+    with slow_model() as llm:
+        session = await launch(init_options=endpoint(llm))
+        running = asyncio.ensure_future(compact(session, session=str(path)))
+        await wait_mid_summary(session)
+        assert await asyncio.wait_for(session.client.shutdown_session(), WAIT_S) is None
+        with pytest.raises(JsonRpcException):  # cancelled (or ended with the server): never an answer of success
+            await asyncio.wait_for(running, WAIT_S)
+    assert path.read_bytes() == original
+
+
 async def test_branch_summary_appends_where_pi_puts_it(launch: Launch, workspace: Workspace) -> None:
     path = install_session(workspace)
     before = lines(path)
