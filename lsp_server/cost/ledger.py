@@ -16,6 +16,7 @@ cost is ``None`` ("unknown"), never a guess. Totals keep count of the unknown on
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -32,8 +33,14 @@ PricesFor = Callable[[str | None, str | None], ModelPrices]
 NUMBER_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 
 
+def _finite(value: Any) -> bool:
+    """A JSON number we can count with: ``1e999`` reads as Infinity (as ``JSON.parse`` gives it), which would
+    make every total Infinity or NaN and the JSON we send invalid, so it counts as absent."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _num(value: Any) -> float:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    return value if _finite(value) else 0
 
 
 def _int_or_float(value: float) -> int | float:
@@ -49,7 +56,7 @@ def usage_counts(usage: Any) -> UsageCounts:
         output=_num(fields.get("output")),
         cache_read=_num(fields.get("cacheRead")),
         cache_write=_num(fields.get("cacheWrite")),
-        cache_write_1h=_num(write_1h) if isinstance(write_1h, (int, float)) else None,
+        cache_write_1h=_num(write_1h) if _finite(write_1h) else None,
     )
 
 
@@ -59,14 +66,14 @@ def recorded_cost(usage: Any) -> CostParts | None:
     if not isinstance(cost, dict):
         return None
     total = cost.get("total")
-    if not isinstance(total, (int, float)) or isinstance(total, bool):
+    if not _finite(total):
         return None
     return CostParts(
         _num(cost.get("input")),
         _num(cost.get("output")),
         _num(cost.get("cacheRead")),
         _num(cost.get("cacheWrite")),
-        total,
+        _num(total),
     )
 
 
@@ -237,8 +244,8 @@ def _str(value: Any) -> str | None:
 
 def _context_tokens(usage: Any, counts: UsageCounts) -> float:
     total = js_get(usage, "totalTokens")
-    if isinstance(total, (int, float)) and not isinstance(total, bool) and total:
-        return total
+    if _finite(total) and total:
+        return float(total)
     return counts.input + counts.output + counts.cache_read + counts.cache_write
 
 
@@ -264,7 +271,7 @@ def request_of(entry: Entry, prices_for: PricesFor) -> Request | None:
             "turn",
             provider,
             model,
-            int(timestamp) if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool) else None,
+            js_date_ms(timestamp) if _finite(timestamp) else None,
             counts,
             _context_tokens(usage, counts),
             price_usage(usage, prices_for(provider, model), counts),
@@ -359,7 +366,7 @@ def build_ledger(
                     "compaction",
                     _str(js_get(entry, "id")),
                     len(turns),
-                    tokens_before if isinstance(tokens_before, (int, float)) else None,
+                    tokens_before if _finite(tokens_before) else None,
                 )
             )
         elif kind == "branch_summary":

@@ -78,3 +78,34 @@ def test_costs_say_what_pi_sends_the_session_when_it_loads_the_workspaces_files(
     # Anthropic's API reads the cache only up to a breakpoint: a new session keeps nothing of the prompt.
     assert update["newSessionCacheRead"] == {"pi": 0, "estimate": 0}
     assert "none of them read from the cache on this API" in lines[3]
+
+
+def test_numbers_too_large_for_a_double_count_as_absent_and_the_json_stays_valid(
+    home: dict[str, Path], tmp_path: Path
+) -> None:
+    """``1e999`` reads as Infinity (as in JavaScript). As a timestamp it crashed the ledger (OverflowError);
+    as a cost or a count it made totals Infinity/NaN, which no JSON reader accepts."""
+    usage = {"input": 100, "output": 10, "cacheRead": 11111, "cacheWrite": 0, "cost": {"total": 22222}}
+    reply = {**assistant("a"), "usage": usage, "timestamp": 33333}
+    cheap = {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    second = {**assistant("b"), "usage": cheap, "timestamp": 44444}
+    entries = [message("u", None, user("q")), message("a", "u", reply, 2), message("b", "a", second, 3)]
+    session = write_session(tmp_path / "s.jsonl", entries)
+    text = session.read_text(encoding="utf-8")
+    for marker in ("11111", "22222", "33333"):
+        assert text.count(marker) == 1
+        text = text.replace(marker, "1e999")
+    session.write_text(text, encoding="utf-8")
+
+    def no_constants(name: str) -> None:
+        raise AssertionError(f"{name} in the JSON output")
+
+    result = _run(home, "--costs", "--json", str(session))
+    assert result.returncode == 0, result.stderr
+    ledger = json.loads(result.stdout, parse_constant=no_constants)
+    first, later = ledger["turns"]
+    assert (first["cacheRead"], first["timestamp"], first["costSource"]) == (0, None, "unknown")  # no prices here
+    assert later["cost"] == 0.5 and later["sincePreviousMs"] is None  # no time since an unknown one
+    for args in (("--costs", str(session)), (str(session),)):
+        shown = _run(home, *args)
+        assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
