@@ -108,7 +108,15 @@ def compaction_economics(
             calculate_cost(rates, prices.tiers, write).total
             - calculate_cost(rates, prices.tiers, UsageCounts(cache_read=context_before)).total
         )
-        saving = calculate_cost(rates, prices.tiers, UsageCounts(cache_read=removed)).total if removed > 0 else 0.0
+        # What every later request saves: its read of the context before minus its read after. Priced as two
+        # requests, not as a read of ``removed`` tokens: a tier (a model dearer above 200k) is chosen by the
+        # size of the request, so only that prices a cut that brings a request under a tier's threshold.
+        saving = (
+            calculate_cost(rates, prices.tiers, UsageCounts(cache_read=context_before)).total
+            - calculate_cost(rates, prices.tiers, UsageCounts(cache_read=after)).total
+            if removed > 0
+            else 0.0
+        )
         if saving > 0:
             break_even = max(math.ceil((summary_cost + rewrite) / saving), 0)
     return CompactionEconomics(

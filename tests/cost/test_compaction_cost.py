@@ -11,7 +11,7 @@ import pytest
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.compaction.summarize import SummaryOptions, compact, summary_prompts
 from lsp_server.cost.compaction_cost import ASSUMED_SUMMARY_TOKENS, compaction_economics, expected_summary_tokens
-from lsp_server.cost.prices import ModelPrices, Rates
+from lsp_server.cost.prices import ModelPrices, Rates, Tier
 from lsp_server.js.values import UNDEFINED
 from lsp_server.llm.offline import OfflineSummarizer
 from lsp_server.project.summaries import RecordingClient
@@ -29,9 +29,20 @@ def test_the_break_even_is_the_one_time_cost_over_the_saving_per_request() -> No
     assert economics.summary_cost == pytest.approx(summary)
     rewrite = (3.75 / 1e6) * 60_000 - (0.3 / 1e6) * 100_000
     assert economics.rewrite_cost == rewrite
-    assert economics.saving_per_request == (0.3 / 1e6) * 40_000
-    assert economics.summary_cost is not None
-    assert economics.break_even_requests == math.ceil((economics.summary_cost + rewrite) / ((0.3 / 1e6) * 40_000))
+    assert economics.saving_per_request == pytest.approx((0.3 / 1e6) * 40_000)
+    assert economics.summary_cost is not None and economics.saving_per_request is not None
+    assert economics.break_even_requests == math.ceil((economics.summary_cost + rewrite) / economics.saving_per_request)
+
+
+def test_a_cut_that_brings_requests_under_a_tier_saves_the_dearer_rate_on_every_token() -> None:
+    """A tier prices a whole request by its size: 300k tokens read at the dear rate, 190k after the cut at the
+    cheap one. The saving is the difference of the two reads, not 110k tokens read at either rate."""
+    tiered = ModelPrices(
+        "google", "gemini", Rates(1.25, 10, 0.125, 0), (Tier(200_000, Rates(2.5, 15, 0.25, 0)),), "pi", None, None, "pi"
+    )
+    economics = compaction_economics([120_000], 2_000, 112_000, 300_000, tiered)
+    assert economics.context_after == 190_000
+    assert economics.saving_per_request == pytest.approx((0.25 / 1e6) * 300_000 - (0.125 / 1e6) * 190_000)
 
 
 def test_a_model_without_a_cache_write_rate_pays_the_rewrite_as_input() -> None:
