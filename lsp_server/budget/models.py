@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from lsp_server import fsread
+from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import strip_bom
 from lsp_server.prompt.package_dir import find_pi_package_dir
 from lsp_server.settings.pi_context import BudgetSettings
@@ -199,7 +200,7 @@ def read_models_json(agent_dir: str) -> ModelsJson:
     if result.text is None:
         return ModelsJson(path, True, problem=f"Failed to load models.json: {result.error}")
     try:
-        parsed = json.loads(strip_json_comments(strip_bom(result.text)))
+        parsed = JS_JSON.decode(strip_json_comments(strip_bom(result.text)))  # as Pi's JSON.parse reads it
     except (ValueError, RecursionError) as exc:
         return ModelsJson(path, True, problem=f"Failed to parse models.json: {exc}")
     if not isinstance(parsed, dict) or "providers" not in parsed:

@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from lsp_server.js.numbers import js_number_to_string
+from lsp_server.js.numbers import js_json_integer, js_number_to_string
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# ``JSON.parse``'s reading of a number: integers past 2^53 lose precision as a double does (a 400-digit one is
+# Infinity, not an exact int that breaks float arithmetic later), and ``NaN``/``Infinity`` are not JSON.
+JS_JSON: Final = json.JSONDecoder(parse_int=js_json_integer, parse_constant=_reject_constant)
 
 
 def _escape_string(text: str) -> str:

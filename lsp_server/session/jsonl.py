@@ -41,7 +41,7 @@ import orjson
 from lsp_server.findings import Finding, Range, Severity
 from lsp_server.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
-from lsp_server.js.numbers import js_json_integer
+from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import js_trim, js_trim_start
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.session.bounds import (
@@ -59,11 +59,7 @@ from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 NOT_A_SESSION: Final = "Session file is not a valid pi session: {path}"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER: Final = json.JSONDecoder(parse_int=js_json_integer, parse_constant=_reject_constant)
+_DECODER: Final = JS_JSON
 
 
 class BadJson:

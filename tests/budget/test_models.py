@@ -17,6 +17,7 @@ from lsp_server.budget.models import (
     read_models_json,
     strip_json_comments,
 )
+from lsp_server.cost.prices import PriceCatalog, UsageCounts, calculate_cost
 from lsp_server.settings.pi_context import parse_pi_context_settings
 
 PI_PACKAGE = Path.home() / ".cache/pi-oracle/node_modules/@earendil-works/pi-coding-agent"
@@ -191,3 +192,22 @@ def test_the_table_agrees_with_pis_catalog_where_both_know_the_model() -> None:
             assert pi_window == window, f"{provider}/{model_id}"
             compared += 1
     assert compared >= 20
+
+
+def test_models_json_numbers_are_read_as_pis_json_parse_reads_them(tmp_path: Path) -> None:
+    """NaN and Infinity are not JSON: Pi rejects the file (and falls back to its catalog); an integer too large
+    for a double is Infinity to Pi, not an exact int that later broke the price arithmetic (OverflowError)."""
+    rejected = read_models_json(_models_json(tmp_path, '{"providers": {"p": {"models": [{"id": "m", "x": NaN}]}}}'))
+    assert rejected.providers == {} and rejected.problem is not None
+    assert rejected.problem.startswith("Failed to parse models.json") and "NaN" in rejected.problem
+    huge = "9" * 400
+    cost = f'{{"input": {huge}, "output": 1, "cacheRead": 0, "cacheWrite": 0}}'
+    provider = f'{{"baseUrl": "http://x", "apiKey": "k", "models": [{{"id": "m", "cost": {cost}}}]}}'
+    text = f'{{"providers": {{"p": {provider}}}}}'
+    loaded = read_models_json(_models_json(tmp_path, text))
+    assert loaded.problem is None
+    rates = loaded.providers["p"]["models"][0]["cost"]
+    assert rates["input"] == float("inf") and isinstance(rates["output"], int)
+    prices = PriceCatalog(models_json=loaded).prices_for("p", "m")
+    assert prices.rates is not None
+    calculate_cost(prices.rates, prices.tiers, UsageCounts(input=0, output=10))  # no OverflowError
