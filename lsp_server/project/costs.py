@@ -102,7 +102,7 @@ def prompt_update(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> protoc
         entry = {"type": "message", "id": WORKSPACE_PROMPT_ENTRY, "parentId": leaf, "message": update.message}
         with_patch = project_path([*analysis.branch, entry])
         priced = price_next_request(
-            analysis.branch, with_patch, prices_for, counter.count, retention=default_retention()
+            analysis.branch, with_patch, prices_for, counter.count, retention=default_retention(snapshot.project.env)
         )
         upcoming = protocol.NextRequestCostInfo.model_validate(priced.to_json())
         api = priced.api
