@@ -203,11 +203,12 @@ def test_load_for_append_knows_pis_leaf_and_compaction_says_why_there_is_nothing
     assert isinstance(plan, str) and "line 4" in plan and "nothing to compact" in plan
 
 
-def _goldens(op: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """The issue-9 goldens the file loader reads as Pi's text parser does (no falsy last line).
+def _goldens(op: str, *, ok: bool = True) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The issue-9 and v1 goldens the file loader reads as Pi's text parser does (no falsy last line).
 
     Pi's text parser (what the goldens ran) keeps ``0``, ``false`` and ``""`` lines; its file
     loader skips them, so a golden whose last line is one of those has a different answer from a file.
+    ``ok`` chooses the goldens where Pi answers, or those where it throws.
     """
     requests = (GOLDEN / "requests" / f"{op}.jsonl").read_text(encoding="utf-8").splitlines()
     answers = (GOLDEN / "golden" / f"{op}.jsonl").read_text(encoding="utf-8").splitlines()
@@ -215,10 +216,9 @@ def _goldens(op: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [
         (r, a)
         for r, a in pairs
-        if r["name"].startswith("issue9/")
+        if r["name"].startswith(("issue9/", "v1/"))
         and "jsonl" in r
-        and "leafId" not in r
-        and a["ok"]
+        and a["ok"] is ok
         and r["jsonl"].rstrip("\n").rsplit("\n", 1)[-1] not in ("0", "false", '""')
     ]
 
@@ -231,11 +231,35 @@ def _goldens(op: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
 def test_the_editor_view_of_the_file_gives_pis_context(
     tmp_path: Path, request_: dict[str, Any], golden: dict[str, Any]
 ) -> None:
-    """The goldens' jsonl written to a file and followed as the editor does: Pi's messages, model, thinking."""
+    """The goldens' jsonl written to a file and followed as the editor does: Pi's messages, model, thinking.
+
+    In a v1 session the path's entries have Pi's ids too (an array line's included); a v2/v3 array
+    as the last entry is a path of one entry without an id to Pi and an empty path here (no message either way).
+    """
     path = tmp_path / "s.jsonl"
     path.write_text(request_["jsonl"], encoding="utf-8")
-    projection = load_session(path).projection()
+    projection = load_session(path).projection(request_.get("leafId", UNDEFINED))
     result = golden["result"]
     assert projection.messages == result["messages"]
     assert (projection.model.to_json() if projection.model else None) == result["model"]
     assert projection.thinking_level == result["thinkingLevel"]
+    if request_["name"].startswith("v1/"):
+        assert [p.source_entry.get("id") for p in projection.entries] == result["contextEntryIds"]
+
+
+_V1_THROWS = [(r, a) for r, a in _goldens("build_session_context", ok=False) if r["name"].startswith("v1/")]
+
+
+@pytest.mark.parametrize(("request_", "golden"), _V1_THROWS, ids=[r["name"] for r, _ in _V1_THROWS])
+def test_the_editor_view_of_a_v1_file_pi_cannot_open_says_pis_error(
+    tmp_path: Path, request_: dict[str, Any], golden: dict[str, Any]
+) -> None:
+    """A v1 session with a number, string or ``true`` line: Pi's migration throws, and the view says so.
+
+    (The ``null`` lines Pi's text parser throws on are lines its file loader skips: not compared here.)
+    """
+    path = tmp_path / "s.jsonl"
+    path.write_text(request_["jsonl"], encoding="utf-8")
+    session = load_session(path)
+    assert session.error is not None and "Pi cannot open this session" in session.error
+    assert golden["error"] in session.error
