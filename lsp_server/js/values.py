@@ -11,6 +11,7 @@ file gives the same result here as in Pi, and never an exception.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from lsp_server.js.numbers import js_number_to_string
@@ -36,10 +37,33 @@ class _Undefined:
 UNDEFINED: Final = _Undefined()
 
 
+class JsArray(list[Any]):
+    """A JavaScript array that was given named properties (``array.id = ...``) after parsing.
+
+    Pi's v1 -> v2 session migration assigns ``id`` and ``parentId`` to every file entry, and an
+    entry parsed from a line ``[1]`` is an array: the assignment succeeds, :func:`js_get` reads the
+    properties back (so the array is a tree node with an id and a parent, as in Pi), and JSON never
+    shows them (``JSON.stringify([1])`` is ``[1]`` whatever properties it has; so do ``json`` and
+    orjson here, which write a list subclass as a list).
+    """
+
+    def __init__(self, items: Iterable[Any] = (), properties: Mapping[str, Any] | None = None) -> None:
+        super().__init__(items)
+        self.properties: dict[str, Any] = dict(properties or {})
+
+    def __repr__(self) -> str:
+        return f"JsArray({list(self)!r}, {self.properties!r})"
+
+
 def js_get(obj: Any, key: str) -> Any:
-    """``obj[key]`` for parsed JSON: :data:`UNDEFINED` when ``obj`` is not an object or lacks ``key``."""
+    """``obj[key]`` for parsed JSON: :data:`UNDEFINED` when ``obj`` is not an object or lacks ``key``.
+
+    An array has no keys of its own unless it is a :class:`JsArray` (properties Pi assigned to it).
+    """
     if isinstance(obj, dict):
         return obj.get(key, UNDEFINED)
+    if isinstance(obj, JsArray):
+        return obj.properties.get(key, UNDEFINED)
     return UNDEFINED
 
 

@@ -43,7 +43,7 @@ from lsp_server.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import js_trim, js_trim_start
-from lsp_server.js.values import UNDEFINED, js_get, js_truthy
+from lsp_server.js.values import UNDEFINED, JsArray, js_get, js_truthy
 from lsp_server.session.bounds import (
     DEFAULT_LIMITS,
     READ_CHUNK_BYTES,
@@ -107,12 +107,14 @@ class NonObject:
     Pi's ``loadEntriesFromFile`` keeps every line that parses to a *truthy* value (``42``, ``[1]``,
     ``"text"``, ``true``), so such a line takes a place among Pi's file entries: it can stand where
     the header should be, or be the last entry (Pi's leaf, which then has no id). ``position`` is
-    how many objects of the same :class:`ParsedLines` came before it.
+    how many objects of the same :class:`ParsedLines` came before it, ``problem`` the index of its
+    ``session/not-an-object`` report in that :class:`ParsedLines`' problems.
     """
 
     position: int
     line: int
     value: Any
+    problem: int = -1
 
 
 @dataclass
@@ -198,6 +200,12 @@ def _share_strings(entry: Entry) -> None:
                     block["name"] = intern(name)
 
 
+V1_ARRAY_REASON: Final = (
+    "line holds an array, not an entry object (Pi's v1 migration gives it an id and a parent as it "
+    "does every entry: it is a node of the tree that adds no message)"
+)
+
+
 def _accept(value: Any, line: int, out: ParsedLines) -> None:
     if isinstance(value, dict):
         _share_strings(value)
@@ -210,7 +218,7 @@ def _accept(value: Any, line: int, out: ParsedLines) -> None:
         LineProblem(line, "session/not-an-object", f"line holds {_describe_value(value)}, not an entry object ({fate})")
     )
     if kept:
-        out.others.append(NonObject(len(out.entries), line, value))
+        out.others.append(NonObject(len(out.entries), line, value, len(out.problems) - 1))
 
 
 def parse_line(text: str, line: int, out: ParsedLines, *, partial: bool = False) -> None:
@@ -545,9 +553,6 @@ class Migration:
     from_version: float
     next_number: int = 1
     previous_id: Any = None
-    # The ids Pi gives array lines (a property of the array, invisible in its JSON), by index into the
-    # file entries, so a later compaction's firstKeptEntryIndex can still name them.
-    array_ids: dict[int, Any] = field(default_factory=dict)
 
     @property
     def needed(self) -> bool:
@@ -569,7 +574,8 @@ class Migration:
         Pi's file entries can be any JSON value (``parse_session_text``'s ``values``): a ``null``
         fails as Pi's ``entry.type`` fails, a number, string or boolean where Pi assigns an id
         fails as that assignment does (:class:`~lsp_server.js.errors.JsTypeError`), and an array
-        gets an id Pi's JSON never shows (it still takes its place in the id sequence).
+        gets an id and a parent as any entry does, which its JSON never shows: it is replaced by a
+        :class:`~lsp_server.js.values.JsArray` holding them, so it is a node of the tree as in Pi.
         """
         if not self.needed:
             return
@@ -590,7 +596,7 @@ class Migration:
                 entry["parentId"] = self.previous_id
                 self.previous_id = entry["id"]
                 if entry.get("type") == "compaction":
-                    self._convert_first_kept_index(entry, file_entries, self.array_ids)
+                    self._convert_first_kept_index(entry, file_entries)
             message = entry.get("message")
             if (
                 self.from_version < 3
@@ -614,14 +620,14 @@ class Migration:
                     raise cannot_create(entry, "id")
                 new_id = migration_id(self.next_number)
                 self.next_number += 1
-                if isinstance(entry, list):
-                    self.array_ids[index] = new_id  # a property on the array: invisible in its JSON
-                else:
+                if isinstance(entry, dict):
                     entry["id"] = new_id
                     entry["parentId"] = self.previous_id
+                else:  # properties of the array: a tree node to Pi, invisible in its JSON
+                    file_entries[index] = JsArray(entry, {"id": new_id, "parentId": self.previous_id})
                 self.previous_id = new_id
                 if isinstance(entry, dict) and entry.get("type") == "compaction":
-                    self._convert_first_kept_index(entry, file_entries, self.array_ids)
+                    self._convert_first_kept_index(entry, file_entries)
         if self.from_version < 3:
             for index in range(start, len(file_entries)):
                 entry = file_entries[index]
@@ -641,21 +647,32 @@ class Migration:
                     message["role"] = "custom"
 
     @staticmethod
-    def _convert_first_kept_index(
-        entry: Entry, file_entries: list[Any], array_ids: dict[int, Any] | None = None
-    ) -> None:
+    def _convert_first_kept_index(entry: Entry, file_entries: list[Any]) -> None:
         index = entry.get("firstKeptEntryIndex", UNDEFINED)
         if isinstance(index, bool) or not isinstance(index, (int, float)):
             return
         if float(index).is_integer() and 0 <= index < len(file_entries):
             target = file_entries[int(index)]
-            if isinstance(target, dict):
-                if target.get("type") != "session" and "id" in target:
-                    entry["firstKeptEntryId"] = target["id"]
-            elif isinstance(target, list) and array_ids is not None and int(index) in array_ids:
-                entry["firstKeptEntryId"] = array_ids[int(index)]
-            # a number, string or boolean has no id: Pi sets undefined, which JSON drops
+            # a migrated array has its id (JsArray); a number, string, boolean or an entry not migrated
+            # yet may have none: Pi sets undefined, which JSON drops
+            target_id = js_get(target, "id")
+            if js_truthy(target) and js_get(target, "type") != "session" and target_id is not UNDEFINED:
+                entry["firstKeptEntryId"] = target_id
         del entry["firstKeptEntryIndex"]
+
+
+def migrated_array_node(value: Any) -> Entry | None:
+    """The tree entry Pi sees in an array line its v1 migration gave an id, or ``None`` for any other value.
+
+    To every Pi function but ``JSON.stringify``, such an array is an entry with an ``id``, a
+    ``parentId`` and no ``type`` (exactly what a migrated ``{}`` line is): a node of the tree that
+    can be the leaf and that a path walks through, contributing no message. The views of a file
+    (:class:`~lsp_server.session.tail.SessionFile`) keep this object in its place, so code that reads
+    entries as objects needs no case for arrays.
+    """
+    if not isinstance(value, JsArray):
+        return None
+    return {key: value.properties[key] for key in ("id", "parentId") if key in value.properties}
 
 
 def migrate_session_entries(file_entries: list[Any]) -> float | None:

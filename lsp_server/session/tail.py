@@ -20,6 +20,7 @@ is collected as values; nothing here raises on bad input or a vanished file.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final, Literal
@@ -37,12 +38,14 @@ from lsp_server.session.bounds import (
 )
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
+    V1_ARRAY_REASON,
     LineProblem,
     Migration,
     NonObject,
     ParsedLines,
     collector_paused,
     decode_line,
+    migrated_array_node,
     parse_line,
     read_chunks,
 )
@@ -319,14 +322,16 @@ class SessionFile:
         """Add parsed lines in file order: the first must be a header; then migrate and index each entry.
 
         The non-object lines Pi keeps (``parsed.others``) take their place among Pi's file entries:
-        one before the header makes the file no session, and the last one can be Pi's leaf.
+        one before the header makes the file no session, and the last one can be Pi's leaf (in a v1
+        session an array is migrated into a tree node instead, see :meth:`_apply_other`).
         """
+        problems_base = len(self.problems)
         self.problems.extend(parsed.problems)
         others = parsed.others
         next_other = 0
         for position, (entry, line) in enumerate(zip(parsed.entries, parsed.lines, strict=True)):
             while next_other < len(others) and others[next_other].position <= position:
-                self._apply_other(others[next_other])
+                self._apply_other(others[next_other], problems_base, undos)
                 next_other += 1
             if self.error is not None:
                 return
@@ -346,25 +351,42 @@ class SessionFile:
                 return
             if entry.get("type") == "session":
                 continue  # a second header line is not a tree entry (Pi skips it too, leaf unchanged)
-            self.entries.append(entry)
-            self.lines.append(line)
-            self.nonobject_leaf = None
-            undo = self.index.add(entry)
-            if undos is not None:
-                undos.append(undo)
+            self._add_entry(entry, line, undos)
         for other in others[next_other:]:
-            self._apply_other(other)
+            self._apply_other(other, problems_base, undos)
 
-    def _apply_other(self, other: NonObject) -> None:
-        """A kept non-object line: no header yet makes the file no session; else it is Pi's entry (and leaf)."""
+    def _add_entry(self, entry: Entry, line: int, undos: list[_Undo] | None) -> None:
+        """A tree entry of Pi's: in file order, indexed, and the leaf until another follows."""
+        self.entries.append(entry)
+        self.lines.append(line)
+        self.nonobject_leaf = None
+        undo = self.index.add(entry)
+        if undos is not None:
+            undos.append(undo)
+
+    def _apply_other(self, other: NonObject, problems_base: int, undos: list[_Undo] | None) -> None:
+        """A kept non-object line: no header yet makes the file no session; else it is Pi's entry (and leaf).
+
+        Pi's v1 migration gives an array an id and a parent like any entry, so in a v1 session it is
+        a node of the tree (:func:`~lsp_server.session.jsonl.migrated_array_node`) that contributes no
+        message (its report says so); in a v2 or v3 session it has no id, and as the last entry it is
+        a leaf without one. ``problems_base`` is where the problems of ``other``'s batch begin.
+        """
         if self.error is not None:
             return
         if self.header is None:
             self.error = NOT_A_SESSION.format(path=self.path)
             return
         self._file_entries.append(other.value)
-        if self._migrate_last(other.line):
+        if not self._migrate_last(other.line):
+            return
+        node = migrated_array_node(self._file_entries[-1])
+        if node is None:
             self.nonobject_leaf = other
+            return
+        self._add_entry(node, other.line, undos)
+        at = problems_base + other.problem
+        self.problems[at] = dataclasses.replace(self.problems[at], reason=V1_ARRAY_REASON)
 
     def _migrate_last(self, line: int) -> bool:
         """Migrate the file entry just added; Pi's migration failing on it makes the file unreadable to Pi."""

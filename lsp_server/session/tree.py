@@ -35,17 +35,21 @@ def _key(value: Any) -> Any:
 
 
 def build_index(entries: Sequence[Entry]) -> dict[Any, Entry]:
-    """``Map(id -> entry)``; with duplicate ids the last entry wins, as in Pi."""
+    """``Map(id -> entry)``; with duplicate ids the last entry wins, as in Pi.
+
+    Entries may be any JSON value (Pi's parser keeps them): one without an id shares the
+    ``undefined`` key, an array migrated from v1 is indexed by the id Pi gave it.
+    """
     index: dict[Any, Entry] = {}
     for entry in entries:
-        key = entry.get("id", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+        key = entry.get("id", UNDEFINED) if isinstance(entry, dict) else js_get(entry, "id")
         index[key if key.__class__ is str else _key(key)] = entry  # a string id is the usual case
     return index
 
 
 def _parent_key(entry: Any) -> Any:
     """The index key of ``entry``'s parent, or ``None`` when Pi follows no parent (a falsy ``parentId``)."""
-    parent_id = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else UNDEFINED
+    parent_id = entry.get("parentId", UNDEFINED) if isinstance(entry, dict) else js_get(entry, "parentId")
     if parent_id.__class__ is str:
         return parent_id or None
     return _key(parent_id) if js_truthy(parent_id) else None

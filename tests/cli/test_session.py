@@ -143,6 +143,21 @@ def test_a_number_as_the_last_line_is_pis_leaf_so_the_next_request_is_empty(
     assert [m["entryId"] for m in _json(home, str(path), "--leaf", "a1")["request"]["messages"]] == ["u1", "a1"]
 
 
+def test_an_array_as_the_last_line_of_a_v1_session_is_a_leaf_that_keeps_the_conversation(
+    home: dict[str, Path], tmp_path: Path
+) -> None:
+    """Pi's v1 migration gives the array an id and a parent: it is the leaf, the first message stays."""
+    path = tmp_path / "s.jsonl"
+    v1_header = {"type": "session", "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}
+    first = {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z", "message": user("first question")}
+    path.write_text(f"{json.dumps(v1_header)}\n{json.dumps(first)}\n[1]\n", encoding="utf-8")
+    out = _json(home, str(path))
+    assert [(p["line"], p["code"]) for p in out["session"]["problems"]] == [(3, "session/not-an-object")]
+    assert out["session"]["migratedFrom"] == 1 and out["session"]["entryCount"] == 2
+    assert [m["entryId"] for m in out["request"]["messages"]] == ["00000001"]
+    assert out["request"]["leafId"] == "00000002"
+
+
 def _branched(tmp_path: Path) -> Path:
     entries = chain(("u1", user("start")), ("a1", assistant("first way", use=usage(100, 5))))
     entries.append(message("a2", "u1", assistant("second way"), 5))

@@ -124,6 +124,28 @@ def test_the_tree_has_children_labels_and_the_active_path(tmp_path: Path) -> Non
     assert [node["id"] for node in other["nodes"] if node["onActivePath"]] == ["e1", "e2"]
 
 
+def test_an_array_line_of_a_v1_session_is_a_node_of_the_tree_as_in_pi(tmp_path: Path) -> None:
+    """Pi's ``getTree`` after its v1 migration: the array (id 00000002) is the second message's parent."""
+    v1_header = {key: value for key, value in HEADER.items() if key != "version"}
+    first, second = (
+        {"type": "message", "timestamp": f"2025-01-01T00:00:0{n}.000Z", "message": {"role": "user", "content": text}}
+        for n, text in ((1, "first question"), (2, "second"))
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([json.dumps(v1_header), json.dumps(first), "[1]", json.dumps(second)]) + "\n")
+    session = SessionFile(path)
+    session.refresh()
+    tree = session_tree_result(session).wire()
+    nodes = {node["id"]: node for node in tree["nodes"]}
+    assert (tree["leafId"], tree["roots"]) == ("00000003", ["00000001"])
+    assert [(n, node["children"], node["onActivePath"]) for n, node in nodes.items()] == [
+        ("00000001", ["00000002"], True),
+        ("00000002", ["00000003"], True),
+        ("00000003", [], True),
+    ]
+    assert [p for p in tree["problems"] if "missing-parent" in p] == []
+
+
 def test_the_tree_lists_skipped_lines_with_their_numbers(tmp_path: Path) -> None:
     path = write(tmp_path / "s.jsonl", user("e1", None, "x"), user("e2", "gone", "orphan"))
     with path.open("a", encoding="utf-8") as handle:

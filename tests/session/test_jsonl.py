@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from lsp_server.findings import Severity
+from lsp_server.js.errors import JsTypeError
+from lsp_server.js.values import JsArray
 from lsp_server.session.jsonl import (
     migrate_session_entries,
+    migrated_array_node,
     parse_bytes,
     parse_json,
     parse_session_text,
@@ -110,6 +118,37 @@ def test_v1_migration_chains_ids_and_converts_the_kept_index() -> None:
     assert entries[3]["firstKeptEntryId"] == "00000002"
     assert "firstKeptEntryIndex" not in entries[3]
     assert entries[0]["version"] == 3
+
+
+def test_v1_migration_gives_an_array_line_an_id_and_a_parent_its_json_does_not_show() -> None:
+    """Pi's ``migrateV1ToV2`` assigns ``id``/``parentId`` to every file entry, an array's too."""
+    entries: list[Any] = [
+        header(version=None),
+        {"type": "message", "timestamp": ts(1), "message": user("a")},
+        [1],
+        {"type": "message", "timestamp": ts(2), "message": user("b")},
+    ]
+    migrate_session_entries(entries)
+    array = entries[2]
+    assert isinstance(array, JsArray) and array == [1] and json.dumps(array) == "[1]"
+    assert array.properties == {"id": "00000002", "parentId": "00000001"}
+    assert (entries[3]["id"], entries[3]["parentId"]) == ("00000003", "00000002")
+    assert migrated_array_node(array) == {"id": "00000002", "parentId": "00000001"}
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_an_array_line_of_a_v2_or_v3_session_gets_no_id(version: int) -> None:
+    entries: list[Any] = [header(version=version), message("a", None, user("a")), [1]]
+    migrate_session_entries(entries)
+    assert type(entries[2]) is list and migrated_array_node(entries[2]) is None
+
+
+@pytest.mark.parametrize(("line", "kind"), [(42, "number '42'"), ("x", "string 'x'"), (True, "boolean 'true'")])
+def test_v1_migration_fails_on_a_number_string_or_boolean_as_pi_does(line: Any, kind: str) -> None:
+    """An ES module is strict code: ``(42).id = ...`` throws a TypeError (checked against the oracle)."""
+    entries: list[Any] = [header(version=None), {"type": "message", "timestamp": ts(1), "message": user("a")}, line]
+    with pytest.raises(JsTypeError, match=re.escape(f"Cannot create property 'id' on {kind}")):
+        migrate_session_entries(entries)
 
 
 def test_v1_kept_index_pointing_at_the_header_is_dropped() -> None:

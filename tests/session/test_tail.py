@@ -195,18 +195,24 @@ def _state(session: SessionFile) -> tuple[object, ...]:
     )
 
 
+@pytest.mark.parametrize("version", [3, None], ids=["v3", "v1"])
 @pytest.mark.parametrize("seed", range(4))
 def test_following_in_small_chunks_and_pieces_ends_as_one_full_load(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, version: int | None
 ) -> None:
-    """Lines cut across chunks and across writes: the followed view equals a fresh load of the file."""
+    """Lines cut across chunks and across writes: the followed view equals a fresh load of the file.
+
+    In a v1 session (migrated as it is read) the array lines become nodes of the tree; numbers and
+    strings are left out there, since Pi cannot open a v1 session holding one.
+    """
     rng = random.Random(seed)
-    lines = [jsonl(header())]
+    lines = [jsonl(header(version=version))]
+    odd_lines = ["42\n", "{broken\n", "\n", "[1]\n", '"x"\n'] if version else ["{broken\n", "\n", "[1]\n", "[[2],3]\n"]
     parent = None
     for n in range(60):
         roll = rng.random()
         if roll < 0.08:
-            lines.append(rng.choice(["42\n", "{broken\n", "\n", "[1]\n", '"x"\n']))
+            lines.append(rng.choice(odd_lines))
             continue
         entry_id = f"e{n}"
         lines.append(_line(entry_id, parent, "w" * rng.randint(0, 150)))
@@ -230,3 +236,4 @@ def test_following_in_small_chunks_and_pieces_ends_as_one_full_load(
     assert _state(followed) == _state(fresh)
     assert followed._mark == text[: followed.offset][-64:]
     assert fresh.entries and "session/line-too-long" in {p.code for p in fresh.problems}
+    assert fresh.error is None

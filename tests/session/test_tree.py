@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from lsp_server.js.values import UNDEFINED
+from typing import Any
+
+from lsp_server.js.values import UNDEFINED, JsArray
 from lsp_server.session.tree import SessionIndex, build_path, build_tree, collect_labels
 from tests.session._entries import message, ts, user
 
@@ -100,3 +102,13 @@ def test_index_children_keep_file_order() -> None:
     assert _ids(index.get_children("1")) == ["2", "3"]
     assert _ids(index.get_children(None)) == ["1"]
     assert index.get_children(UNDEFINED) == []
+
+
+def test_an_array_given_an_id_is_a_node_the_path_walks_through() -> None:
+    """Pi's v1 migration makes an array line an entry with an id and a parent; plain arrays stay id-less."""
+    array = JsArray([1], {"id": "2", "parentId": "1"})
+    entries: list[Any] = [message("1", None, user("a")), array, message("3", "2", user("b"))]
+    assert build_path(entries) == [entries[0], array, entries[2]]
+    assert build_path(entries, "2") == [entries[0], array]
+    plain: list[Any] = [message("1", None, user("a")), [1], message("3", "2", user("b"))]
+    assert build_path(plain) == [plain[2]]
