@@ -211,7 +211,18 @@ export class ServerManager implements vscode.Disposable {
     this.setState({ state: 'stopped', message: 'The server is stopped.' });
   }
 
+  /** A start that cannot throw: whatever goes wrong ends in the failed state with its message, and in the log. */
   private async doStart(): Promise<void> {
+    try {
+      await this.launch();
+    } catch (e) {
+      const message = `The server did not start: ${errorText(e)}`;
+      this.log.error(message);
+      this.setState({ state: 'failed', message });
+    }
+  }
+
+  private async launch(): Promise<void> {
     const started = Date.now();
     const folder = this.folder();
     const force = this.reinstall;
