@@ -265,12 +265,24 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    // After a crash the client library starts the server again by itself (its default error handler, up
+    // to 4 times in 3 minutes): Running -> Stopped -> Starting -> Running. The views follow it both ways.
+    let lost = false;
     this.disposables.push(
       client.onDidChangeState((e) => {
-        if (e.newState === State.Stopped && this.client === client) {
+        if (this.client !== client) {
+          return;
+        }
+        if (e.newState === State.Stopped) {
+          lost = true;
           this.store.attach(null);
           this.clientEmitter.fire(undefined);
           this.setState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
+        } else if (e.newState === State.Running && lost) {
+          lost = false;
+          this.version = client.initializeResult?.serverInfo?.version ?? this.version;
+          this.log.info(`the server stopped and was started again (pi-context ${this.version ?? '?'})`);
+          void this.attachClient(client);
         }
       }),
       client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
@@ -293,12 +305,17 @@ export class ServerManager implements vscode.Disposable {
     const serverVersion = client.initializeResult?.serverInfo?.version;
     this.version = serverVersion ?? this.version;
     this.log.info(`server started in ${((Date.now() - started) / 1000).toFixed(1)} s (pi-context ${serverVersion ?? '?'})`);
-    this.store.attach(this.api(client));
-    this.setState({ state: 'running' });
-    this.clientEmitter.fire(client);
     if (launch.interpreter.source === 'setting') {
       void this.checkVersion(serverVersion, launch.interpreter);
     }
+    await this.attachClient(client);
+  }
+
+  /** A running client for the store (the sidebar, status bar and Sessions view) and the chat; then everything asked again. */
+  private async attachClient(client: LanguageClient): Promise<void> {
+    this.store.attach(this.api(client));
+    this.setState({ state: 'running' });
+    this.clientEmitter.fire(client);
     await this.store.refreshAll();
   }
 
