@@ -187,7 +187,12 @@ export class ServerManager implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', 'piContext.serverState', state.state);
   }
 
+  /**
+   * A start in progress (the first environment can take a while) is let finish first: `start()` would
+   * otherwise hand back that start, made with the settings of before. The new start reads the settings again.
+   */
   async restart(): Promise<void> {
+    await this.starting?.catch(() => {});
     await this.stop();
     await this.start();
   }
@@ -201,12 +206,18 @@ export class ServerManager implements vscode.Disposable {
       d.dispose();
     }
     if (client) {
+      // A client whose start failed (or is still starting) refuses to stop, and dispose() stops it again:
+      // both are let fail (the process is ended either way), so a restart goes on to start.
       try {
         await client.stop(5000);
       } catch (e) {
         this.log.warn(`stopping the server: ${errorText(e)}`);
       }
-      await client.dispose();
+      try {
+        await client.dispose();
+      } catch (e) {
+        this.log.debug(`disposing the client: ${errorText(e)}`);
+      }
     }
     this.setState({ state: 'stopped', message: 'The server is stopped.' });
   }
