@@ -383,6 +383,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Show a chat the server holds: its state, its conversation so far, its commands, its budget. */
   private async adopt(info: ChatInfo, rebuild: boolean): Promise<void> {
     this.chat = info;
+    // Held from the first await on: events arriving meanwhile (a keeper replays a taken-up turn at once)
+    // would go to a transcript about to be replaced, and a dialog among them would be asked twice, once
+    // more from the snapshot's in-flight events. The snapshot's seq says which of them it already includes.
+    this.heldEvents = rebuild ? [] : null;
     this.exited = null;
     this.compactPreview = null;
     this.warning = null;
@@ -391,10 +395,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.replaceTranscript(new Transcript());
     this.status = null;
     if (info.session) {
-      await this.state.update(SESSION_KEY, info.session);
+      try {
+        await this.state.update(SESSION_KEY, info.session);
+      } catch (e) {
+        this.log.warn(`remembering the chat's session: ${errorText(e)}`); // the events held must still be let go
+      }
     }
     const empty: ChatMessagesResult = { items: [], inFlight: [], seq: 0, inFlightTruncated: false };
-    this.heldEvents = rebuild ? [] : null; // the snapshot's seq says which of them it already includes
     let snapshot: ChatMessagesResult | null;
     let state: ChatInfo;
     let commands: ChatItemsResult;
