@@ -22,6 +22,10 @@ import {
 } from '../src/bundle';
 import { checkServerInstalled } from '../src/python';
 
+// pytest runs these tests (tests/extension/test_typescript.py) with the checkout on PYTHONPATH: the Pythons
+// started here must not import its lsp_server instead of the one each test puts in place.
+delete process.env.PYTHONPATH;
+
 const manifest: BundleManifest = {
   name: 'pi-context',
   version: '9.9.9',

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkServerInstalled, probePython, runLogged } from '../src/python';
 
+// pytest runs these tests (tests/extension/test_typescript.py) with the checkout on PYTHONPATH: the Pythons
+// started here must not import its lsp_server instead of the one each test puts in place.
+delete process.env.PYTHONPATH;
+
 /** A folder holding a package named lsp_server; `python -c` imports from its working directory. */
 function fakeInstall(init: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'pi-context-python-'));
