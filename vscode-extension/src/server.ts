@@ -18,14 +18,20 @@ import {
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { type Bundle, ensureEnvironment, readBundle } from './environment';
-import { installSourceSetting, ownInterpreterSetting, pythonExtensionInterpreter, resolveInterpreter } from './interpreter';
+import {
+  expandSetting,
+  installSourceSetting,
+  ownInterpreterSetting,
+  pythonExtensionInterpreter,
+  resolveInterpreter,
+  workspaceFolderPathSettings,
+} from './interpreter';
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
 import { checkServerInstalled, type InstallCheck } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
   describeInterpreter,
-  expandPath,
   type InterpreterChoice,
   OWN_PYTHON_KEY,
   serverSettings,
@@ -82,7 +88,7 @@ export function currentServerSettings(folder: vscode.WorkspaceFolder | undefined
   const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
   return serverSettings(
     (key) => config.get(key),
-    (p) => expandPath(p, os.homedir(), folder?.uri.fsPath ?? null),
+    (p) => expandSetting(p, folder),
   );
 }
 
@@ -338,6 +344,13 @@ export class ServerManager implements vscode.Disposable {
    */
   private async prepare(folder: vscode.WorkspaceFolder | undefined, force: boolean): Promise<Launch | null> {
     this.progress('Finding the Python that runs the pi-context language server…');
+    const unexpanded = vscode.workspace.isTrusted ? [] : workspaceFolderPathSettings(folder);
+    if (unexpanded.length > 0) {
+      this.log.warn(
+        `Restricted Mode: \${workspaceFolder} is not expanded in an untrusted workspace, so ${unexpanded.join(', ')} ` +
+          'counts as empty until you trust the workspace (the bundled server, the bundled wheel, the default agent dir)',
+      );
+    }
     const own = ownInterpreterSetting(folder);
     const bundle = readBundle(this.context.extensionUri.fsPath);
     if (!own && bundle) {

@@ -5,6 +5,7 @@ import {
   describeInterpreter,
   envName,
   expandPath,
+  expandUserPath,
   needsRestart,
   ownPythonSetting,
   serverSettings,
@@ -98,6 +99,16 @@ test('the agent dir is expanded', () => {
   const s = serverSettings(from({ agentDir: '~/pi' }), (p) => expandPath(p, '/home/u', null));
   assert.equal(s.agentDir, '/home/u/pi');
   assert.equal(expandPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo'), '/repo/.venv/bin/python');
+});
+
+test('in an untrusted workspace a path naming ${workspaceFolder} counts as empty; other paths are expanded as usual', () => {
+  assert.equal(expandUserPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo', true), '/repo/.venv/bin/python');
+  assert.equal(expandUserPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo', false), null);
+  assert.equal(expandUserPath('~/venv/bin/python', '/h', '/repo', false), '/h/venv/bin/python');
+  assert.equal(expandUserPath('${userHome}/pi', '/h', '/repo', false), '/h/pi');
+  const untrusted = (p: string): string | null => expandUserPath(p, '/h', '/repo', false);
+  assert.equal(serverSettings(from({ agentDir: '${workspaceFolder}/agent' }), untrusted).agentDir, null, "Pi's default agent dir");
+  assert.equal(serverSettings(from({ agentDir: '~/agent' }), untrusted).agentDir, '/h/agent');
 });
 
 test('only the interpreter and install source need a server restart', () => {

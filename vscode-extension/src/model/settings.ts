@@ -72,7 +72,8 @@ export function ownPythonSetting(get: SettingGetter): OwnPythonSetting | null {
   return null;
 }
 
-export function serverSettings(get: SettingGetter, expand: (path: string) => string = (p) => p): ServerSettings {
+/** `expand` may refuse a path (null: as if unset), see `expandUserPath`. */
+export function serverSettings(get: SettingGetter, expand: (path: string) => string | null = (p) => p): ServerSettings {
   const agentDir = text(get('agentDir'));
   const trust = get('trust');
   return {
@@ -158,6 +159,20 @@ function looksLikeKey(name: string): boolean {
 
 function bounded(value: unknown, fallback: number, min: number, max: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
+}
+
+/**
+ * A user-level path setting, expanded; null when it names `${workspaceFolder}` and the workspace is not
+ * trusted. The value comes from the user's own settings, but `${workspaceFolder}` turns it into a path
+ * inside whichever repository is open: a Python, a wheel or an agent dir there would be run or read from
+ * a folder nobody vouched for. The caller then uses what it uses when the setting is empty.
+ */
+export function expandUserPath(path: string, home: string, workspaceFolder: string | null, trusted: boolean): string | null {
+  return !trusted && usesWorkspaceFolder(path) ? null : expandPath(path, home, workspaceFolder);
+}
+
+export function usesWorkspaceFolder(path: string): boolean {
+  return path.includes('${workspaceFolder}');
 }
 
 /** Expand `~` and `${workspaceFolder}` / `${userHome}` in a path setting. */
