@@ -28,7 +28,7 @@ import {
   pythonRefusal,
   requirementFor,
 } from './bundle';
-import { type Cancellation, type LogSink, probePython, runLogged } from './python';
+import { type Cancellation, type LogSink, probePython, resolveCommand, runLogged } from './python';
 
 export interface Bundle {
   dir: string;
@@ -100,8 +100,10 @@ export async function ensureEnvironment(req: EnvironmentRequest): Promise<Enviro
   const tried: string[] = [];
   let base: { command: string; version: string } | null = null;
   for (const candidate of req.candidates) {
-    const probe = await probePython(candidate, env);
-    if (!probe.ok) {
+    // Looked up on PATH here: on Windows a bare name would be looked for in the working directory first.
+    const program = resolveCommand(candidate, env);
+    const probe = program ? await probePython(program, env) : null;
+    if (!probe?.ok) {
       tried.push(`${candidate} (not found)`);
       continue;
     }

@@ -27,7 +27,7 @@ import {
   workspaceFolderPathSettings,
 } from './interpreter';
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
-import { checkServerInstalled, type InstallCheck } from './python';
+import { checkServerInstalled, type InstallCheck, resolveCommand } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
@@ -362,7 +362,11 @@ export class ServerManager implements vscode.Disposable {
     if (own && own.key === `piContext.${DEPRECATED_PYTHON_KEY}`) {
       this.log.warn(`piContext.python is deprecated: its value is used; move it to piContext.${OWN_PYTHON_KEY}`);
     }
-    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
+    // Both the check and the server run in the workspace folder: a bare name is looked up on PATH first.
+    const python = resolveCommand(interpreter.command);
+    const check: InstallCheck = python
+      ? await checkServerInstalled(python, folder?.uri.fsPath, undefined, OWN_FLAGS)
+      : { ok: false, reason: 'no-python', detail: `${interpreter.command} is on no folder of PATH` };
     this.lastCheck = check;
     if (!check.ok) {
       this.log.error(check.detail);
@@ -372,8 +376,8 @@ export class ServerManager implements vscode.Disposable {
       return null;
     }
     this.version = check.version;
-    this.log.info(`pi-context ${check.version}`);
-    return { python: interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
+    this.log.info(`pi-context ${check.version}${python !== interpreter.command ? ` (${python})` : ''}`);
+    return { python: python ?? interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
   }
 
   private async prepareBundled(folder: vscode.WorkspaceFolder | undefined, bundle: Bundle, force: boolean): Promise<Launch | null> {
