@@ -171,8 +171,17 @@ export function expandUserPath(path: string, home: string, workspaceFolder: stri
   return !trusted && usesWorkspaceFolder(path) ? null : expandPath(path, home, workspaceFolder);
 }
 
+/** A path that names the workspace: `${workspaceFolder}`, or a relative path with a folder in it (`.venv/bin/python`),
+ *  which resolves against the server's working folder, the workspace. A bare name (`python3`) is looked up on PATH. */
 export function usesWorkspaceFolder(path: string): boolean {
-  return path.includes('${workspaceFolder}');
+  if (path.includes('${workspaceFolder}')) {
+    return true;
+  }
+  if (path.includes('://')) {
+    return false; // an install source given as a URL (git+https://..., https://.../x.whl)
+  }
+  const relative = !(path.startsWith('/') || path.startsWith('~') || path.startsWith('${userHome}') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\'));
+  return relative && /[\\/]/.test(path);
 }
 
 /** Expand `~` and `${workspaceFolder}` / `${userHome}` in a path setting. */
