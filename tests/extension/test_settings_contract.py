@@ -79,16 +79,21 @@ def test_defaults_are_the_server_defaults() -> None:
             assert client_default == server_default, key
 
 
-# Settings that run code (interpreter, install source, the Pi the chat starts), grant trust, or decide
-# where a summarizer request and its key go. A repository's .vscode/settings.json must not be able to set them.
+# Settings that run code (interpreter, install source, the Pi the chat starts), grant trust, decide
+# whether, where and to which model a summarizer request and its key go, or keep a chat's Pi working after
+# its window closed. A repository's .vscode/settings.json must not be able to set them.
 USER_ONLY = {
     "server.python",
     "python",
     "server.installSource",
     "pi.command",
+    "pi.reattachGraceSeconds",
+    "pi.detachedTurnLimitSeconds",
     "agentDir",
     "trust",
+    "summarizer.mode",
     "summarizer.url",
+    "summarizer.model",
     "summarizer.apiKeyEnv",
 }
 

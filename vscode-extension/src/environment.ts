@@ -3,7 +3,9 @@
  * global storage, with the user's Python (`python -m venv --without-pip`), then filled from the
  * bundled wheels by pip run from its own wheel (`--no-index`: no network). The install happens in
  * a temporary folder that is renamed into place only when it finished, so a crash, a cancel or a
- * second window starting at the same time never leaves a half-made environment behind to reuse.
+ * second window starting at the same time never leaves a half-made environment behind to reuse; the
+ * window that finishes second uses the first one's environment and throws its own away. A failure
+ * (a full disk, a folder held by another program) is a result with a message, never a throw.
  * No VS Code API here.
  */
 import * as fs from 'node:fs';
@@ -26,7 +28,7 @@ import {
   pythonRefusal,
   requirementFor,
 } from './bundle';
-import { type Cancellation, type LogSink, probePython, runLogged } from './python';
+import { type Cancellation, type LogSink, probePython, resolveCommand, runLogged } from './python';
 
 export interface Bundle {
   dir: string;
@@ -63,6 +65,8 @@ export type EnvironmentResult =
   | { ok: false; reason: 'no-python' | 'venv-failed' | 'install-failed'; message: string };
 
 const WINDOWS = process.platform === 'win32';
+/** Numbers the temporary folders of this process: two starts in the same millisecond get their own. */
+let made = 0;
 
 /** The identity of an environment: the bundle, plus the user's own source when one is set. */
 export function environmentId(bundle: Bundle, installSource: string | null): string {
@@ -96,8 +100,10 @@ export async function ensureEnvironment(req: EnvironmentRequest): Promise<Enviro
   const tried: string[] = [];
   let base: { command: string; version: string } | null = null;
   for (const candidate of req.candidates) {
-    const probe = await probePython(candidate, env);
-    if (!probe.ok) {
+    // Looked up on PATH here: on Windows a bare name would be looked for in the working directory first.
+    const program = resolveCommand(candidate, env);
+    const probe = program ? await probePython(program, env) : null;
+    if (!probe?.ok) {
       tried.push(`${candidate} (not found)`);
       continue;
     }
@@ -122,9 +128,9 @@ export async function ensureEnvironment(req: EnvironmentRequest): Promise<Enviro
   }
   req.log.info(`bundled server: creating its environment with Python ${base.version} (${base.command}) in ${dir}`);
 
-  fs.mkdirSync(req.storageDir, { recursive: true });
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}-${++made}`;
   try {
+    fs.mkdirSync(req.storageDir, { recursive: true });
     req.progress(`Creating the server's environment with Python ${base.version} (first start only)…`);
     const venv = await runLogged(base.command, ['-m', 'venv', '--without-pip', tmp], req.log, req.token, { env });
     if (venv !== 0) {
@@ -158,17 +164,57 @@ export async function ensureEnvironment(req: EnvironmentRequest): Promise<Enviro
       seconds: (Date.now() - started) / 1000,
     };
     fs.writeFileSync(path.join(tmp, MARKER_FILE), JSON.stringify(marker, null, 2));
+    // Another window finished the same environment meanwhile (a forced remake counts it only when it was
+    // finished after this one began): use it, and throw ours away rather than the one its server may run from.
+    const other = finishedSince(dir, id, req.force ? started : null);
+    if (other && fs.existsSync(python)) {
+      req.log.info(`bundled server: another window finished the environment in ${dir} first; using it`);
+      return { ok: true, python, created: false, seconds: (Date.now() - started) / 1000, marker: other };
+    }
     fs.rmSync(dir, { recursive: true, force: true });
     try {
       fs.renameSync(tmp, dir);
     } catch (e) {
       // Another window finished first: use its environment.
-      if (!readMarker(dir)) {
+      if (!canReuse(readMarker(dir), id)) {
         throw e;
       }
     }
     return { ok: true, python, created: true, seconds: (Date.now() - started) / 1000, marker };
+  } catch (e) {
+    // A full disk, a folder another program holds (Windows), no permission: say so instead of leaving the
+    // caller (and the views waiting on it) without an answer.
+    return {
+      ok: false,
+      reason: 'install-failed',
+      message: `Creating the bundled server's environment in ${dir} failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    try {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    } catch (e) {
+      req.log.warn(`could not remove ${tmp}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
+}
+
+/**
+ * The marker of a finished environment for `id` in `dir`, when one is there (written after `since`
+ * when given: a forced remake does not take the environment it was asked to replace); else null.
+ */
+function finishedSince(dir: string, id: string, since: number | null): EnvironmentMarker | null {
+  const marker = readMarker(dir);
+  if (!canReuse(marker, id)) {
+    return null;
+  }
+  if (since !== null) {
+    try {
+      if (fs.statSync(path.join(dir, MARKER_FILE)).mtimeMs < since) {
+        return null;
+      }
+    } catch {
+      return null;
+    }
+  }
+  return marker;
 }

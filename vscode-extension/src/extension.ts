@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/provider';
 import { registerCommands } from './commands';
-import { onPythonInterpreterChange } from './interpreter';
+import { onPythonInterpreterChange, workspaceFolderPathSettings } from './interpreter';
 import { isEstimateChoice } from './model/estimate';
 import { CLIENT_ONLY_KEYS, needsRestart } from './model/settings';
 import { ContextStore } from './model/store';
@@ -85,6 +85,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           await store.refreshAll();
         }
       });
+    }),
+    // Path settings naming ${workspaceFolder} count as empty in Restricted Mode (interpreter.ts): now they count.
+    // (The chat starts by itself: ChatViewProvider listens too.)
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      const paths = workspaceFolderPathSettings(folder());
+      if (paths.length > 0) {
+        log.info(`the workspace is trusted now: restarting the server with ${paths.join(', ')} expanded`);
+        void server.restart();
+      }
     }),
   );
   const pythonChange = await onPythonInterpreterChange(() => {

@@ -8,7 +8,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { chooseInterpreter, expandPath, type InterpreterChoice, ownPythonSetting } from './model/settings';
+import { chooseInterpreter, expandUserPath, type InterpreterChoice, ownPythonSetting, usesWorkspaceFolder } from './model/settings';
 
 interface PythonEnvironmentsApi {
   getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
@@ -62,20 +62,42 @@ export interface OwnInterpreter {
   key: string;
 }
 
+/** A path setting expanded; null in an untrusted workspace when it names `${workspaceFolder}` (`expandUserPath`). */
+export function expandSetting(value: string, folder: vscode.WorkspaceFolder | undefined): string | null {
+  return expandUserPath(value, os.homedir(), folder?.uri.fsPath ?? null, vscode.workspace.isTrusted);
+}
+
 /**
  * `piContext.server.python`, else the deprecated `piContext.python` (user or remote machine settings
- * only: both are machine-scoped), expanded; null when both are empty.
+ * only: both are machine-scoped), expanded; null when both are empty, or in an untrusted workspace
+ * when it names `${workspaceFolder}` (the bundled server runs).
  */
 export function ownInterpreterSetting(folder: vscode.WorkspaceFolder | undefined): OwnInterpreter | null {
   const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
   const own = ownPythonSetting((key) => config.get(key));
-  return own ? { command: expandPath(own.value, os.homedir(), folder?.uri.fsPath ?? null), key: own.key } : null;
+  const command = own ? expandSetting(own.value, folder) : null;
+  return own && command ? { command, key: own.key } : null;
 }
 
-/** `piContext.server.installSource`, expanded; null when empty: the bundled wheel is installed. */
+/**
+ * `piContext.server.installSource`, expanded; null when empty, or in an untrusted workspace when it
+ * names `${workspaceFolder}`: the bundled wheel is installed.
+ */
 export function installSourceSetting(folder: vscode.WorkspaceFolder | undefined): string | null {
   const raw = vscode.workspace.getConfiguration('piContext', folder?.uri).get<string>('server.installSource') ?? '';
-  return raw.trim() ? expandPath(raw.trim(), os.homedir(), folder?.uri.fsPath ?? null) : null;
+  return raw.trim() ? expandSetting(raw.trim(), folder) : null;
+}
+
+/** The path settings where `${workspaceFolder}` is expanded only in a trusted workspace. */
+const WORKSPACE_PATH_KEYS = ['server.python', 'python', 'server.installSource', 'agentDir'] as const;
+
+/** Those of them (with the prefix) whose value names `${workspaceFolder}`. */
+export function workspaceFolderPathSettings(folder: vscode.WorkspaceFolder | undefined): string[] {
+  const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
+  return WORKSPACE_PATH_KEYS.filter((key) => {
+    const value = config.get<unknown>(key);
+    return typeof value === 'string' && usesWorkspaceFolder(value);
+  }).map((key) => `piContext.${key}`);
 }
 
 export async function resolveInterpreter(folder: vscode.WorkspaceFolder | undefined): Promise<InterpreterChoice> {

@@ -4,6 +4,8 @@
  * run these against real interpreters.
  */
 import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 export interface LogSink {
   info(message: string): void;
@@ -98,4 +100,42 @@ export function probePython(python: string, env?: NodeJS.ProcessEnv): Promise<Py
       },
     );
   });
+}
+
+/**
+ * The program to start for `command` when it will run in the workspace folder: a bare name (`python3`)
+ * becomes the absolute path where it is on PATH, or null when it is on none. Node on Windows looks in the
+ * working directory before PATH, so a `python3.exe` committed to a repository would run instead; PATH
+ * entries that are not absolute (`.`, an empty one: the working directory again) are passed over for the
+ * same reason. A path (absolute, or relative with a separator) is returned as it is.
+ */
+export function resolveCommand(command: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+  const windows = platform === 'win32';
+  if (path.isAbsolute(command) || command.includes('/') || (windows && command.includes('\\'))) {
+    return command;
+  }
+  const key = Object.keys(env).find((k) => (windows ? k.toUpperCase() === 'PATH' : k === 'PATH'));
+  const dirs = (key ? env[key] ?? '' : '').split(windows ? ';' : ':');
+  const pathext = windows ? (env.PATHEXT ?? env.Pathext ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean) : [];
+  const names = windows && !pathext.some((ext) => command.toUpperCase().endsWith(ext.toUpperCase())) ? pathext.map((ext) => command + ext) : [command];
+  for (const dir of dirs) {
+    const clean = windows ? dir.replace(/^"(.*)"$/, '$1') : dir;
+    if (!(windows ? path.win32.isAbsolute(clean) : path.posix.isAbsolute(clean))) {
+      continue;
+    }
+    for (const name of names) {
+      const candidate = path.join(clean, name);
+      try {
+        if (fs.statSync(candidate).isFile()) {
+          if (!windows) {
+            fs.accessSync(candidate, fs.constants.X_OK);
+          }
+          return candidate;
+        }
+      } catch {
+        // not here (or not executable): the next one
+      }
+    }
+  }
+  return null;
 }

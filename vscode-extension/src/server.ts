@@ -18,14 +18,20 @@ import {
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { type Bundle, ensureEnvironment, readBundle } from './environment';
-import { installSourceSetting, ownInterpreterSetting, pythonExtensionInterpreter, resolveInterpreter } from './interpreter';
+import {
+  expandSetting,
+  installSourceSetting,
+  ownInterpreterSetting,
+  pythonExtensionInterpreter,
+  resolveInterpreter,
+  workspaceFolderPathSettings,
+} from './interpreter';
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
-import { checkServerInstalled, type InstallCheck } from './python';
+import { checkServerInstalled, type InstallCheck, resolveCommand } from './python';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
   describeInterpreter,
-  expandPath,
   type InterpreterChoice,
   OWN_PYTHON_KEY,
   serverSettings,
@@ -82,7 +88,7 @@ export function currentServerSettings(folder: vscode.WorkspaceFolder | undefined
   const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
   return serverSettings(
     (key) => config.get(key),
-    (p) => expandPath(p, os.homedir(), folder?.uri.fsPath ?? null),
+    (p) => expandSetting(p, folder),
   );
 }
 
@@ -187,7 +193,12 @@ export class ServerManager implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', 'piContext.serverState', state.state);
   }
 
+  /**
+   * A start in progress (the first environment can take a while) is let finish first: `start()` would
+   * otherwise hand back that start, made with the settings of before. The new start reads the settings again.
+   */
   async restart(): Promise<void> {
+    await this.starting?.catch(() => {});
     await this.stop();
     await this.start();
   }
@@ -201,17 +212,34 @@ export class ServerManager implements vscode.Disposable {
       d.dispose();
     }
     if (client) {
+      // A client whose start failed (or is still starting) refuses to stop, and dispose() stops it again:
+      // both are let fail (the process is ended either way), so a restart goes on to start.
       try {
         await client.stop(5000);
       } catch (e) {
         this.log.warn(`stopping the server: ${errorText(e)}`);
       }
-      await client.dispose();
+      try {
+        await client.dispose();
+      } catch (e) {
+        this.log.debug(`disposing the client: ${errorText(e)}`);
+      }
     }
     this.setState({ state: 'stopped', message: 'The server is stopped.' });
   }
 
+  /** A start that cannot throw: whatever goes wrong ends in the failed state with its message, and in the log. */
   private async doStart(): Promise<void> {
+    try {
+      await this.launch();
+    } catch (e) {
+      const message = `The server did not start: ${errorText(e)}`;
+      this.log.error(message);
+      this.setState({ state: 'failed', message });
+    }
+  }
+
+  private async launch(): Promise<void> {
     const started = Date.now();
     const folder = this.folder();
     const force = this.reinstall;
@@ -254,12 +282,24 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    // After a crash the client library starts the server again by itself (its default error handler, up
+    // to 4 times in 3 minutes): Running -> Stopped -> Starting -> Running. The views follow it both ways.
+    let lost = false;
     this.disposables.push(
       client.onDidChangeState((e) => {
-        if (e.newState === State.Stopped && this.client === client) {
+        if (this.client !== client) {
+          return;
+        }
+        if (e.newState === State.Stopped) {
+          lost = true;
           this.store.attach(null);
           this.clientEmitter.fire(undefined);
           this.setState({ state: 'failed', message: 'The server stopped. See the Pi Context output.' });
+        } else if (e.newState === State.Running && lost) {
+          lost = false;
+          this.version = client.initializeResult?.serverInfo?.version ?? this.version;
+          this.log.info(`the server stopped and was started again (pi-context ${this.version ?? '?'})`);
+          void this.attachClient(client);
         }
       }),
       client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
@@ -282,12 +322,17 @@ export class ServerManager implements vscode.Disposable {
     const serverVersion = client.initializeResult?.serverInfo?.version;
     this.version = serverVersion ?? this.version;
     this.log.info(`server started in ${((Date.now() - started) / 1000).toFixed(1)} s (pi-context ${serverVersion ?? '?'})`);
-    this.store.attach(this.api(client));
-    this.setState({ state: 'running' });
-    this.clientEmitter.fire(client);
     if (launch.interpreter.source === 'setting') {
       void this.checkVersion(serverVersion, launch.interpreter);
     }
+    await this.attachClient(client);
+  }
+
+  /** A running client for the store (the sidebar, status bar and Sessions view) and the chat; then everything asked again. */
+  private async attachClient(client: LanguageClient): Promise<void> {
+    this.store.attach(this.api(client));
+    this.setState({ state: 'running' });
+    this.clientEmitter.fire(client);
     await this.store.refreshAll();
   }
 
@@ -299,6 +344,13 @@ export class ServerManager implements vscode.Disposable {
    */
   private async prepare(folder: vscode.WorkspaceFolder | undefined, force: boolean): Promise<Launch | null> {
     this.progress('Finding the Python that runs the pi-context language server…');
+    const unexpanded = vscode.workspace.isTrusted ? [] : workspaceFolderPathSettings(folder);
+    if (unexpanded.length > 0) {
+      this.log.warn(
+        `Restricted Mode: \${workspaceFolder} is not expanded in an untrusted workspace, so ${unexpanded.join(', ')} ` +
+          'counts as empty until you trust the workspace (the bundled server, the bundled wheel, the default agent dir)',
+      );
+    }
     const own = ownInterpreterSetting(folder);
     const bundle = readBundle(this.context.extensionUri.fsPath);
     if (!own && bundle) {
@@ -310,7 +362,11 @@ export class ServerManager implements vscode.Disposable {
     if (own && own.key === `piContext.${DEPRECATED_PYTHON_KEY}`) {
       this.log.warn(`piContext.python is deprecated: its value is used; move it to piContext.${OWN_PYTHON_KEY}`);
     }
-    const check = await checkServerInstalled(interpreter.command, folder?.uri.fsPath, undefined, OWN_FLAGS);
+    // Both the check and the server run in the workspace folder: a bare name is looked up on PATH first.
+    const python = resolveCommand(interpreter.command);
+    const check: InstallCheck = python
+      ? await checkServerInstalled(python, folder?.uri.fsPath, undefined, OWN_FLAGS)
+      : { ok: false, reason: 'no-python', detail: `${interpreter.command} is on no folder of PATH` };
     this.lastCheck = check;
     if (!check.ok) {
       this.log.error(check.detail);
@@ -320,8 +376,8 @@ export class ServerManager implements vscode.Disposable {
       return null;
     }
     this.version = check.version;
-    this.log.info(`pi-context ${check.version}`);
-    return { python: interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
+    this.log.info(`pi-context ${check.version}${python !== interpreter.command ? ` (${python})` : ''}`);
+    return { python: python ?? interpreter.command, flags: OWN_FLAGS, env: process.env, interpreter };
   }
 
   private async prepareBundled(folder: vscode.WorkspaceFolder | undefined, bundle: Bundle, force: boolean): Promise<Launch | null> {

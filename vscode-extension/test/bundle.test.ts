@@ -22,6 +22,10 @@ import {
 } from '../src/bundle';
 import { checkServerInstalled } from '../src/python';
 
+// pytest runs these tests (tests/extension/test_typescript.py) with the checkout on PYTHONPATH: the Pythons
+// started here must not import its lsp_server instead of the one each test puts in place.
+delete process.env.PYTHONPATH;
+
 const manifest: BundleManifest = {
   name: 'pi-context',
   version: '9.9.9',
@@ -161,4 +165,40 @@ test('no usable Python: a clear message that lists what was tried, and nothing i
   assert.equal(!result.ok && result.reason, 'no-python');
   assert.match(!result.ok ? result.message : '', /Python 3\.11 or newer and found none \(tried \/nonexistent\/python3\.11 \(not found\), \/nonexistent\/python3 \(not found\)\)/);
   assert.equal(existsSync(storageDir), false);
+});
+
+const quiet = { info() {}, warn() {}, error() {} };
+const never = { onCancellationRequested: () => ({ dispose() {} }) };
+
+test('a storage folder that cannot be made is a failure with its reason, not a throw', async () => {
+  const bundle = fakeBundle('9.9.9');
+  const file = join(mkdtempSync(join(tmpdir(), 'pi-context-storage-')), 'a-file');
+  writeFileSync(file, '');
+  const result = await ensureEnvironment({
+    bundle,
+    storageDir: join(file, 'storage'),
+    installSource: null,
+    candidates: ['python3'],
+    force: false,
+    log: quiet,
+    token: never,
+    progress() {},
+  });
+  assert.equal(result.ok, false);
+  assert.equal(!result.ok && result.reason, 'install-failed');
+  assert.match(!result.ok ? result.message : '', /Creating the bundled server's environment in .* failed: .*ENOTDIR/);
+});
+
+test("two windows making the same environment at once: the second to finish uses the first one's and leaves it in place", { timeout: 240_000 }, async () => {
+  const bundle = fakeBundle('9.9.9');
+  const storageDir = mkdtempSync(join(tmpdir(), 'pi-context-storage-'));
+  const request = { bundle, storageDir, installSource: null, candidates: ['python3'], force: false, log: quiet, token: never, progress() {} };
+  const results = await Promise.all([ensureEnvironment(request), ensureEnvironment(request)]);
+  for (const r of results) {
+    assert.ok(r.ok, JSON.stringify(r));
+  }
+  assert.deepEqual(results.map((r) => r.ok && r.created).sort(), [false, true], 'one made it, the other took it up');
+  const python = results[0]?.ok ? results[0].python : '';
+  assert.deepEqual(await checkServerInstalled(python, storageDir), { ok: true, version: '9.9.9' });
+  assert.deepEqual(readdirSync(storageDir), [environmentDir(request).split('/').at(-1)], 'no temporary folder is left');
 });

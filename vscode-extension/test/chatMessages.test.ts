@@ -6,6 +6,7 @@ import { MAX_PROMPT, noPiSentence, parseChatMessage } from '../src/chat/messages
 test('the chat accepts only the intents it knows, with bounded strings', () => {
   assert.deepEqual(parseChatMessage({ type: 'ready' }), { type: 'ready' });
   assert.deepEqual(parseChatMessage({ type: 'abort', extra: 1 }), { type: 'abort' });
+  assert.deepEqual(parseChatMessage({ type: 'manageTrust', command: 'other' }), { type: 'manageTrust' });
   assert.deepEqual(parseChatMessage({ type: 'send', text: 'hi\nthere' }), { type: 'send', text: 'hi\nthere' });
   assert.deepEqual(parseChatMessage({ type: 'fork', itemId: 'u3' }), { type: 'fork', itemId: 'u3' });
   assert.deepEqual(parseChatMessage({ type: 'dismiss', itemId: 'n4' }), { type: 'dismiss', itemId: 'n4' });

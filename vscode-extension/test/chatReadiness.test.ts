@@ -8,6 +8,7 @@ import type { ChatHeader } from '../src/chat/messages';
 import { availability, FORK_HOLD, Gate, type Readiness, sendState } from '../src/chat/readiness';
 
 const READY: Readiness = {
+  untrusted: false,
   server: true,
   located: true,
   noPi: false,
@@ -39,6 +40,13 @@ test('the view says starting, with a reason, until the server, the locate answer
   assert.equal(availability({ ...READY, exited: true, work: 'start' }).phase, 'starting'); // a restart
 });
 
+test('in an untrusted workspace the view says so whatever else is going on, and nothing can be sent', () => {
+  for (const facts of [{}, { server: false, located: false, chat: false }, { noPi: true }, { exited: true }, { work: 'start' as const }]) {
+    assert.deepEqual(availability({ ...READY, ...facts, untrusted: true }), { phase: 'untrusted', hold: null }, JSON.stringify(facts));
+  }
+  assert.deepEqual(sendState(header('untrusted', null)), { enabled: false, reason: null });
+});
+
 test('while a fork is applied sending is held, with the reason', () => {
   assert.deepEqual(availability({ ...READY, work: 'fork' }), { phase: 'idle', hold: FORK_HOLD });
 });
@@ -48,6 +56,7 @@ function header(phase: ChatHeader['phase'], hold: string | null): ChatHeader {
     phase,
     status: null,
     hold,
+    untrusted: null,
     noPi: null,
     session: 's',
     sessionTitle: 's',

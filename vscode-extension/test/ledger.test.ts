@@ -77,6 +77,13 @@ test('the threshold sets the scale when it is above the data, and the marks sit 
   assert.equal(chart.contextLine.split(' ').length, 2);
 });
 
+test('a session of 150,000 turns is charted (the largest turn is not found by spreading every turn into Math.max)', () => {
+  const turns = Array.from({ length: 150_000 }, (_, i) => turn(i, { input: 10, output: 5, totalTokens: i === 77_777 ? 9000 : 15 }));
+  const chart = costChart(ledger(turns));
+  assert.equal(chart.bars.length, 150_000);
+  assert.equal(chart.scaleMax, 9000 * 1.05);
+});
+
 test('the hover text has the numbers, the cost source and the gap', () => {
   const title = turnTitle(
     turn(2, { cacheRead: 33_637, input: 1, cacheWrite: 7594, output: 2526, totalTokens: 43_758, cost: 0.127436, cacheHitRatio: 0.8158, sincePreviousMs: 4464, model: 'claude-opus-4-5' }),

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkServerInstalled, probePython, runLogged } from '../src/python';
+import { checkServerInstalled, probePython, resolveCommand, runLogged } from '../src/python';
+
+// pytest runs these tests (tests/extension/test_typescript.py) with the checkout on PYTHONPATH: the Pythons
+// started here must not import its lsp_server instead of the one each test puts in place.
+delete process.env.PYTHONPATH;
 
 /** A folder holding a package named lsp_server; `python -c` imports from its working directory. */
 function fakeInstall(init: string): string {
@@ -68,4 +72,40 @@ test('probing a Python gives its version and real executable; a missing one says
   assert.match(probe.ok ? probe.version : '', /^3\.\d+\.\d+/);
   assert.ok(probe.ok && probe.executable.startsWith('/'));
   assert.equal((await probePython('/nonexistent/bin/python3')).ok, false);
+});
+
+/** A folder holding an executable file `name`. */
+function program(dir: string, name: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, '#!/bin/sh\n');
+  chmodSync(file, 0o755);
+  return file;
+}
+
+test('a bare interpreter name is looked up on PATH only, never in the working directory (a repository cannot supply it)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'pi-context-path-'));
+  const onPath = program(join(root, 'bin'), 'python3');
+  program(join(root, 'repo'), 'python3'); // what a repository could commit
+  const before = process.cwd();
+  process.chdir(join(root, 'repo'));
+  try {
+    // '.', an empty entry and a relative folder all mean the working directory: passed over.
+    assert.equal(resolveCommand('python3', { PATH: ['.', '', 'repo', join(root, 'bin')].join(':') }, 'linux'), onPath);
+    assert.equal(resolveCommand('python3', { PATH: ['.', ''].join(':') }, 'linux'), null);
+  } finally {
+    process.chdir(before);
+  }
+  assert.equal(resolveCommand('python3', { PATH: join(root, 'nothing') }, 'linux'), null);
+  // A path is used as it is.
+  assert.equal(resolveCommand('/opt/py/bin/python3', { PATH: '' }, 'linux'), '/opt/py/bin/python3');
+  assert.equal(resolveCommand('.venv/bin/python', { PATH: '' }, 'linux'), '.venv/bin/python');
+});
+
+test('on Windows the lookup goes through Path and PATHEXT', () => {
+  const root = mkdtempSync(join(tmpdir(), 'pi-context-winpath-'));
+  const exe = program(join(root, 'Python312'), 'python3.EXE');
+  assert.equal(resolveCommand('python3', { Path: `.;${join(root, 'Python312')}`, PATHEXT: '.COM;.EXE' }, 'win32'), exe);
+  assert.equal(resolveCommand('python3.EXE', { Path: join(root, 'Python312') }, 'win32'), exe);
+  assert.equal(resolveCommand('C:\\Python312\\python.exe', {}, 'win32'), 'C:\\Python312\\python.exe');
 });

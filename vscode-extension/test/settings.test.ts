@@ -5,6 +5,7 @@ import {
   describeInterpreter,
   envName,
   expandPath,
+  expandUserPath,
   needsRestart,
   ownPythonSetting,
   serverSettings,
@@ -98,6 +99,24 @@ test('the agent dir is expanded', () => {
   const s = serverSettings(from({ agentDir: '~/pi' }), (p) => expandPath(p, '/home/u', null));
   assert.equal(s.agentDir, '/home/u/pi');
   assert.equal(expandPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo'), '/repo/.venv/bin/python');
+});
+
+test('in an untrusted workspace a path naming ${workspaceFolder} counts as empty; other paths are expanded as usual', () => {
+  assert.equal(expandUserPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo', true), '/repo/.venv/bin/python');
+  assert.equal(expandUserPath('${workspaceFolder}/.venv/bin/python', '/h', '/repo', false), null);
+  assert.equal(expandUserPath('~/venv/bin/python', '/h', '/repo', false), '/h/venv/bin/python');
+  assert.equal(expandUserPath('${userHome}/pi', '/h', '/repo', false), '/h/pi');
+  // A relative path with a folder resolves against the workspace (the server's working folder): the repository's.
+  assert.equal(expandUserPath('.venv/bin/python', '/h', '/repo', false), null);
+  assert.equal(expandUserPath('dist\\pi_context.whl', '/h', '/repo', false), null);
+  assert.equal(expandUserPath('.venv/bin/python', '/h', '/repo', true), '.venv/bin/python');
+  assert.equal(expandUserPath('python3', '/h', '/repo', false), 'python3'); // a bare name: looked up on PATH
+  assert.equal(expandUserPath('C:\\Python312\\python.exe', '/h', '/repo', false), 'C:\\Python312\\python.exe');
+  assert.equal(expandUserPath('pi-context==0.1.0', '/h', '/repo', false), 'pi-context==0.1.0'); // an install spec
+  assert.equal(expandUserPath('git+https://example.org/pi-context', '/h', '/repo', false), 'git+https://example.org/pi-context');
+  const untrusted = (p: string): string | null => expandUserPath(p, '/h', '/repo', false);
+  assert.equal(serverSettings(from({ agentDir: '${workspaceFolder}/agent' }), untrusted).agentDir, null, "Pi's default agent dir");
+  assert.equal(serverSettings(from({ agentDir: '~/agent' }), untrusted).agentDir, '/h/agent');
 });
 
 test('only the interpreter and install source need a server restart', () => {

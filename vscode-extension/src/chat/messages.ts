@@ -12,7 +12,10 @@ import type { GaugeView } from './usage';
 import { messageObject } from '../webviewMessage';
 
 /** `data-state` of the view's root: what the input can do now. */
-export type ChatPhase = 'no-pi' | 'starting' | 'idle' | 'streaming' | 'exited';
+export type ChatPhase = 'untrusted' | 'no-pi' | 'starting' | 'idle' | 'streaming' | 'exited';
+
+/** The Chat view in an untrusted workspace (Restricted Mode), next to a button that opens the trust editor. */
+export const UNTRUSTED_TEXT = 'The chat runs Pi, which can change files and run commands in this folder, so it starts only once you trust the workspace.';
 
 export interface ChatHeader {
   phase: ChatPhase;
@@ -20,6 +23,8 @@ export interface ChatHeader {
   status: string | null;
   /** Why sending is held now (the server or Pi starting, a fork being applied): the send button's title. */
   hold: string | null;
+  /** Restricted Mode: the sentence that says the chat needs a trusted workspace (`UNTRUSTED_TEXT`), else null. */
+  untrusted: string | null;
   /** Pi missing: one sentence and the command that installs it. */
   noPi: { message: string; installCommand: string } | null;
   session: string;
@@ -85,7 +90,9 @@ export type ChatWebviewMessage =
   | { type: 'restart' }
   | { type: 'compactConfirm' }
   | { type: 'compactCancel' }
-  | { type: 'copyInstall' };
+  | { type: 'copyInstall' }
+  /** Open VS Code's workspace trust editor (`workbench.trust.manage`). */
+  | { type: 'manageTrust' };
 
 const SIMPLE = new Set([
   'ready',
@@ -98,6 +105,7 @@ const SIMPLE = new Set([
   'compactConfirm',
   'compactCancel',
   'copyInstall',
+  'manageTrust',
 ]);
 
 /** A prompt can be long (a pasted file); anything beyond this is not a prompt typed in a chat box. */

@@ -10,6 +10,9 @@
  * rebuilds the conversation from `pi/chat/messages` (Pi's messages, the reply in flight and the
  * `seq` they include), then applies the events numbered after it, so the turn goes on on screen.
  *
+ * In an untrusted workspace (Restricted Mode) the view starts no Pi: it says the chat needs a trusted
+ * workspace, and starts when VS Code grants trust (`onDidGrantWorkspaceTrust`).
+ *
  * Every number comes from the server or from Pi: the gauge is `pi/contextBudget` on the chat's
  * session, moved by the usage Pi reports while it streams; the warning is `pi/chat/preflight`.
  * Pi's extension dialogs become quick picks, input boxes and notifications answered with
@@ -47,7 +50,7 @@ import { makeNonce } from '../sidebar/html';
 import { type Completion, completionsFor, parseInput, piCompletions } from './commands';
 import { type EditSides, editSides, editSidesNote, parseEditArgs } from './editDiff';
 import { chatHtml } from './html';
-import { type ChatHeader, type ChatHostMessage, parseChatMessage } from './messages';
+import { type ChatHeader, type ChatHostMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
 import { availability, Gate } from './readiness';
 import { type ChatItem, Transcript } from './transcript';
 import { gaugeView, modelHasPrices } from './usage';
@@ -119,6 +122,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.subscriptions.push(
       server.onDidChangeClient((client) => this.attach(client)),
       server.onSessionChanged((params) => this.onSessionChanged(params)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.postAll();
+        if (this.view) {
+          void this.ensureChat();
+        }
+      }),
       vscode.workspace.registerTextDocumentContentProvider(EDIT_SCHEME, {
         provideTextDocumentContent: (uri) => this.editDiffSide(uri),
       }),
@@ -213,7 +222,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const model = state.model as Json | undefined;
     const session = this.chat?.session ?? null;
     const name = this.transcript.sessionName ?? (typeof state.sessionName === 'string' ? state.sessionName : null);
+    const untrusted = !vscode.workspace.isTrusted;
     const { phase, hold } = availability({
+      untrusted,
       server: this.client !== undefined,
       located: this.locate !== null,
       noPi: this.locate !== null && !this.locate.found,
@@ -227,6 +238,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       phase,
       status: this.status,
       hold,
+      untrusted: untrusted ? UNTRUSTED_TEXT : null,
       noPi:
         this.locate && !this.locate.found
           ? {
@@ -306,7 +318,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private async doEnsureChat(): Promise<void> {
-    if (!this.client || (this.chat && !this.exited)) {
+    if (!vscode.workspace.isTrusted || !this.client || (this.chat && !this.exited)) {
       this.postAll();
       return;
     }
@@ -351,6 +363,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Start Pi (resuming `session` when given). A remembered session that is gone starts a new one. */
   private async start(session: string | null, quietIfGone = false): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      throw new Error(UNTRUSTED_TEXT); // New Chat, Resume, Restart: the one place every start goes through
+    }
     this.status = session ? 'Starting Pi on the session…' : 'Starting Pi…';
     this.postHeader();
     let info: ChatInfo;
@@ -383,6 +398,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Show a chat the server holds: its state, its conversation so far, its commands, its budget. */
   private async adopt(info: ChatInfo, rebuild: boolean): Promise<void> {
     this.chat = info;
+    // Held from the first await on: events arriving meanwhile (a keeper replays a taken-up turn at once)
+    // would go to a transcript about to be replaced, and a dialog among them would be asked twice, once
+    // more from the snapshot's in-flight events. The snapshot's seq says which of them it already includes.
+    this.heldEvents = rebuild ? [] : null;
     this.exited = null;
     this.compactPreview = null;
     this.warning = null;
@@ -391,10 +410,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.replaceTranscript(new Transcript());
     this.status = null;
     if (info.session) {
-      await this.state.update(SESSION_KEY, info.session);
+      try {
+        await this.state.update(SESSION_KEY, info.session);
+      } catch (e) {
+        this.log.warn(`remembering the chat's session: ${errorText(e)}`); // the events held must still be let go
+      }
     }
     const empty: ChatMessagesResult = { items: [], inFlight: [], seq: 0, inFlightTruncated: false };
-    this.heldEvents = rebuild ? [] : null; // the snapshot's seq says which of them it already includes
     let snapshot: ChatMessagesResult | null;
     let state: ChatInfo;
     let commands: ChatItemsResult;
@@ -615,6 +637,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'copy':
           await vscode.env.clipboard.writeText(message.text);
           break;
+        case 'manageTrust':
+          await vscode.commands.executeCommand('workbench.trust.manage');
+          break;
         case 'copyInstall':
           await vscode.env.clipboard.writeText(this.header().noPi?.installCommand ?? '');
           void vscode.window.showInformationMessage('The install command is on the clipboard.');
@@ -666,7 +691,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       await this.ensureChat();
     }
     if (!this.chat) {
-      throw new Error(this.header().noPi?.message ?? 'The chat has not started.');
+      const header = this.header();
+      throw new Error(header.untrusted ?? header.noPi?.message ?? 'The chat has not started.');
     }
     return this.chat;
   }

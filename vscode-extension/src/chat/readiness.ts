@@ -11,6 +11,8 @@
 import type { ChatHeader, ChatPhase } from './messages';
 
 export interface Readiness {
+  /** The workspace is not trusted (Restricted Mode): the chat does not start Pi. */
+  untrusted: boolean;
   /** A language client is running. */
   server: boolean;
   /** `pi/chat/locate` answered. */
@@ -35,6 +37,9 @@ export interface Availability {
 export const FORK_HOLD = 'Applying the fork: send when the new branch is ready.';
 
 export function availability(r: Readiness): Availability {
+  if (r.untrusted) {
+    return { phase: 'untrusted', hold: null };
+  }
   if (r.noPi) {
     return { phase: 'no-pi', hold: null };
   }
@@ -58,7 +63,7 @@ export function sendState(header: ChatHeader | null): { enabled: boolean; reason
   if (!header) {
     return { enabled: false, reason: 'The chat is starting…' };
   }
-  if (header.phase === 'no-pi' || header.phase === 'exited') {
+  if (header.phase === 'untrusted' || header.phase === 'no-pi' || header.phase === 'exited') {
     return { enabled: false, reason: null };
   }
   if (header.phase === 'starting' || header.hold) {

@@ -126,8 +126,11 @@ export function costChart(
   height: number = CHART_HEIGHT,
 ): CostChartView {
   const turns = ledger.turns;
-  const stacks = turns.map((t) => t.cacheRead + t.input + t.cacheWrite + t.output);
-  const dataMax = Math.max(0, ...stacks, ...turns.map((t) => t.totalTokens));
+  // A loop, not Math.max(...spread): a long session (past ~100k turns) overflows the call's arguments.
+  let dataMax = 0;
+  for (const t of turns) {
+    dataMax = Math.max(dataMax, t.cacheRead + t.input + t.cacheWrite + t.output, t.totalTokens);
+  }
   const threshold = ledger.threshold !== null && ledger.threshold !== undefined && ledger.threshold > 0 ? ledger.threshold : null;
   // The threshold sets the top when the data reaches at least a third of it; further up it is named, not drawn.
   const onScale = threshold !== null && dataMax * 3 >= threshold;

@@ -72,7 +72,8 @@ export function ownPythonSetting(get: SettingGetter): OwnPythonSetting | null {
   return null;
 }
 
-export function serverSettings(get: SettingGetter, expand: (path: string) => string = (p) => p): ServerSettings {
+/** `expand` may refuse a path (null: as if unset), see `expandUserPath`. */
+export function serverSettings(get: SettingGetter, expand: (path: string) => string | null = (p) => p): ServerSettings {
   const agentDir = text(get('agentDir'));
   const trust = get('trust');
   return {
@@ -158,6 +159,29 @@ function looksLikeKey(name: string): boolean {
 
 function bounded(value: unknown, fallback: number, min: number, max: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
+}
+
+/**
+ * A user-level path setting, expanded; null when it names `${workspaceFolder}` and the workspace is not
+ * trusted. The value comes from the user's own settings, but `${workspaceFolder}` turns it into a path
+ * inside whichever repository is open: a Python, a wheel or an agent dir there would be run or read from
+ * a folder nobody vouched for. The caller then uses what it uses when the setting is empty.
+ */
+export function expandUserPath(path: string, home: string, workspaceFolder: string | null, trusted: boolean): string | null {
+  return !trusted && usesWorkspaceFolder(path) ? null : expandPath(path, home, workspaceFolder);
+}
+
+/** A path that names the workspace: `${workspaceFolder}`, or a relative path with a folder in it (`.venv/bin/python`),
+ *  which resolves against the server's working folder, the workspace. A bare name (`python3`) is looked up on PATH. */
+export function usesWorkspaceFolder(path: string): boolean {
+  if (path.includes('${workspaceFolder}')) {
+    return true;
+  }
+  if (path.includes('://')) {
+    return false; // an install source given as a URL (git+https://..., https://.../x.whl)
+  }
+  const relative = !(path.startsWith('/') || path.startsWith('~') || path.startsWith('${userHome}') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\'));
+  return relative && /[\\/]/.test(path);
 }
 
 /** Expand `~` and `${workspaceFolder}` / `${userHome}` in a path setting. */

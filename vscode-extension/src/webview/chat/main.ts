@@ -58,6 +58,8 @@ const headerEl = h(
   statusLine,
 );
 const noPi = h('div', { class: 'no-pi', attrs: { 'data-testid': 'chat-no-pi', role: 'alert' } });
+const untrusted = h('div', { class: 'untrusted', attrs: { 'data-testid': 'chat-untrusted', role: 'alert' } });
+untrusted.hidden = true;
 const log = h('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation with Pi' } });
 const extras = h('div', { class: 'extras' });
 const warning = h('div', { class: 'warning', attrs: { 'data-testid': 'chat-warning', role: 'alert' } });
@@ -91,7 +93,7 @@ const composer = h(
   nextRequestEl,
   h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
 );
-root.replaceChildren(headerEl, noPi, log, extras, composer);
+root.replaceChildren(headerEl, untrusted, noPi, log, extras, composer);
 root.removeAttribute('aria-busy');
 
 function iconButton(icon: string, label: string, onClick: () => void, testid: string, title: string): HTMLButtonElement {
@@ -233,6 +235,14 @@ function drawHeader(): void {
   statusLine.textContent = status;
   statusLine.hidden = status.length === 0;
 
+  untrusted.hidden = hd.untrusted === null;
+  if (hd.untrusted) {
+    untrusted.replaceChildren(
+      h('span', { class: 'codicon codicon-shield', attrs: { 'aria-hidden': 'true' } }),
+      ` ${hd.untrusted} `,
+      h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-manage-trust' }, on: { click: () => send({ type: 'manageTrust' }) } }, 'Manage Workspace Trust'),
+    );
+  }
   noPi.hidden = hd.noPi === null;
   if (hd.noPi) {
     // One sentence, the install command in it once (the server's sentence usually names it already).
@@ -265,8 +275,8 @@ function drawHeader(): void {
   sendButton.disabled = !sendable.enabled;
   sendButton.title = sendable.reason ?? (streaming ? 'Steer: Pi reads this before its next step (Enter)' : 'Send (Enter)');
   sendButton.setAttribute('aria-label', sendButton.title);
-  input.disabled = hd.phase === 'no-pi';
-  modelButton.disabled = thinkingButton.disabled = hd.phase === 'no-pi' || hd.phase === 'exited';
+  input.disabled = hd.phase === 'no-pi' || hd.phase === 'untrusted';
+  modelButton.disabled = thinkingButton.disabled = hd.phase === 'no-pi' || hd.phase === 'untrusted' || hd.phase === 'exited';
   drawExtras(hd);
   updateCompletions();
 }
@@ -340,7 +350,7 @@ function onInput(): void {
 }
 
 function updateCompletions(): void {
-  completions = header && header.phase !== 'no-pi' ? completionsFor(input.value, header.completions) : [];
+  completions = header && header.phase !== 'no-pi' && header.phase !== 'untrusted' ? completionsFor(input.value, header.completions) : [];
   completionList.hidden = completions.length === 0;
   input.setAttribute('aria-expanded', completions.length > 0 ? 'true' : 'false');
   completionList.replaceChildren(
