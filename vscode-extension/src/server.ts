@@ -347,7 +347,7 @@ export class ServerManager implements vscode.Disposable {
     const unexpanded = vscode.workspace.isTrusted ? [] : workspaceFolderPathSettings(folder);
     if (unexpanded.length > 0) {
       this.log.warn(
-        `Restricted Mode: \${workspaceFolder} is not expanded in an untrusted workspace, so ${unexpanded.join(', ')} ` +
+        `Restricted Mode: a path into the workspace (\${workspaceFolder} or a relative path) is not used in an untrusted workspace, so ${unexpanded.join(', ')} ` +
           'counts as empty until you trust the workspace (the bundled server, the bundled wheel, the default agent dir)',
       );
     }
