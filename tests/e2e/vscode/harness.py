@@ -1,7 +1,7 @@
 """What every real-VS-Code test shares: the tools, the .vsix, a code-server with a fresh profile, the driver.
 
 A test builds its workspace, starts :class:`CodeServer` with its settings, and runs a playwright
-script (``driver.js`` or ``chat_driver.js``, both built on ``workbench.js``) through
+script (``driver.js``, ``chat_driver.js`` or ``restricted_driver.js``, all built on ``workbench.js``) through
 :func:`run_driver`. The script reports one JSON line of steps (passed, failed or waiting); it can
 ask the test for things only the test can do (script the fake model, release a held stream, list
 processes) with ``SIGNAL <name> <json>`` lines on its stdout, which :func:`run_driver` answers on
@@ -190,10 +190,18 @@ def read_report(driver: subprocess.CompletedProcess[str], out_dir: Path, title: 
 
 
 class CodeServer:
-    """A code-server on 127.0.0.1 with a fresh profile, the .vsix installed, stopped as a process group."""
+    """A code-server on 127.0.0.1 with a fresh profile, the .vsix installed, stopped as a process group.
 
-    def __init__(self, binary: str, state: Path, settings: dict[str, Any], env: dict[str, str]) -> None:
+    Workspace trust is off unless ``trust=True``: then it is on and the fresh profile trusts nothing, so
+    the opened folder is in Restricted Mode, with no startup dialog asking (``startupPrompt: never``);
+    trust is granted from the page, as a user would (the trust editor's Trust button).
+    """
+
+    def __init__(
+        self, binary: str, state: Path, settings: dict[str, Any], env: dict[str, str], *, trust: bool = False
+    ) -> None:
         self.binary = binary
+        self.trust = trust
         self.state = state
         self.port = free_port()
         self.env = {**env, "XDG_CONFIG_HOME": str(state / "xdg"), "XDG_DATA_HOME": str(state / "xdg")}
@@ -209,7 +217,15 @@ class CodeServer:
             "extensions.autoUpdate": False,
             "extensions.ignoreRecommendations": True,
             "update.mode": "none",
-            "security.workspace.trust.enabled": False,
+            **(
+                {"security.workspace.trust.enabled": False}
+                if not trust
+                else {
+                    "security.workspace.trust.enabled": True,
+                    "security.workspace.trust.startupPrompt": "never",
+                    "security.workspace.trust.untrustedFiles": "open",
+                }
+            ),
             "git.enabled": False,
             "chat.disableAIFeatures": True,
             "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -253,7 +269,7 @@ class CodeServer:
                 *self.common,
                 "--disable-telemetry",
                 "--disable-update-check",
-                "--disable-workspace-trust",
+                *([] if self.trust else ["--disable-workspace-trust"]),
                 "--disable-getting-started-override",
             ],
             stdout=log,

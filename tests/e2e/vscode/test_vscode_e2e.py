@@ -43,7 +43,8 @@ from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
 pytestmark = pytest.mark.e2e
 
-CHAT_OUT = "chat"  # test_chat_e2e.py's screenshots, kept when this test empties the folder
+# test_chat_e2e.py's and test_restricted_mode_e2e.py's screenshots, kept when this test empties the folder
+KEEP_OUT = ("chat", "restricted")
 
 SUMMARY_MARKER = "E2E-SUMMARY: the release checklist is updated for every area"
 SUMMARY = f"## Goal\n{SUMMARY_MARKER}.\n\n## Progress\n- Areas 1-16 checked.\n\n## Next Steps\n- Tag the release."
@@ -141,7 +142,7 @@ def _cost_chart(ws: sample_workspace.SampleWorkspace) -> dict[str, Any]:
 
 @pytest.fixture()
 def out_dir() -> Iterator[Path]:
-    yield harness.fresh_out(harness.OUT, keep=[CHAT_OUT])
+    yield harness.fresh_out(harness.OUT, keep=KEEP_OUT)
 
 
 def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
