@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lsp_server.pi_rpc import PiExit, PiRpcProcess, ProtocolProblem
+from lsp_server.pi_rpc.keeper_files import pid_alive
 from tests.support.fake_llm_server import FakeLlmServer
 from tests.support.pi_agent import PiAgentDir, write_agent_dir
 from tests.support.pi_for_tests import PiUnderTest, require_test_pi
@@ -24,21 +25,7 @@ WAIT_S = 60.0  # a hang guard, never a timing assertion
 LINUX = sys.platform.startswith("linux")
 
 
-def alive(pid: int) -> bool:
-    """Running: neither gone nor a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if LINUX:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return False
-        return state != "Z"
-    return True
+alive = pid_alive  # running: neither gone nor a zombie (the keeper's own test of a recorded pid)
 
 
 def group_alive(pgid: int) -> bool:
