@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,31 @@ def apply_forced(expect: dict[str, bool | str]) -> dict[str, bool | str]:
         elif step in FORCED_OFF:
             expect[step] = "not run (PI_CONTEXT_E2E_EXPECT)"
     return expect
+
+
+def pi_chat_settings(agent_dir: Path, pi_argv: Sequence[str]) -> dict[str, str]:
+    """Settings of a window whose chat runs the test's Pi (argv: node, then Pi's cli) on the test's agent dir."""
+    return {
+        "piContext.server.python": SERVER_PYTHON,
+        "piContext.agentDir": str(agent_dir),
+        "piContext.pi.command": f"{pi_argv[0]} {pi_argv[1]}",
+        "piContext.trust": "trusted",
+    }
+
+
+def driver_config(
+    url: str, folder: Path, out_dir: Path, tools: Mapping[str, str], expect: Mapping[str, bool | str], **extra: Any
+) -> dict[str, Any]:
+    """What every driver is given (the window, the folder it opens, where it writes, the browser, the steps
+    expected), then its own values (camelCase, as the driver reads them)."""
+    return {
+        "url": url,
+        "folder": str(folder),
+        "outDir": str(out_dir),
+        "chromium": tools["CHROMIUM"],
+        "expect": expect,
+        **extra,
+    }
 
 
 def free_port() -> int:

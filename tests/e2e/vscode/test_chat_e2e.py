@@ -241,42 +241,37 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
     with FakeLlmServer() as model:
         ws = sample_workspace.build_chat(tmp_path, model.openai_base_url)
         parties = ChatParties(model, ws.agent)
-        settings = {
-            "piContext.server.python": harness.SERVER_PYTHON,
-            "piContext.agentDir": str(ws.agent.path),
-            "piContext.pi.command": f"{pi.argv[0]} {pi.argv[1]}",
-            "piContext.trust": "trusted",
-        }
+        settings = harness.pi_chat_settings(ws.agent.path, pi.argv)
         code_server = CodeServer(tools["CODE_SERVER"], tmp_path / "code-server", settings, ws.agent.env())
         code_server.install(vsix)
         try:
             url = code_server.start()
-            config = {
-                "url": url,
-                "folder": str(ws.folder),
-                "outDir": str(out_dir),
-                "chromium": tools["CHROMIUM"],
-                "expect": expect,
-                "prompt": PROMPT,
-                "reply": REPLY,
-                "toolPrompt": TOOL_PROMPT,
-                "toolReply": TOOL_REPLY,
-                "notesLine": sample_workspace.NOTES.splitlines()[0],
-                "stopPrompt": STOP_PROMPT,
-                "compactFocus": COMPACT_FOCUS,
-                "pricePrompt": PRICE_PROMPT,
-                "forkPrompt": FORK_PROMPT,
-                "forkReply": FORK_REPLY,
-                "retryReply": RETRY_REPLY,
-                "reloadPrompt": RELOAD_PROMPT,
-                "reloadReply": RELOAD_REPLY,
-                "windowReloadPrompt": WINDOW_RELOAD_PROMPT,
-                "windowReloadReply": WINDOW_RELOAD_REPLY,
-                "gaugeAfterStream": STREAM_USAGE["input"] + STREAM_USAGE["output"],
-                "gaugeAfterTool": TOOL_USAGE["input"] + TOOL_USAGE["output"],
-                "window": WINDOW,
-                "viewport": {"width": 1280, "height": 860},
-            }
+            config = harness.driver_config(
+                url,
+                ws.folder,
+                out_dir,
+                tools,
+                expect,
+                prompt=PROMPT,
+                reply=REPLY,
+                toolPrompt=TOOL_PROMPT,
+                toolReply=TOOL_REPLY,
+                notesLine=sample_workspace.NOTES.splitlines()[0],
+                stopPrompt=STOP_PROMPT,
+                compactFocus=COMPACT_FOCUS,
+                pricePrompt=PRICE_PROMPT,
+                forkPrompt=FORK_PROMPT,
+                forkReply=FORK_REPLY,
+                retryReply=RETRY_REPLY,
+                reloadPrompt=RELOAD_PROMPT,
+                reloadReply=RELOAD_REPLY,
+                windowReloadPrompt=WINDOW_RELOAD_PROMPT,
+                windowReloadReply=WINDOW_RELOAD_REPLY,
+                gaugeAfterStream=STREAM_USAGE["input"] + STREAM_USAGE["output"],
+                gaugeAfterTool=TOOL_USAGE["input"] + TOOL_USAGE["output"],
+                window=WINDOW,
+                viewport={"width": 1280, "height": 860},
+            )
             driver = harness.run_driver(tools, "chat_driver.js", config, out_dir, parties.handlers())
         finally:
             code_server.stop()

@@ -68,26 +68,21 @@ def test_restricted_mode_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
         skill = ws.folder / SKILL_REL
         skill.parent.mkdir(parents=True)
         skill.write_text(sample_workspace.BROKEN_SKILL, encoding="utf-8")
-        settings = {
-            "piContext.server.python": harness.SERVER_PYTHON,
-            "piContext.agentDir": str(ws.agent.path),
-            "piContext.pi.command": f"{pi.argv[0]} {pi.argv[1]}",
-            "piContext.trust": "trusted",
-        }
+        settings = harness.pi_chat_settings(ws.agent.path, pi.argv)
         code_server = CodeServer(tools["CODE_SERVER"], tmp_path / "code-server", settings, ws.agent.env(), trust=True)
         code_server.install(vsix)
         try:
             url = code_server.start()
-            config = {
-                "url": url,
-                "folder": str(ws.folder),
-                "outDir": str(out_dir),
-                "chromium": tools["CHROMIUM"],
-                "expect": expect,
-                "skillRelPath": SKILL_REL,
-                "untrustedText": untrusted_text(),
-                "viewport": {"width": 1280, "height": 860},
-            }
+            config = harness.driver_config(
+                url,
+                ws.folder,
+                out_dir,
+                tools,
+                expect,
+                skillRelPath=SKILL_REL,
+                untrustedText=untrusted_text(),
+                viewport={"width": 1280, "height": 860},
+            )
             handlers: dict[str, harness.Handler] = {"pi-processes": lambda _: len(pi_processes(ws.agent.path))}
             driver = harness.run_driver(tools, "restricted_driver.js", config, out_dir, handlers)
         finally:

@@ -190,26 +190,26 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
         code_server.install(vsix)
         try:
             url = code_server.start()
-            config = {
-                "url": url,
-                "folder": str(ws.folder),
-                "outDir": str(out_dir),
-                "chromium": tools["CHROMIUM"],
-                "expect": expect,
-                "skillRelPath": str(ws.skill.relative_to(ws.folder)),
-                "diagnosticText": "name contains invalid characters",
-                "quickFixText": "owercase",
-                "window": 200_000,
-                "sections": sections,
-                "agentsAppend": "\n- Write a changelog entry for every user-visible change.\n",
-                "changedSection": "project_context",
-                "sessionLabel": sample_workspace.SESSION_NAME,
-                "compactFocus": "the release checklist",
-                "summaryMarker": SUMMARY_MARKER,
-                "branchTarget": "Step 16",
-                "piInstallCommand": "npm install -g @earendil-works/pi-coding-agent",
+            config = harness.driver_config(
+                url,
+                ws.folder,
+                out_dir,
+                tools,
+                expect,
+                skillRelPath=str(ws.skill.relative_to(ws.folder)),
+                diagnosticText="name contains invalid characters",
+                quickFixText="owercase",
+                window=200_000,
+                sections=sections,
+                agentsAppend="\n- Write a changelog entry for every user-visible change.\n",
+                changedSection="project_context",
+                sessionLabel=sample_workspace.SESSION_NAME,
+                compactFocus="the release checklist",
+                summaryMarker=SUMMARY_MARKER,
+                branchTarget="Step 16",
+                piInstallCommand="npm install -g @earendil-works/pi-coding-agent",
                 **cost,
-            }
+            )
             driver = harness.run_driver(tools, "driver.js", config, out_dir, {"slow-llm": slow_llm})
         finally:
             code_server.stop()
