@@ -32,8 +32,17 @@ async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
   }
 }
 
-/** The Python extension's active interpreter for `resource`, when that extension is installed. */
-export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise<string | null> {
+/**
+ * The Python extension's active interpreter for `resource`, when that extension is installed and the
+ * workspace is trusted. In Restricted Mode it is not asked at all: the interpreter it reports is often the
+ * repository's own (`.venv/bin/python`, or what `python.defaultInterpreterPath` in the repository's
+ * settings names), and running it, even for a version probe, runs the repository's code before the user
+ * trusted it. The bundled server then uses a Python from PATH (`pythonCandidates`).
+ */
+export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted: boolean = vscode.workspace.isTrusted): Promise<string | null> {
+  if (!trusted) {
+    return null;
+  }
   const envs = (await pythonExtensionApi())?.environments;
   if (!envs) {
     return null;

@@ -351,6 +351,9 @@ export class ServerManager implements vscode.Disposable {
           'counts as empty until you trust the workspace (the bundled server, the bundled wheel, the default agent dir)',
       );
     }
+    if (!vscode.workspace.isTrusted) {
+      this.log.info("Restricted Mode: the Python extension's interpreter is not used (it may be the repository's own); a Python from PATH runs the server");
+    }
     const own = ownInterpreterSetting(folder);
     const bundle = readBundle(this.context.extensionUri.fsPath);
     if (!own && bundle) {
