@@ -1,0 +1,42 @@
+"""Session folders for the usage tests: Pi's fixture sessions, and the real Pi's forks and clones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PI_FIXTURES = ROOT / "tests" / "fixtures" / "pi"
+FORKS = Path(__file__).resolve().parent / "fixtures" / "real-pi-forks"
+SESSIONS_PLACEHOLDER = "@SESSIONS@"
+
+
+def pi_fixture_folder(tmp_path: Path) -> Path:
+    """``sessions/--project--/`` holding Pi's two fixture sessions (v1 files, real Anthropic usage)."""
+    folder = tmp_path / "sessions" / "--Users-badlogic-workspaces-pi-mono--"
+    folder.mkdir(parents=True)
+    for name in ("before-compaction.jsonl", "large-session.jsonl"):
+        shutil.copyfile(PI_FIXTURES / name, folder / name)
+    return tmp_path / "sessions"
+
+
+def forks_folder(tmp_path: Path) -> tuple[Path, dict[str, Path], Path]:
+    """The real Pi's four sessions (A, its clone B, B's fork C, ``pi --fork A`` D) under ``tmp_path``.
+
+    Returns the sessions folder, the four files by letter, and the agent dir (its models.json).
+    """
+    agent = tmp_path / "agent"
+    sessions = agent / "sessions"
+    for source in (FORKS / "sessions").rglob("*.jsonl"):
+        target = sessions / source.relative_to(FORKS / "sessions")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.read_text(encoding="utf-8").replace(SESSIONS_PLACEHOLDER, str(sessions)), "utf-8")
+    shutil.copyfile(FORKS / "models.json", agent / "models.json")
+    index = json.loads((FORKS / "index.json").read_text(encoding="utf-8"))
+    return sessions, {key: sessions / value for key, value in index.items()}, agent
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
