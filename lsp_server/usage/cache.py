@@ -69,6 +69,7 @@ class UsageCache:
     limits: SessionReadLimits = DEFAULT_LIMITS
     reads: dict[str, FileRead] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    dirty: bool = False  # something was read since the cache was loaded or saved
 
     # --- reading files ---------------------------------------------------------------------------
 
@@ -87,6 +88,7 @@ class UsageCache:
         resume = known.resume if known is not None else None
         fresh = read_file(path, self.limits, resume=resume, known=known)
         stats.bytes_read += fresh.bytes_read
+        self.dirty = True
         if fresh.identity is None:
             stats.unreadable += 1
             self.reads.pop(path, None)
@@ -125,8 +127,8 @@ class UsageCache:
             self.notes.append(f"{self.path}: the usage cache is damaged ({exc!r}); every session is read again")
 
     def save(self, keep: Sequence[str] | None = None) -> None:
-        """Write the cache (atomically). ``keep``: the files still worth remembering (default: all)."""
-        if self.path is None:
+        """Write the cache (atomically) if anything was read. ``keep``: the files still worth remembering."""
+        if self.path is None or (not self.dirty and keep is None and os.path.exists(self.path)):
             return
         reads = self.reads if keep is None else {path: self.reads[path] for path in keep if path in self.reads}
         data = {
@@ -142,6 +144,7 @@ class UsageCache:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(orjson.dumps(data))
                 os.replace(temporary, self.path)
+                self.dirty = False
             except BaseException:
                 os.unlink(temporary)
                 raise

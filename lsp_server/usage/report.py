@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
-from lsp_server.cost.ledger import PricesFor
+from lsp_server.cost.ledger import CostSource, PricesFor
 from lsp_server.cost.prices import UsageCounts, calculate_cost
 from lsp_server.usage.cache import ScanStats
 from lsp_server.usage.lineage import Attribution
@@ -176,13 +176,27 @@ class Pricer:
         self.prices_for = prices_for
 
     def cost(self, record: UsageRecord) -> float | None:
+        return self.price(record)[0]
+
+    def price(self, record: UsageRecord) -> tuple[float | None, CostSource]:
+        """The cost and where it came from (the ledger's ``costSource``)."""
         if record.recorded_cost is not None:
-            return record.recorded_cost
+            return record.recorded_cost, "recorded"
         prices = self.prices_for(record.provider, record.model)
         if prices.rates is None:
-            return None
+            return None, "unknown"
         counts = UsageCounts(record.input, record.output, record.cache_read, record.cache_write, record.cache_write_1h)
-        return calculate_cost(prices.rates, prices.tiers, counts).total
+        return calculate_cost(prices.rates, prices.tiers, counts).total, "computed"
+
+
+def in_range(record: UsageRecord, calendar: Calendar, since: dt.date | None, until: dt.date | None) -> bool:
+    """The record's day (its start, in the calendar's zone) is within ``since``..``until`` (inclusive)."""
+    if since is None and until is None:
+        return True
+    if record.time_ms is None:
+        return False
+    day = calendar.date(record.time_ms)
+    return (since is None or day >= since) and (until is None or day <= until)
 
 
 def model_key(record: UsageRecord) -> str:
@@ -226,12 +240,8 @@ def build_report(
         session_totals = UsageTotals()
         project = project_key(path, read.head)
         for record in attribution.counted.get(path, ()):
-            if ranged:
-                if record.time_ms is None:
-                    continue
-                day = calendar.date(record.time_ms)
-                if (since is not None and day < since) or (until is not None and day > until):
-                    continue
+            if ranged and not in_range(record, calendar, since, until):
+                continue
             cost = pricer.cost(record)
             session_totals.add(record, cost, path)
             totals.add(record, cost, path)

@@ -40,3 +40,33 @@ def forks_folder(tmp_path: Path) -> tuple[Path, dict[str, Path], Path]:
 
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def appended_turn(path: Path, number: int, *, newline: bool = True) -> str:
+    """An assistant reply after the file's last entry, as Pi appends one (one line)."""
+    last = lines(path)[-1]
+    message = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"reply {number}"}],
+        "api": "openai-completions",
+        "provider": "fake",
+        "model": "fake-1",
+        "usage": {
+            "input": 7,
+            "output": 3,
+            "cacheRead": 100,
+            "cacheWrite": 0,
+            "totalTokens": 110,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.5},
+        },
+        "stopReason": "stop",
+        "timestamp": 1_800_000_000_000 + number,
+    }
+    entry = {
+        "type": "message",
+        "id": f"new{number:05d}",
+        "parentId": last["id"],
+        "timestamp": "2027-01-15T08:00:00.000Z",
+        "message": message,
+    }
+    return json.dumps(entry) + ("\n" if newline else "")

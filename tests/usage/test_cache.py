@@ -7,7 +7,6 @@ again gives.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from lsp_server.cost.prices import ModelPrices
 from lsp_server.usage.cache import UsageCache
 from lsp_server.usage.collect import UsageQuery, UsageRun, collect
-from tests.usage._folders import forks_folder, lines, pi_fixture_folder
+from tests.usage._folders import appended_turn, forks_folder, pi_fixture_folder
 
 
 def no_prices(provider: str | None, model: str | None) -> ModelPrices:
@@ -26,36 +25,6 @@ def run(root: Path, cache_file: Path | None) -> UsageRun:
     cache = UsageCache(str(cache_file) if cache_file is not None else None)
     cache.load()
     return collect(UsageQuery((str(root),), timezone="UTC"), cache, no_prices)
-
-
-def appended_turn(path: Path, number: int, *, newline: bool = True) -> str:
-    """An assistant reply after the file's last entry, as Pi appends one (one line)."""
-    last = lines(path)[-1]
-    message = {
-        "role": "assistant",
-        "content": [{"type": "text", "text": f"reply {number}"}],
-        "api": "openai-completions",
-        "provider": "fake",
-        "model": "fake-1",
-        "usage": {
-            "input": 7,
-            "output": 3,
-            "cacheRead": 100,
-            "cacheWrite": 0,
-            "totalTokens": 110,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.5},
-        },
-        "stopReason": "stop",
-        "timestamp": 1_800_000_000_000 + number,
-    }
-    entry = {
-        "type": "message",
-        "id": f"new{number:05d}",
-        "parentId": last["id"],
-        "timestamp": "2027-01-15T08:00:00.000Z",
-        "message": message,
-    }
-    return json.dumps(entry) + ("\n" if newline else "")
 
 
 def test_a_second_run_over_an_unchanged_folder_reads_no_session_byte(tmp_path: Path) -> None:
