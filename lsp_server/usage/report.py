@@ -153,6 +153,7 @@ class UsageReport:
     scan: ScanStats
     since: str | None = None
     until: str | None = None
+    days: list[tuple[str, UsageTotals]] = field(default_factory=list)  # per day whatever ``by`` is (for charts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -228,6 +229,9 @@ def build_report(
     pricer = Pricer(prices_for)
     totals = UsageTotals()
     groups: dict[str, UsageTotals] = {}
+    days: dict[str, UsageTotals] = {}
+    day_key = _time_key("day", calendar)
+    assert day_key is not None
     sessions: list[SessionUsage] = []
     skipped: list[tuple[str, str]] = []
     ranged = since is not None or until is not None
@@ -257,6 +261,11 @@ def build_report(
             if group is None:
                 group = groups[key] = UsageTotals()
             group.add(record, cost, path)
+            day = key if by == "day" else day_key(record)
+            day_totals = days.get(day)
+            if day_totals is None:
+                day_totals = days[day] = UsageTotals()
+            day_totals.add(record, cost, path)
         if session_totals.requests or not ranged:
             sessions.append(
                 SessionUsage(path, read.head, session_totals, attribution.shared.get(path, 0), read.problems)
@@ -276,6 +285,7 @@ def build_report(
         scan if scan is not None else ScanStats(),
         since.isoformat() if since is not None else None,
         until.isoformat() if until is not None else None,
+        sorted(days.items(), key=lambda item: (item[0] == UNKNOWN, item[0])),
     )
 
 

@@ -22,12 +22,13 @@ def pi_fixture_folder(tmp_path: Path) -> Path:
     return tmp_path / "sessions"
 
 
-def forks_folder(tmp_path: Path) -> tuple[Path, dict[str, Path], Path]:
-    """The real Pi's four sessions (A, its clone B, B's fork C, ``pi --fork A`` D) under ``tmp_path``.
+def forks_folder(tmp_path: Path, agent: Path | None = None) -> tuple[Path, dict[str, Path], Path]:
+    """The real Pi's four sessions (A, its clone B, B's fork C, ``pi --fork A`` D) in an agent dir.
 
-    Returns the sessions folder, the four files by letter, and the agent dir (its models.json).
+    ``agent`` defaults to ``tmp_path / "agent"``. Returns the sessions folder, the four files by
+    letter, and the agent dir (with the models.json that prices them).
     """
-    agent = tmp_path / "agent"
+    agent = agent if agent is not None else tmp_path / "agent"
     sessions = agent / "sessions"
     for source in (FORKS / "sessions").rglob("*.jsonl"):
         target = sessions / source.relative_to(FORKS / "sessions")
