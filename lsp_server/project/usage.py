@@ -77,4 +77,3 @@ def usage_result(report: UsageReport, roots: tuple[str, ...]) -> protocol.UsageR
     data["timeZone"] = data.pop("timezone")
     data["days"] = [{"key": key, **_totals(totals)} for key, totals in report.days]
     return protocol.UsageResult.model_validate(data)
-

@@ -26,6 +26,7 @@ from typing import Any, Final
 import orjson
 
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
+from lsp_server.session.jsonl import collector_paused
 from lsp_server.usage.reading import FileIdentity, FileRead, Resume, read_file
 from lsp_server.usage.records import SessionHead, UsageRecord
 
@@ -111,7 +112,7 @@ class UsageCache:
         if self.path is None:
             return
         try:
-            with open(self.path, "rb") as handle:
+            with open(self.path, "rb") as handle, collector_paused():  # 200,000 rows hold no cycles
                 data = orjson.loads(handle.read())
         except FileNotFoundError:
             return
@@ -121,7 +122,8 @@ class UsageCache:
         try:
             if data.get("version") != CACHE_VERSION or data.get("limits") != _limits_json(self.limits):
                 return  # another version or other read limits: rebuilt from the files
-            self.reads = {path: _read_from_json(entry) for path, entry in data["files"].items()}
+            with collector_paused():
+                self.reads = {path: _read_from_json(entry) for path, entry in data["files"].items()}
         except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
             self.reads = {}
             self.notes.append(f"{self.path}: the usage cache is damaged ({exc!r}); every session is read again")

@@ -7,11 +7,12 @@ lives on disk, the server's in memory for as long as it runs (and on disk too, t
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lsp_server.cost.ledger import PricesFor
-from lsp_server.usage.cache import ScanStats, UsageCache
+from lsp_server.session.jsonl import collector_paused
+from lsp_server.usage.cache import UsageCache
 from lsp_server.usage.discover import discover_sessions
 from lsp_server.usage.lineage import Attribution, attribute
 from lsp_server.usage.reading import FileRead
@@ -46,23 +47,20 @@ def collect(query: UsageQuery, cache: UsageCache, prices_for: PricesFor, *, save
     def read_outside(path: str) -> FileRead:
         return cache.get(path, stats)
 
-    attribution = attribute(reads, read_outside)
-    report = build_report(
-        reads,
-        attribution,
-        prices_for,
-        by=query.by,
-        calendar=Calendar(query.timezone),
-        since=query.since,
-        until=query.until,
-        scan=stats,
-        notes=[*found.notes, *cache.notes],
-    )
+    with collector_paused():  # the keys, buckets and groups of 200,000 requests hold no cycles
+        attribution = attribute(reads, read_outside)
+        report = build_report(
+            reads,
+            attribution,
+            prices_for,
+            by=query.by,
+            calendar=Calendar(query.timezone),
+            since=query.since,
+            until=query.until,
+            scan=stats,
+            notes=[*found.notes, *cache.notes],
+        )
     if save:
         cache.save()
     return UsageRun(report, reads, attribution)
 
-
-def scan_only(roots: Sequence[str], cache: UsageCache) -> tuple[dict[str, FileRead], ScanStats]:
-    """The records of every session under ``roots`` (the exporters' input), through ``cache``."""
-    return cache.scan(discover_sessions(list(roots)).files)

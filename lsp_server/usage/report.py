@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
@@ -84,18 +84,16 @@ class UsageTotals:
     unknown_cost: int = 0
     sessions: set[str] = field(default_factory=set)
 
-    def add(self, record: UsageRecord, cost: float | None, session: str) -> None:
-        self.requests += 1
-        if record.kind == "turn":
-            self.turns += 1
-        self.input += record.input
-        self.output += record.output
-        self.cache_read += record.cache_read
-        self.cache_write += record.cache_write
-        if cost is None:
-            self.unknown_cost += 1
-        else:
-            self.cost += cost
+    def merge(self, bucket: list[float], session: str) -> None:
+        """Add a bucket of sums: requests, turns, input, output, cache read, cache write, cost, unknown costs."""
+        self.requests += int(bucket[0])
+        self.turns += int(bucket[1])
+        self.input += bucket[2]
+        self.output += bucket[3]
+        self.cache_read += bucket[4]
+        self.cache_write += bucket[5]
+        self.cost += bucket[6]
+        self.unknown_cost += int(bucket[7])
         self.sessions.add(session)
 
     @property
@@ -224,48 +222,69 @@ def build_report(
     scan: ScanStats | None = None,
     notes: Iterable[str] = (),
 ) -> UsageReport:
-    """Sum the counted requests of every session in ``reads``, grouped ``by``."""
+    """Sum the counted requests of every session in ``reads``, grouped ``by``.
+
+    Each session's requests are first summed per (group, day) bucket, then the buckets are added to the
+    session, the totals, the groups and the days: a few buckets per session instead of four additions
+    per request (200,000 requests in a second run).
+    """
     calendar = calendar if calendar is not None else Calendar()
     pricer = Pricer(prices_for)
     totals = UsageTotals()
     groups: dict[str, UsageTotals] = {}
     days: dict[str, UsageTotals] = {}
-    day_key = _time_key("day", calendar)
-    assert day_key is not None
     sessions: list[SessionUsage] = []
     skipped: list[tuple[str, str]] = []
     ranged = since is not None or until is not None
-    time_key = _time_key(by, calendar)
+    keys = _Keys(calendar)
     for path in sorted(reads):  # one order whatever the input's, so the float sums are the same every run
         read = reads[path]
         if read.head is None:
             skipped.append((path, read.error or "not a session"))
             continue
-        session_totals = UsageTotals()
         project = project_key(path, read.head)
+        buckets: dict[tuple[str, str], list[float]] = {}
         for record in attribution.counted.get(path, ()):
             if ranged and not in_range(record, calendar, since, until):
                 continue
-            cost = pricer.cost(record)
-            session_totals.add(record, cost, path)
-            totals.add(record, cost, path)
-            if time_key is not None:
-                key = time_key(record)
+            day = keys.day(record.time_ms)
+            if by == "day":
+                key = day
+            elif by in TIME_GROUPS:
+                key = keys.week(day) if by == "week" else keys.month(day)
             elif by == "project":
                 key = project
             elif by == "model":
                 key = model_key(record)
             else:
                 key = path
+            bucket = buckets.get((key, day))
+            if bucket is None:
+                bucket = buckets[(key, day)] = [0, 0, 0, 0, 0, 0, 0.0, 0]
+            cost = pricer.cost(record)
+            bucket[0] += 1
+            if record.kind == "turn":
+                bucket[1] += 1
+            bucket[2] += record.input
+            bucket[3] += record.output
+            bucket[4] += record.cache_read
+            bucket[5] += record.cache_write
+            if cost is None:
+                bucket[7] += 1
+            else:
+                bucket[6] += cost
+        session_totals = UsageTotals()
+        for (key, day), bucket in buckets.items():
+            session_totals.merge(bucket, path)
+            totals.merge(bucket, path)
             group = groups.get(key)
             if group is None:
                 group = groups[key] = UsageTotals()
-            group.add(record, cost, path)
-            day = key if by == "day" else day_key(record)
+            group.merge(bucket, path)
             day_totals = days.get(day)
             if day_totals is None:
                 day_totals = days[day] = UsageTotals()
-            day_totals.add(record, cost, path)
+            day_totals.merge(bucket, path)
         if session_totals.requests or not ranged:
             sessions.append(
                 SessionUsage(path, read.head, session_totals, attribution.shared.get(path, 0), read.problems)
@@ -289,19 +308,32 @@ def build_report(
     )
 
 
-def _time_key(by: GroupBy, calendar: Calendar) -> Callable[[UsageRecord], str] | None:
-    if by not in TIME_GROUPS:
-        return None
+class _Keys:
+    """Day, ISO week and month keys, each computed once per quarter hour or day seen."""
 
-    def key(record: UsageRecord) -> str:
-        if record.time_ms is None:
+    def __init__(self, calendar: Calendar) -> None:
+        self.calendar = calendar
+        self._days: dict[int, str] = {}
+        self._weeks: dict[str, str] = {}
+
+    def day(self, ms: int | None) -> str:
+        if ms is None:
             return UNKNOWN
-        day = calendar.date(record.time_ms)
-        if by == "day":
-            return day.isoformat()
-        if by == "month":
-            return f"{day.year:04d}-{day.month:02d}"
-        year, week, _ = day.isocalendar()
-        return f"{year:04d}-W{week:02d}"
+        bucket = ms // _QUARTER_HOUR_MS
+        text = self._days.get(bucket)
+        if text is None:
+            text = self._days[bucket] = self.calendar.date(ms).isoformat()
+        return text
 
-    return key
+    def week(self, day: str) -> str:
+        if day == UNKNOWN:
+            return UNKNOWN
+        week = self._weeks.get(day)
+        if week is None:
+            year, number, _ = dt.date.fromisoformat(day).isocalendar()
+            week = self._weeks[day] = f"{year:04d}-W{number:02d}"
+        return week
+
+    @staticmethod
+    def month(day: str) -> str:
+        return day if day == UNKNOWN else day[:7]
