@@ -84,6 +84,14 @@ test('the chart keeps the last days when the range is long, and says so', () => 
   assert.equal(usageChart([day('unknown')]), null);
 });
 
+test('a few days are bars of a bar\'s width, centred in their day', () => {
+  const chart = usageChart([day('2025-01-01')]);
+  const bar = chart?.bars[0];
+  assert.ok(bar);
+  assert.equal(bar.width, 24);
+  assert.equal(bar.x, (USAGE_CHART_WIDTH - 24) / 2);
+});
+
 test('rows are the groups, with the model names and their costs', () => {
   const view = usageView(fixture('pi-fixtures.model.json'));
   assert.equal(view.groupTitle, 'Model');

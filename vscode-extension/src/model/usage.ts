@@ -12,6 +12,7 @@ import { formatUsd } from './ledger';
 export const USAGE_CHART_WIDTH = 600;
 export const USAGE_CHART_HEIGHT = 140;
 export const MAX_DAYS = 92;
+const MAX_BAR_WIDTH = 24; // a few days would otherwise be wide blocks
 const DAY_MS = 86_400_000;
 
 export type UsageGroupBy = UsageResult['by'];
@@ -137,7 +138,7 @@ export function usageChart(days: UsageGroup[]): UsageChartView | null {
     return d ? d.cacheRead + newInput(d) + d.output : 0;
   }));
   const slot = USAGE_CHART_WIDTH / slots.length;
-  const width = Math.max(slot * 0.8, 0.5);
+  const width = Math.min(Math.max(slot * 0.8, 0.5), MAX_BAR_WIDTH);
   const h = USAGE_CHART_HEIGHT;
   const bars: UsageBar[] = [];
   const share: string[] = [];
