@@ -91,6 +91,11 @@ def register(subparsers: Any) -> None:
         help="the requests already sent (default: $XDG_STATE_HOME/pi-context/otlp-<endpoint hash>.sent)",
     )
     otel.add_argument(
+        "--otlp-content",
+        action="store_true",
+        help="also send what each turn said (gen_ai.input.messages, gen_ai.output.messages); off by default",
+    )
+    otel.add_argument(
         "--watch",
         action="store_true",
         help="with --otlp: keep following the session folders and send each new request as Pi writes it",
@@ -229,9 +234,18 @@ def _otlp(
     calendar = Calendar(query.timezone)
     prices_for = project.prices.prices_for
 
+    content = cache.limits if args.otlp_content else None  # read each turn's messages with these limits
+
     def send(current: UsageRun) -> ExportResult:
         return send_pending(
-            current, cursor, sender, prices_for, calendar=calendar, since=query.since, until=query.until
+            current,
+            cursor,
+            sender,
+            prices_for,
+            calendar=calendar,
+            since=query.since,
+            until=query.until,
+            content=content,
         )
 
     try:

@@ -63,4 +63,3 @@ def collect(query: UsageQuery, cache: UsageCache, prices_for: PricesFor, *, save
     if save:
         cache.save()
     return UsageRun(report, reads, attribution)
-

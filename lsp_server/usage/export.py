@@ -9,10 +9,15 @@ it is marked, so the next run (or the next change under ``--watch``) sends it ag
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from lsp_server.cost.ledger import PricesFor
+from lsp_server.session.bounds import SessionReadLimits
+from lsp_server.session.raw import Entry
+from lsp_server.session.tail import load_session
 from lsp_server.usage.collect import UsageRun
+from lsp_server.usage.content import input_messages, output_messages
 from lsp_server.usage.cursor import SentCursor
 from lsp_server.usage.otlp import BATCH_SIZE, Outgoing, SpanSender, record_id_text
 from lsp_server.usage.report import Calendar, Pricer, in_range
@@ -36,8 +41,13 @@ def pending(
     calendar: Calendar | None = None,
     since: dt.date | None = None,
     until: dt.date | None = None,
+    content: SessionReadLimits | None = None,
 ) -> tuple[list[tuple[str, Outgoing]], int]:
-    """The requests to send, each with its cursor id, in session then file order; and how many were sent before."""
+    """The requests to send, each with its cursor id, in session then file order; and how many were sent before.
+
+    ``content`` (the read limits) adds each reply's messages: its session is loaded once, only when it has
+    something to send.
+    """
     calendar = calendar if calendar is not None else Calendar()
     pricer = Pricer(prices_for)
     out: list[tuple[str, Outgoing]] = []
@@ -47,6 +57,7 @@ def pending(
         head = run.reads[path].head
         if head is None:
             continue
+        entries: dict[Any, Entry] | None = None
         for record in run.attribution.counted.get(path, ()):
             if not in_range(record, calendar, since, until):
                 continue
@@ -58,7 +69,16 @@ def pending(
                 continue
             queued.add(record_id)
             cost, source = pricer.price(record)
-            out.append((record_id, Outgoing(path, head, record, cost, source)))
+            item = Outgoing(path, head, record, cost, source)
+            if content is not None and record.entry_id is not None:
+                if entries is None:
+                    entries = load_session(path, content).index.by_id
+                entry = entries.get(record.entry_id)
+                if entry is not None:
+                    item = replace(
+                        item, input_messages=input_messages(entry, entries), output_messages=output_messages(entry)
+                    )
+            out.append((record_id, item))
     return out, already
 
 
@@ -71,9 +91,10 @@ def send_pending(
     calendar: Calendar | None = None,
     since: dt.date | None = None,
     until: dt.date | None = None,
+    content: SessionReadLimits | None = None,
 ) -> ExportResult:
     """Send what the collector has not accepted yet, batch by batch, each accepted batch remembered at once."""
-    todo, already = pending(run, cursor, prices_for, calendar=calendar, since=since, until=until)
+    todo, already = pending(run, cursor, prices_for, calendar=calendar, since=since, until=until, content=content)
     sent = 0
     for start in range(0, len(todo), BATCH_SIZE):
         batch = todo[start : start + BATCH_SIZE]

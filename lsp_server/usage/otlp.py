@@ -16,7 +16,8 @@ the cursor's write, :mod:`.cursor`) has the same ids both times and a backend ca
 
 Resource attributes say who and where: ``service.name`` ``pi``, ``host.name``, ``user.name`` and
 ``pi.project`` (the session's cwd); one resource per project, so every export groups its spans by
-project. ``OTEL_RESOURCE_ATTRIBUTES`` adds more (the SDK's own rule). No prompt or reply text is sent.
+project. ``OTEL_RESOURCE_ATTRIBUTES`` adds more (the SDK's own rule). No prompt or reply text is sent
+unless asked (``--otlp-content``: the conventions' opt-in message attributes, :mod:`.content`).
 
 The SDK is an optional extra (``pip install 'pi-context[otel]'``): this module imports it, and the CLI
 imports this module only for ``--otlp`` (an ImportError there becomes the install hint).
@@ -97,6 +98,8 @@ class Outgoing:
     record: UsageRecord
     cost: float | None
     cost_source: str
+    input_messages: str | None = None  # with --otlp-content only (:mod:`.content`)
+    output_messages: str | None = None
 
 
 def span_attributes(item: Outgoing) -> dict[str, Any]:
@@ -130,6 +133,10 @@ def span_attributes(item: Outgoing) -> dict[str, Any]:
         attributes["pi.usage.cost"] = item.cost  # US dollars
     if record.entry_id:
         attributes["pi.entry.id"] = record.entry_id
+    if item.input_messages is not None:
+        attributes["gen_ai.input.messages"] = item.input_messages
+    if item.output_messages is not None:
+        attributes["gen_ai.output.messages"] = item.output_messages
     return attributes
 
 

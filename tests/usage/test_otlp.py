@@ -210,3 +210,30 @@ def test_watch_sends_each_new_request_once_across_restarts(tmp_path: Path, colle
     assert len(entry_ids) == len(set(entry_ids)) == 9
     assert entry_ids[5:] == ["new00001", "new00002", "new00003", "new00004"]
     assert len(state.read_text().splitlines()) == 9
+
+
+def test_content_is_sent_only_when_asked_in_the_conventions_message_shape(
+    tmp_path: Path, collector: OtlpReceiver
+) -> None:
+    sessions, files, agent = forks_folder(tmp_path)
+    done = run(tmp_path, command(sessions, agent, collector, tmp_path / "sent", "--no-cache", "--otlp-content"))
+    assert done.returncode == 0, done.stderr
+    spans = {span.attributes["pi.entry.id"]: span for span in collector.wait_for(5)}
+    expected = expected_requests(files)
+    for entry_id, span in spans.items():
+        entry = expected[entry_id]["entry"]
+        output = json.loads(span.attributes["gen_ai.output.messages"])
+        reply_text = entry["message"]["content"][0]["text"]
+        assert output == [
+            {"role": "assistant", "parts": [{"type": "text", "content": reply_text}], "finish_reason": "stop"}
+        ]
+        inputs = json.loads(span.attributes["gen_ai.input.messages"])
+        # What the turn added since the previous reply on its branch: the user's prompt that asked for it.
+        parent = next(e for e in lines(Path(expected[entry_id]["path"])) if e.get("id") == entry["parentId"])
+        assert inputs == [
+            {"role": "user", "parts": [{"type": "text", "content": parent["message"]["content"][0]["text"]}]}
+        ]
+    replies = sorted(
+        json.loads(span.attributes["gen_ai.output.messages"])[0]["parts"][0]["content"] for span in spans.values()
+    )
+    assert replies == ["five (pi --fork)", "four (in the fork)", "one", "three (in the clone)", "two"]
