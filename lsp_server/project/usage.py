@@ -74,6 +74,5 @@ def usage_result(report: UsageReport, roots: tuple[str, ...]) -> protocol.UsageR
     """``pi/usage``'s answer: the report as ``pi-context usage --json`` prints it, plus the days."""
     data = report.to_json()
     data["roots"] = list(roots)
-    data["timeZone"] = data.pop("timezone")
     data["days"] = [{"key": key, **_totals(totals)} for key, totals in report.days]
     return protocol.UsageResult.model_validate(data)

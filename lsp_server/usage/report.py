@@ -156,7 +156,7 @@ class UsageReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "by": self.by,
-            "timezone": self.timezone,
+            "timeZone": self.timezone,
             "since": self.since,
             "until": self.until,
             "totals": self.totals.to_json(),

@@ -47,7 +47,7 @@ def test_the_json_answer_has_totals_groups_and_sessions(tmp_path: Path) -> None:
     assert sum(group["turns"] for group in report["groups"]) == report["totals"]["turns"] == 5
     clone = next(session for session in report["sessions"] if session["path"] == str(files["b"]))
     assert clone["parentSession"] == str(files["a"]) and clone["sharedRequests"] == 2
-    assert report["scan"]["loaded"] == 4 and report["by"] == "session" and report["timezone"] == "UTC"
+    assert report["scan"]["loaded"] == 4 and report["by"] == "session" and report["timeZone"] == "UTC"
 
 
 def test_the_table_for_people(tmp_path: Path) -> None:
