@@ -628,7 +628,8 @@ class UsageParams(WireModel):
     folders: list[str] | None = Field(
         default=None,
         description="Session folders or files (paths or file URIs); default: the `sessions/` folder of every "
-        "workspace folder's agent dir.",
+        "workspace folder's agent dir, and the session folder Pi is told to use ($PI_CODING_AGENT_SESSION_DIR, "
+        "sessionDir) if any.",
     )
     workspace_folder: str | None = Field(
         default=None, description="Workspace folder URI whose models.json prices the requests; default: the first."

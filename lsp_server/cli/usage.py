@@ -21,7 +21,7 @@ from lsp_server.cli._project import add_project_arguments, project_inputs, sessi
 from lsp_server.cli._session_text import table
 from lsp_server.context.paths import resolve_path
 from lsp_server.project.project import Project, open_project
-from lsp_server.session.locate import SESSIONS_FOLDER
+from lsp_server.project.usage import default_roots
 from lsp_server.truncate import format_size
 from lsp_server.usage.cache import UsageCache, default_cache_path
 from lsp_server.usage.collect import UsageQuery, UsageRun, collect
@@ -42,7 +42,10 @@ def register(subparsers: Any) -> None:
         "--parquet/--duckdb write one row per request.",
     )
     parser.add_argument(
-        "paths", nargs="*", metavar="DIR", help="session folders or files (default: <agent dir>/sessions)"
+        "paths",
+        nargs="*",
+        metavar="DIR",
+        help="session folders or files (default: <agent dir>/sessions and Pi's sessionDir if set)",
     )
     parser.add_argument("--by", choices=GROUPINGS, default="day", help="how to group the requests (default: day)")
     parser.add_argument("--since", default=None, metavar="DAY", help="first day counted (YYYY-MM-DD or YYYYMMDD)")
@@ -130,7 +133,7 @@ def query_from_args(args: argparse.Namespace, project: Project) -> UsageQuery | 
             ZoneInfo(args.timezone)
         except (ZoneInfoNotFoundError, ValueError):
             return f"--timezone: unknown time zone {args.timezone!r}"
-    roots = tuple(resolve_path(path) for path in args.paths) or (os.path.join(project.agent_dir, SESSIONS_FOLDER),)
+    roots = tuple(resolve_path(path) for path in args.paths) or default_roots([project])
     return UsageQuery(roots, args.by, since, until, args.timezone)
 
 

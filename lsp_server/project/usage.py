@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from lsp_server import protocol
 from lsp_server.cost.ledger import PricesFor
+from lsp_server.project.project import Project
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.locate import SESSIONS_FOLDER
 from lsp_server.usage.cache import UsageCache, default_cache_path
@@ -41,9 +42,17 @@ class UsageStore:
             return collect(query, self._cache, prices_for).report
 
 
-def default_roots(agent_dirs: Sequence[str]) -> tuple[str, ...]:
-    """The ``sessions/`` folder of each agent dir, each once."""
-    return tuple(dict.fromkeys(os.path.join(agent_dir, SESSIONS_FOLDER) for agent_dir in agent_dirs))
+def default_roots(projects: Sequence[Project]) -> tuple[str, ...]:
+    """Where Pi keeps the sessions of these projects: each agent dir's ``sessions/``, and a session folder
+    moved by ``$PI_CODING_AGENT_SESSION_DIR`` or ``sessionDir`` (Pi's own choice, :meth:`Project.session_dir`);
+    each folder once."""
+    roots: list[str] = []
+    for project in projects:
+        roots.append(os.path.join(project.agent_dir, SESSIONS_FOLDER))
+        choice = project.session_dir()
+        if choice.source != "default":
+            roots.append(choice.path)
+    return tuple(dict.fromkeys(roots))
 
 
 def usage_query(params: protocol.UsageParams, roots: tuple[str, ...]) -> UsageQuery | str:

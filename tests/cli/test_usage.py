@@ -92,3 +92,16 @@ def test_bad_flags_are_errors_that_say_which(tmp_path: Path) -> None:
 def test_a_folder_that_does_not_exist_is_a_note_not_a_crash(tmp_path: Path) -> None:
     report = as_json(tmp_path, str(tmp_path / "nowhere"), "--no-cache")
     assert report["totals"]["requests"] == 0 and report["notes"] == [f"{tmp_path / 'nowhere'}: no such folder"]
+
+
+def test_a_session_folder_pi_was_told_to_use_is_read_too(tmp_path: Path) -> None:
+    sessions, files, agent = forks_folder(tmp_path)
+    moved = tmp_path / "moved-sessions"
+    moved.mkdir()
+    files["d"].rename(moved / files["d"].name)  # Pi wrote D under $PI_CODING_AGENT_SESSION_DIR
+    env = {"PI_CODING_AGENT_DIR": str(agent), "PI_CODING_AGENT_SESSION_DIR": str(moved)}
+    report = as_json(tmp_path, "--no-cache", env=env)
+    assert report["roots"] == [str(sessions), str(moved)]
+    assert (report["totals"]["turns"], report["totals"]["sessions"]) == (5, 4)
+    without = as_json(tmp_path, "--no-cache", env={"PI_CODING_AGENT_DIR": str(agent)})
+    assert (without["roots"], without["totals"]["turns"]) == ([str(sessions)], 4)

@@ -880,7 +880,7 @@ export interface UsageParams {
   until?: string | null;
   /** IANA time zone of the days; default: the server machine's. */
   timeZone?: string | null;
-  /** Session folders or files (paths or file URIs); default: the `sessions/` folder of every workspace folder's agent dir. */
+  /** Session folders or files (paths or file URIs); default: the `sessions/` folder of every workspace folder's agent dir, and the session folder Pi is told to use ($PI_CODING_AGENT_SESSION_DIR, sessionDir) if any. */
   folders?: string[] | null;
   /** Workspace folder URI whose models.json prices the requests; default: the first. */
   workspaceFolder?: string | null;

@@ -30,7 +30,10 @@ def register(server: PiLanguageServer) -> None:
         method = protocol.USAGE
         request = parse_params(protocol.UsageParams, params, method)
         await ls.wait_ready()
-        roots = _roots(ls, method, request) if request.folders else default_roots(ls.agent_dirs())
+        folders = ls.roots or [os.getcwd()]
+        roots = (
+            _roots(ls, method, request) if request.folders else default_roots([ls.projects.open(f) for f in folders])
+        )
         query = usage_query(request, roots)
         if isinstance(query, str):
             raise invalid(method, query)
