@@ -133,6 +133,7 @@ class UsageCache:
         if self.path is None or (not self.dirty and keep is None and os.path.exists(self.path)):
             return
         reads = self.reads if keep is None else {path: self.reads[path] for path in keep if path in self.reads}
+        reads = {path: read for path, read in reads.items() if os.path.exists(path)}  # deleted files: forgotten
         data = {
             "version": CACHE_VERSION,
             "limits": _limits_json(self.limits),

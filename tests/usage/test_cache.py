@@ -7,6 +7,7 @@ again gives.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -122,3 +123,13 @@ def test_a_damaged_cache_is_set_aside_with_a_note(tmp_path: Path) -> None:
     cache_file.write_text("not json")
     assert any("cannot be read" in note for note in run(sessions, cache_file).report.notes)
     assert run(sessions, cache_file).report.scan.unchanged == 4  # rebuilt and usable again
+
+
+def test_a_deleted_session_leaves_the_cache(tmp_path: Path) -> None:
+    sessions, files, _agent = forks_folder(tmp_path)
+    cache_file = tmp_path / "usage.json"
+    run(sessions, cache_file)
+    files["d"].unlink()
+    second = run(sessions, cache_file).report
+    assert second.totals.turns == 4
+    assert str(files["d"]) not in json.loads(cache_file.read_text())["files"]
