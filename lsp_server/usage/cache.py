@@ -102,8 +102,14 @@ class UsageCache:
         return fresh
 
     def scan(self, files: Sequence[str]) -> tuple[dict[str, FileRead], ScanStats]:
+        """Every file's records; a cached file that no longer exists is forgotten (and the cache rewritten)."""
         stats = ScanStats()
-        return {path: self.get(path, stats) for path in files}, stats
+        found = {path: self.get(path, stats) for path in files}
+        gone = [path for path in self.reads if path not in found and not os.path.exists(path)]
+        for path in gone:
+            del self.reads[path]
+            self.dirty = True
+        return found, stats
 
     # --- on disk ---------------------------------------------------------------------------------
 
@@ -133,7 +139,6 @@ class UsageCache:
         if self.path is None or (not self.dirty and keep is None and os.path.exists(self.path)):
             return
         reads = self.reads if keep is None else {path: self.reads[path] for path in keep if path in self.reads}
-        reads = {path: read for path, read in reads.items() if os.path.exists(path)}  # deleted files: forgotten
         data = {
             "version": CACHE_VERSION,
             "limits": _limits_json(self.limits),
