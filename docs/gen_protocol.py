@@ -112,6 +112,19 @@ METHODS: tuple[Method, ...] = (
         "`pi-context session FILE --costs --json`; see [cost.md](cost.md).",
     ),
     Method(
+        protocol.USAGE,
+        "request",
+        "client → server",
+        "UsageParams",
+        "UsageResult",
+        "Usage and cost across every session (default: the `sessions/` folder of each workspace folder's agent "
+        "dir): each paid request counted once even when a fork or clone repeats it, priced as the turn ledger "
+        "prices it, summed and grouped `by` day, week, month, project, model or session, with one group per "
+        "day for a chart, every session's own totals and what the run read (the server keeps the records, so "
+        "the next answer reads only what Pi appended). The numbers are those of `pi-context usage --json`; see "
+        "[usage.md](usage.md).",
+    ),
+    Method(
         protocol.SESSIONS,
         "request",
         "client → server",
@@ -629,6 +642,7 @@ async def record_examples() -> dict[str, Any]:
         await ask(protocol.CONTEXT_BUDGET, {"session": str(session)})
         await ask(protocol.PROJECTED_REQUEST, {"session": str(session)})
         await ask(protocol.TURN_LEDGER, {"session": str(session)})
+        await ask(protocol.USAGE, {"by": "model", "timeZone": "UTC"})
         await ask(protocol.SESSIONS, {})
         await ask(protocol.SESSION_TREE, {"session": str(session)})
         await command(
@@ -729,9 +743,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", action="store_true", help="record the examples from a running server first")
     parser.add_argument("--check", action="store_true", help="exit 1 when docs/protocol.md is stale")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="METHOD",
+        help="with --examples: keep the other methods' recorded examples and replace only these",
+    )
     args = parser.parse_args()
     if args.examples:
         examples = asyncio.run(record_examples())
+        if args.only:
+            kept = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+            examples = {**kept, **{name: examples[name] for name in args.only}}
         EXAMPLES.write_text(json.dumps(examples, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     page = render()
     if args.check:

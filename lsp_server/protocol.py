@@ -615,6 +615,87 @@ class CommandOutcome(WireModel):
     )
 
 
+UsageGroupBy = Literal["day", "week", "month", "project", "model", "session"]
+
+
+class UsageParams(WireModel):
+    by: UsageGroupBy = Field(default="day", description="How `groups` are made.")
+    since: str | None = Field(default=None, description="First day counted (YYYY-MM-DD), in `timeZone`.")
+    until: str | None = Field(default=None, description="Last day counted (YYYY-MM-DD), in `timeZone`.")
+    time_zone: str | None = Field(
+        default=None, description="IANA time zone of the days; default: the server machine's."
+    )
+    folders: list[str] | None = Field(
+        default=None,
+        description="Session folders or files (paths or file URIs); default: the `sessions/` folder of every "
+        "workspace folder's agent dir, and the session folder Pi is told to use ($PI_CODING_AGENT_SESSION_DIR, "
+        "sessionDir) if any.",
+    )
+    workspace_folder: str | None = Field(
+        default=None, description="Workspace folder URI whose models.json prices the requests; default: the first."
+    )
+
+
+class UsageTotalsInfo(WireModel):
+    sessions: int = Field(description="Sessions with at least one counted request.")
+    turns: int = Field(description="Assistant replies.")
+    requests: int = Field(description="Every paid request: replies, cache warms, summary calls.")
+    input: Number = Field(description="New (uncached) input tokens, Pi's `input`.")
+    output: Number
+    cache_read: Number
+    cache_write: Number
+    cost: Number = Field(description="US dollars: the sum of the known costs.")
+    unknown_cost: int = Field(description="Requests without a known cost (not in `cost`).")
+    cache_share: float | None = Field(description="cacheRead / (input + cacheRead + cacheWrite); null: no prompt.")
+
+
+class UsageGroup(UsageTotalsInfo):
+    key: str = Field(description="The day (YYYY-MM-DD), ISO week (YYYY-Www), month (YYYY-MM), project, model or file.")
+
+
+class UsageSessionInfo(UsageTotalsInfo):
+    path: str
+    id: str | None
+    cwd: str | None
+    parent_session: str | None = Field(description="The header's parentSession: the file it was forked or cloned from.")
+    shared_requests: int = Field(description="Requests copied from a parent, counted there and not here.")
+    problems: int = Field(description="Lines of the file that were skipped or repaired.")
+
+
+class UsageSkipped(WireModel):
+    path: str
+    reason: str
+
+
+class UsageScanInfo(WireModel):
+    files: int
+    unchanged: int = Field(description="Files taken from the cache without reading them.")
+    appended: int = Field(description="Files read from where the last read stopped.")
+    loaded: int = Field(description="Files read whole.")
+    unreadable: int
+    bytes_read: int
+
+
+class UsageResult(WireModel):
+    """Usage across sessions, as ``pi-context usage --json``; unknown values are explicit ``null``."""
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, mode="json")
+
+    roots: list[str] = Field(description="The folders and files read.")
+    by: UsageGroupBy
+    time_zone: str
+    since: str | None
+    until: str | None
+    totals: UsageTotalsInfo
+    groups: list[UsageGroup]
+    days: list[UsageGroup] = Field(description="One group per day whatever `by` is (the chart's bars).")
+    sessions: list[UsageSessionInfo]
+    skipped: list[UsageSkipped] = Field(description="Files that are not sessions or could not be read.")
+    notes: list[str]
+    scan: UsageScanInfo
+
+
 class SessionChangedParams(WireModel):
     """Sent after the server appended to a session, or saw a session it serves change on disk."""
 
@@ -879,6 +960,8 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ProjectedRequestResult": ProjectedRequestResult,
     "TurnLedgerParams": TurnLedgerParams,
     "TurnLedgerResult": TurnLedgerResult,
+    "UsageParams": UsageParams,
+    "UsageResult": UsageResult,
     "CompactArgs": CompactArgs,
     "BranchSummaryArgs": BranchSummaryArgs,
     "CommandOutcome": CommandOutcome,

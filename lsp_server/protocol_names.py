@@ -39,6 +39,7 @@ __all__ = [
     "SESSION_TREE",
     "SYSTEM_PROMPT",
     "TURN_LEDGER",
+    "USAGE",
 ]
 
 # --- requests, notifications, commands -------------------------------------------------------
@@ -54,6 +55,7 @@ CMD_BRANCH_SUMMARY = "pi.branchSummary"
 CMD_RELOAD_WORKSPACE = "pi.reloadWorkspace"
 SESSION_CHANGED = "pi/sessionChanged"
 TURN_LEDGER = "pi/turnLedger"
+USAGE = "pi/usage"
 
 # --- chat (Pi's RPC mode, driven by the server) ----------------------------------------------
 

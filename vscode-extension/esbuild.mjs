@@ -36,6 +36,14 @@ const builds = [
   },
   {
     ...common,
+    entryPoints: ['src/webview/usage/main.ts'],
+    outfile: 'dist/usage.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+  {
+    ...common,
     entryPoints: ['src/webview/chat/main.ts'],
     outfile: 'dist/chat.js',
     platform: 'browser',

@@ -27,6 +27,7 @@ SUBCOMMANDS: tuple[tuple[str, str], ...] = (  # (the name on the command line, i
     ("prompt", "prompt"),
     ("serve", "serve"),
     ("session", "session"),
+    ("usage", "usage"),
 )
 
 

@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.checks import WorkspaceChecker
     from lsp_server.project.sessions import SessionListCache, SessionStore
     from lsp_server.project.summaries import PreviewCache
+    from lsp_server.project.usage import UsageStore
     from lsp_server.server.config import ServerSettings
     from lsp_server.server.projects import OpenProjects
     from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
@@ -192,6 +193,7 @@ class PiLanguageServer(LanguageServer):
         self._session_lists: SessionListCache | None = None
         self._previews: PreviewCache | None = None
         self._chats: ChatRegistry | None = None
+        self._usage: UsageStore | None = None
         self._scheduler: DebouncedScheduler | None = None
         self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -280,6 +282,15 @@ class PiLanguageServer(LanguageServer):
 
             self._chats = ChatRegistry()
         return self._chats
+
+    @property
+    def usage(self) -> UsageStore:
+        """Usage across sessions (``pi/usage``): one cache for the server's life."""
+        if self._usage is None:
+            from lsp_server.project.usage import UsageStore
+
+            self._usage = UsageStore(os.environ, self.session_limits())
+        return self._usage
 
     # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
 
@@ -589,12 +600,15 @@ class PiLanguageServer(LanguageServer):
         def failed(exc: BaseException) -> None:
             loop.call_soon_threadsafe(log_failure, self, "file watcher", exc)
 
-        old, self.watcher = self.watcher, WorkspaceWatcher(
-            self.watch_roots(),
-            deliver,
-            agent_dirs=self.agent_dirs(),
-            debounce_ms=self.settings.debounce_ms,
-            on_error=failed,
+        old, self.watcher = (
+            self.watcher,
+            WorkspaceWatcher(
+                self.watch_roots(),
+                deliver,
+                agent_dirs=self.agent_dirs(),
+                debounce_ms=self.settings.debounce_ms,
+                on_error=failed,
+            ),
         )
         new = self.watcher
         new.start()

@@ -16,6 +16,7 @@ import { ServerManager } from './server';
 import { SESSIONS_VIEW_ID, SessionsProvider } from './sessions/provider';
 import { SidebarProvider, VIEW_ID } from './sidebar/provider';
 import { BudgetStatusBar } from './statusBar';
+import { UsagePanel } from './usage/panel';
 import { SCHEME, VirtualDocuments } from './virtualDocuments';
 
 const SESSION_KEY = 'piContext.session';
@@ -69,6 +70,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerChatCommands(chat),
     vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions, showCollapseAll: true }),
     ...registerCommands({ store, server, docs, sidebar, log, remember }),
+    vscode.commands.registerCommand('piContext.showUsage', () =>
+      UsagePanel.show(context.extensionUri, { usage: (p) => store.usage(p), onSessionChanged: (l) => store.onAnySessionChanged(l) }, log),
+    ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('piContext')) {
         return;

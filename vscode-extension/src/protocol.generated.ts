@@ -36,6 +36,7 @@ export const Methods = {
   SESSION_TREE: "pi/sessionTree",
   SYSTEM_PROMPT: "pi/systemPrompt",
   TURN_LEDGER: "pi/turnLedger",
+  USAGE: "pi/usage",
 } as const;
 
 export interface BranchSummaryArgs {
@@ -846,4 +847,126 @@ export interface TurnLedgerResult {
   /** If Pi loads the workspace's current files before that request: its patch and what it costs; null: the session recorded no prompt sections (its next request uses the workspace's prompt as is). */
   promptUpdate?: SessionPromptUpdateInfo | null;
   notes?: string[];
+}
+
+export interface UsageGroup {
+  /** Sessions with at least one counted request. */
+  sessions: number;
+  /** Assistant replies. */
+  turns: number;
+  /** Every paid request: replies, cache warms, summary calls. */
+  requests: number;
+  /** New (uncached) input tokens, Pi's `input`. */
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** US dollars: the sum of the known costs. */
+  cost: number | number;
+  /** Requests without a known cost (not in `cost`). */
+  unknownCost: number;
+  /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */
+  cacheShare?: number | null;
+  /** The day (YYYY-MM-DD), ISO week (YYYY-Www), month (YYYY-MM), project, model or file. */
+  key: string;
+}
+
+export interface UsageParams {
+  /** How `groups` are made. */
+  by?: "day" | "week" | "month" | "project" | "model" | "session";
+  /** First day counted (YYYY-MM-DD), in `timeZone`. */
+  since?: string | null;
+  /** Last day counted (YYYY-MM-DD), in `timeZone`. */
+  until?: string | null;
+  /** IANA time zone of the days; default: the server machine's. */
+  timeZone?: string | null;
+  /** Session folders or files (paths or file URIs); default: the `sessions/` folder of every workspace folder's agent dir, and the session folder Pi is told to use ($PI_CODING_AGENT_SESSION_DIR, sessionDir) if any. */
+  folders?: string[] | null;
+  /** Workspace folder URI whose models.json prices the requests; default: the first. */
+  workspaceFolder?: string | null;
+}
+
+/** Usage across sessions, as ``pi-context usage --json``; unknown values are explicit ``null``. */
+export interface UsageResult {
+  /** The folders and files read. */
+  roots: string[];
+  by: "day" | "week" | "month" | "project" | "model" | "session";
+  timeZone: string;
+  since?: string | null;
+  until?: string | null;
+  totals: UsageTotalsInfo;
+  groups: UsageGroup[];
+  /** One group per day whatever `by` is (the chart's bars). */
+  days: UsageGroup[];
+  sessions: UsageSessionInfo[];
+  /** Files that are not sessions or could not be read. */
+  skipped: UsageSkipped[];
+  notes: string[];
+  scan: UsageScanInfo;
+}
+
+export interface UsageScanInfo {
+  files: number;
+  /** Files taken from the cache without reading them. */
+  unchanged: number;
+  /** Files read from where the last read stopped. */
+  appended: number;
+  /** Files read whole. */
+  loaded: number;
+  unreadable: number;
+  bytesRead: number;
+}
+
+export interface UsageSessionInfo {
+  /** Sessions with at least one counted request. */
+  sessions: number;
+  /** Assistant replies. */
+  turns: number;
+  /** Every paid request: replies, cache warms, summary calls. */
+  requests: number;
+  /** New (uncached) input tokens, Pi's `input`. */
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** US dollars: the sum of the known costs. */
+  cost: number | number;
+  /** Requests without a known cost (not in `cost`). */
+  unknownCost: number;
+  /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */
+  cacheShare?: number | null;
+  path: string;
+  id?: string | null;
+  cwd?: string | null;
+  /** The header's parentSession: the file it was forked or cloned from. */
+  parentSession?: string | null;
+  /** Requests copied from a parent, counted there and not here. */
+  sharedRequests: number;
+  /** Lines of the file that were skipped or repaired. */
+  problems: number;
+}
+
+export interface UsageSkipped {
+  path: string;
+  reason: string;
+}
+
+export interface UsageTotalsInfo {
+  /** Sessions with at least one counted request. */
+  sessions: number;
+  /** Assistant replies. */
+  turns: number;
+  /** Every paid request: replies, cache warms, summary calls. */
+  requests: number;
+  /** New (uncached) input tokens, Pi's `input`. */
+  input: number | number;
+  output: number | number;
+  cacheRead: number | number;
+  cacheWrite: number | number;
+  /** US dollars: the sum of the known costs. */
+  cost: number | number;
+  /** Requests without a known cost (not in `cost`). */
+  unknownCost: number;
+  /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */
+  cacheShare?: number | null;
 }

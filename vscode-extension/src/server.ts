@@ -54,6 +54,8 @@ import {
   type SystemPromptResult,
   type TurnLedgerParams,
   type TurnLedgerResult,
+  type UsageParams,
+  type UsageResult,
 } from './protocol.generated';
 
 export const CLIENT_ID = 'piContext';
@@ -509,6 +511,7 @@ export class ServerManager implements vscode.Disposable {
       sessions: (p: SessionsParams) => client.sendRequest<SessionsResult>(Methods.SESSIONS, p),
       sessionTree: (p: SessionRef) => client.sendRequest<SessionTreeResult>(Methods.SESSION_TREE, p),
       turnLedger: (p: TurnLedgerParams) => client.sendRequest<TurnLedgerResult>(Methods.TURN_LEDGER, p),
+      usage: (p: UsageParams) => client.sendRequest<UsageResult>(Methods.USAGE, p),
     };
   }
 

@@ -25,6 +25,7 @@ from lsp_server.server.features import (
     summaries,
     symbols,
     system_prompt,
+    usage,
 )
 
 if TYPE_CHECKING:
@@ -43,4 +44,5 @@ FEATURES: tuple[Callable[[PiLanguageServer], None], ...] = (
     summaries.register,
     symbols.register,
     system_prompt.register,
+    usage.register,
 )

@@ -20,6 +20,8 @@ import type {
   SystemPromptResult,
   TurnLedgerParams,
   TurnLedgerResult,
+  UsageParams,
+  UsageResult,
 } from '../protocol.generated';
 import type { ChangeSummary, PartStatus, SidebarView } from '../sidebar/messages';
 import { budgetView, modelLabel, statusBarView, type StatusBarView } from './budget';
@@ -40,6 +42,8 @@ export interface ServerApi {
   sessionTree(params: SessionRef): Promise<SessionTreeResult>;
   /** Optional: a server (or a test double) without it simply has no "Cost" chart. */
   turnLedger?(params: TurnLedgerParams): Promise<TurnLedgerResult>;
+  /** Optional: usage across every session, for the Usage panel. */
+  usage?(params: UsageParams): Promise<UsageResult>;
 }
 
 export type ServerState = SidebarView['server'];
@@ -64,6 +68,7 @@ type Listener = () => void;
 export class ContextStore {
   private api: ServerApi | null = null;
   private listeners = new Set<Listener>();
+  private sessionListeners = new Set<Listener>();
   private generation: Record<Part, number> = { prompt: 0, budget: 0, request: 0, sessions: 0, tree: 0, ledger: 0 };
   private status: Record<Part, PartStatus> = {
     prompt: { state: 'loading' },
@@ -108,6 +113,17 @@ export class ContextStore {
 
   attach(api: ServerApi | null): void {
     this.api = api;
+  }
+
+  /** `pi/usage` on the running server; null when there is none (or it has no such method). */
+  usage(params: UsageParams): Promise<UsageResult> | null {
+    return this.api?.usage ? this.api.usage(params) : null;
+  }
+
+  /** Called after every `pi/sessionChanged` (any session appeared, grew or went). */
+  onAnySessionChanged(listener: Listener): { dispose(): void } {
+    this.sessionListeners.add(listener);
+    return { dispose: () => this.sessionListeners.delete(listener) };
   }
 
   setServerState(state: ServerState): void {
@@ -189,6 +205,9 @@ export class ContextStore {
    * current session's views depend on its content; any session changes the list (sizes, order).
    */
   async onSessionChanged(params: SessionChangedParams): Promise<void> {
+    for (const l of [...this.sessionListeners]) {
+      l();
+    }
     if (params.session === this.session) {
       await this.refreshSession();
     } else {
