@@ -21,7 +21,6 @@ import httpx
 from lsp_server import __version__
 from lsp_server.llm.client import CancelToken, aborted_reply, run_cancellable
 from lsp_server.llm.policy import RetryPolicy, Timeouts, is_retryable_status, parse_retry_after
-from lsp_server.llm.redact import Secret, redact
 from lsp_server.llm.sse import SseParser
 from lsp_server.llm.stream_state import AttemptResult, StreamState, failed
 from lsp_server.llm.types import (
@@ -31,6 +30,7 @@ from lsp_server.llm.types import (
     RetryNotice,
     TextProgress,
 )
+from lsp_server.redaction import Redactor, Secret
 
 if TYPE_CHECKING:
     from lsp_server.llm.factory import SummarizerConfig
@@ -87,6 +87,7 @@ class HttpLlmClient(ABC):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key
+        self._redactor = Redactor([api_key])  # the key in any form: replies and messages pass through it
         self.retry = retry or RetryPolicy()
         self.timeouts = timeouts or Timeouts()
         self._extra_headers = dict(extra_headers or {})
@@ -211,17 +212,19 @@ class HttpLlmClient(ABC):
             await asyncio.sleep(delay)
 
     def _cleaned(self, result: AttemptResult) -> AttemptResult:
-        """``result`` with its error message redacted, then cut to :data:`_MAX_ERROR_TEXT`.
+        """``result`` with its text and error message redacted, the message then cut to :data:`_MAX_ERROR_TEXT`.
 
-        Redacting first matters: a key that crosses the cut would no longer match whole, and its
-        first characters would show.
+        A model that echoes the key it was sent (in any disguise) gets it neither into an error
+        nor into a summary that would be printed and stored. Redacting before cutting matters: a
+        cut could leave less of a key than the redactor recognises.
         """
+        text = self._redact(result.text) if result.text else result.text
         if result.error_message is None:
-            return result
+            return result if text is result.text else dataclasses.replace(result, text=text)
         message = self._redact(result.error_message)
         if len(message) > _MAX_ERROR_TEXT:
             message = message[:_MAX_ERROR_TEXT] + "…"
-        return dataclasses.replace(result, error_message=message)
+        return dataclasses.replace(result, text=text, error_message=message)
 
     def _reply(self, result: AttemptResult, model: str, attempts: int) -> AssistantReply:
         return AssistantReply(
@@ -328,4 +331,4 @@ class HttpLlmClient(ABC):
             state.on_event(event)
 
     def _redact(self, text: str) -> str:
-        return redact(text, [self._api_key])
+        return self._redactor.text(text)
