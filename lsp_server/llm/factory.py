@@ -56,8 +56,8 @@ class SummarizerConfig:
     session_affinity_headers: bool = False
     extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     connect_timeout_s: float = 10.0
-    read_idle_timeout_s: float = 120.0
-    total_timeout_s: float = 600.0
+    read_idle_timeout_s: float = 30.0  # summarizer.timeoutSeconds / --timeout
+    total_timeout_s: float = 120.0  # summarizer.deadlineSeconds / --deadline: the whole call, retries included
     max_retries: int = 3
     base_delay_s: float = 2.0
     max_delay_s: float = 60.0

@@ -71,6 +71,14 @@ def disguises(key: str) -> list[Disguise]:
     ]
 
 
+def disguise_named(key: str, name: str) -> str:
+    """The text of ``key``'s disguise called ``name`` (a :class:`Disguise`'s name)."""
+    for disguise in disguises(key):
+        if disguise.name == name:
+            return disguise.text
+    raise KeyError(f"no disguise named {name!r}; there are {[d.name for d in disguises(key)]}")
+
+
 def undone(text: str) -> str:
     """``text`` as a reader undoes a disguise: percent-decoded, whitespace removed, lower-cased."""
     return re.sub(r"\s+", "", urllib.parse.unquote(text, errors="replace")).lower()
