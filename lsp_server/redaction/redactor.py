@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from lsp_server.redaction.folding import FoldedText, fold, fold_with_map
+from lsp_server.redaction.folding import FoldMap, fold, fold_with_map
 from lsp_server.redaction.forms import MIN_PIECE, MIN_VALUE, is_key_like, key_forms
 from lsp_server.redaction.matching import KeyIndex, Span
 from lsp_server.redaction.secret import REDACTED, Secret
@@ -75,7 +75,7 @@ class Redactor:
         return value
 
 
-def replaced(text: str, folded: FoldedText, spans: list[Span]) -> str:
+def replaced(text: str, folded: FoldMap, spans: list[Span]) -> str:
     """``text`` with the characters behind each folded span replaced by ``***``."""
     out: list[str] = []
     last = 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from lsp_server.redaction.folding import FoldedText, fold_with_map
+from lsp_server.redaction.folding import FoldMap, fold_with_map
 from lsp_server.redaction.forms import MIN_PIECE
 from lsp_server.redaction.redactor import Redactor
 
@@ -71,7 +71,7 @@ class StreamRedactor:
         return cut
 
 
-def _whole_runs(cut: int, runs: list[tuple[int, int]], folded: FoldedText) -> int:
+def _whole_runs(cut: int, runs: list[tuple[int, int]], folded: FoldMap) -> int:
     """``cut`` moved back to the start of every run it would split: either side of it alone could be too
     short to be recognised. Runs that only touch (a key repeated) are not split. One pass from the
     last start back suffices: a run already passed starts at or after the new cut.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 
 import pytest
 
@@ -104,6 +105,15 @@ def test_folding_with_the_map_folds_as_the_fast_path_does(text: str) -> None:
     for index in range(len(folded.folded)):
         start, end = folded.start_of(index), folded.end_of(index)
         assert fold(text[start:end]) == folded.folded[index]  # each folded character maps to its own source
+
+
+def test_the_fast_fold_removes_exactly_what_the_mapped_fold_removes_in_all_of_unicode() -> None:
+    from lsp_server.redaction.folding import LAST_SPACE
+
+    spaces = [code for code in range(0x110000) if re.match(r"\s", chr(code))]
+    assert max(spaces) <= LAST_SPACE
+    text = "".join(chr(code) for code in spaces) + "x"
+    assert fold(text) == fold_with_map(text).folded == "x"
 
 
 def test_the_log_formatter_redacts_every_line_with_the_keys_learned_so_far() -> None:

@@ -737,7 +737,7 @@ def _text_event(wire: str, piece: str, model: str) -> bytes:
 
 
 def _echoing(script: ScriptedResponse, key: str) -> ScriptedResponse:
-    """``script`` with "{echo}" in its text and body replaced by the request's key in the named disguise."""
+    """``script`` with "{echo}" in its text, body and error event replaced by the request's key, disguised."""
     try:
         from tests.support.disguises import disguise_named
     except ImportError:  # run as a script: this folder is on the path
@@ -755,7 +755,9 @@ def _echoing(script: ScriptedResponse, key: str) -> ScriptedResponse:
         return value
 
     chunks = [fill(chunk) for chunk in script.chunks] if script.chunks is not None else None
-    return dataclasses.replace(script, text=fill(script.text), chunks=chunks, body=fill(script.body))
+    return dataclasses.replace(
+        script, text=fill(script.text), chunks=chunks, body=fill(script.body), error_event=fill(script.error_event)
+    )
 
 
 def _full_body(wire: str, script: ScriptedResponse, model: str) -> dict[str, Any]:
