@@ -192,6 +192,7 @@ class ChatEvents:
         self._guards: dict[str, SessionGuard] = {}  # by chat id
         self._checks: dict[str, asyncio.TimerHandle] = {}  # by chat id
         self._restoring: dict[str, asyncio.Task[None]] = {}  # by chat id
+        self._first_event: dict[str, list[tuple[NoticeLevel, str]]] = {}  # by chat id: notices waiting
 
     def stop_later(self, chat: Chat) -> None:
         self._background(self.ls.chats.stop(chat.chat_id))
@@ -203,9 +204,16 @@ class ChatEvents:
         return task
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
+        for level, message in self._first_event.pop(chat.chat_id, ()):
+            self.notice(chat, level, message)
         self.ls.protocol.notify(
             protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event), "seq": chat.events}
         )
+
+    def notice_with_first_event(self, chat: Chat, level: NoticeLevel, message: str) -> None:
+        """A notice about how the chat was started, sent just before its first event: a client knows the
+        chat by then (one sent with the start's answer would come before the client has the chat's id)."""
+        self._first_event.setdefault(chat.chat_id, []).append((level, message))
 
     def written(self, chat: Chat, session: str) -> None:
         guard = self._guards.get(chat.chat_id)
@@ -232,6 +240,7 @@ class ChatEvents:
             log_failure(self.ls, "pi/sessionChanged (chat)", exc)
 
     def exited(self, chat: Chat, exit: PiExit) -> None:
+        self._first_event.pop(chat.chat_id, None)
         self.ls.chats.forget(chat.chat_id)
         self._guards.pop(chat.chat_id, None)
         check = self._checks.pop(chat.chat_id, None)
@@ -436,6 +445,10 @@ def register(server: PiLanguageServer) -> None:
         problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
         if problem:
             ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
+        fallback = ls.chats.keeping.fallback() if chat.kept else None
+        if fallback:  # the shared folder was taken: said in the log and to the chat, never silently
+            ls.log(f"chat {chat.chat_id}: {fallback}")
+            events.notice_with_first_event(chat, "warning", f"Pi is kept across window reloads, but {fallback}.")
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
     @server.feature(names.CHAT_LIST)
