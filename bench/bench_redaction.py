@@ -14,7 +14,7 @@ GitHub, AWS, a JWT-ish token, 39 to 220 characters), best of 5:
 
 ``--limits`` also runs the bounded model calls against the red team's servers (real subprocesses of
 ``pi-context compact`` on a real session, the model on 127.0.0.1): the peak RSS of ``compact`` under a
-server flooding deltas as fast as it can (``VmHWM`` of the child), and the wall time to the clear
+server flooding deltas as fast as it can (the child's ``VmHWM`` as it exits), and the wall time to the clear
 error with a trickling server (a word every 0.5 s, defaults: the 120 s deadline) and a silent one
 (accepts, never answers; defaults: three 30 s idle limits and two waits), plus both with
 ``--timeout 2 --deadline 5``.
@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lsp_server.redaction import Redactor, StreamRedactor
 from tests.compaction._sessions import Chain, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def keys(count: int = 10) -> list[str]:
@@ -81,7 +83,7 @@ def prose(kib: int) -> str:
 
 
 def disguised(key: str, n: int) -> str:
-    forms = [
+    forms: list[Callable[[str], str]] = [
         lambda k: base64.b64encode(("user:" + k).encode()).decode(),
         lambda k: " ".join(k[i : i + 10] for i in range(0, len(k), 10)),
         lambda k: k.upper(),
@@ -160,16 +162,6 @@ def bench_redaction(kib: int) -> None:
     print(f"worst case: {kib} KiB of 'a' against a key starting with 30 'a's: {took * 1e6 / kib:.0f} µs/KiB")
 
 
-def _vm_hwm_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def _compact(folder: Path, server: FakeLlmServer, *extra: str) -> tuple[float, float, int, str]:
     """Run ``compact`` against ``server``: wall seconds, peak RSS (MB), exit code, the last stderr line."""
     agent = folder / "agent"
@@ -186,17 +178,28 @@ def _compact(folder: Path, server: FakeLlmServer, *extra: str) -> tuple[float, f
     summarizer = {"mode": "endpoint", "url": server.openai_base_url, "model": "m"}
     settings.write_text(json.dumps({"summarizer": summarizer}), encoding="utf-8")
     env = {**os.environ, "HOME": str(folder), "PI_CODING_AGENT_DIR": str(agent)}
-    argv = [sys.executable, "-m", "lsp_server", "compact", str(session), "--settings", str(settings), *extra]
+    argv = [sys.executable, "-c", _REPORTING_CLI, "compact", str(session), "--settings", str(settings), *extra]
     start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = 0.0
-    while child.poll() is None:
-        peak = max(peak, _vm_hwm_mb(child.pid))
-        time.sleep(0.05)
+    # The repository as the working folder: it is first on the path, so this checkout is what runs.
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     wall = time.perf_counter() - start
-    err = child.stderr.read() if child.stderr else ""
-    lines = err.strip().splitlines()
-    return wall, peak, child.returncode, lines[-1] if lines else ""
+    lines = done.stderr.strip().splitlines()
+    peak = next((int(line.split()[1]) / 1024 for line in lines if line.startswith("VMHWM ")), 0.0)
+    said = [line for line in lines if not line.startswith("VMHWM ")]
+    return wall, peak, done.returncode, said[-1] if said else ""
+
+
+# The real CLI, reporting its own peak RSS (VmHWM: its image's, not the forking parent's) on the way out.
+_REPORTING_CLI = """
+import atexit, sys
+def report():
+    status = open("/proc/self/status").read()
+    print("VMHWM", status.split("VmHWM:")[1].split()[0], file=sys.stderr)
+atexit.register(report)
+sys.argv = ["pi-context", *sys.argv[1:]]
+from lsp_server.cli import main
+sys.exit(main())
+"""
 
 
 def bench_limits() -> None:
