@@ -27,9 +27,13 @@ _PERCENT: Final = re.compile(r"%([0-9A-Fa-f]{2})")
 _SPACE: Final = re.compile(r"\s+")
 _TOKEN: Final = re.compile(r"%([0-9A-Fa-f]{2})|\s+")  # what folding changes: an escape or a run of whitespace
 _ASCII_LOWER: Final = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
-LAST_SPACE: Final = 0x3000  # no code point above it is whitespace (a test holds that for all of Unicode)
-# Every character ``\s`` matches, deleted: str.translate runs at C speed where re.sub calls back per run.
-_NO_SPACE: Final = {code: None for code in range(LAST_SPACE + 1) if chr(code).isspace()}
+# Every character ``\s`` matches (a test compares with all of Unicode), deleted: str.translate runs at C
+# speed where re.sub calls back per run.
+SPACES: Final = (
+    *range(0x09, 0x0E), *range(0x1C, 0x21), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+    0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+)  # fmt: skip
+_NO_SPACE: Final = dict.fromkeys(SPACES)
 
 
 def _decoded(match: re.Match[str]) -> str:
