@@ -20,6 +20,7 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_compaction.py --mb 100 --runs 3
   run bench/bench_budget.py --sizes 1,10,100
   run bench/bench_llm.py 1024
+  run bench/bench_redaction.py --kib 1024 --limits
   run bench/bench_editing.py --runs 30
   run bench/bench_lsp.py --runs 10 --skills 1000 --saves 20
   run bench/bench_chat_view.py --deltas 1000
@@ -41,6 +42,7 @@ else
   run bench/bench_compaction.py --mb 10 --runs 2
   run bench/bench_budget.py --sizes 1,10
   run bench/bench_llm.py 256
+  run bench/bench_redaction.py
   run bench/bench_editing.py --runs 10
   run bench/bench_lsp.py --runs 5 --skills 1000 --saves 10
   run bench/bench_chat_view.py --deltas 300

@@ -20,6 +20,7 @@ that a turn outlives the server; :meth:`Chat.attach` takes up such a Pi after it
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,13 +28,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from lsp_server.chat.redaction import DeltaRedactor
-from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
 from lsp_server.pi_rpc.channel import PiRpcChannel
 from lsp_server.pi_rpc.errors import PiProtocolError
 from lsp_server.pi_rpc.keeper_files import KeeperRecord
 from lsp_server.pi_rpc.kept import KeeperUnavailable, KeepOptions, KeptPi
 from lsp_server.pi_rpc.run_log import RecordKey, RunLog
+from lsp_server.redaction import Redactor, Secret
 
 JsonObject = dict[str, Any]
 EventSink = Callable[["Chat", JsonObject], None]
@@ -66,6 +67,11 @@ class ChatSpec:
     # The keys Pi may send to a model (chat/redaction.py): kept out of everything relayed to the client.
     secrets: tuple[Secret, ...] = ()
 
+    @functools.cached_property
+    def redactor(self) -> Redactor:
+        """The redactor for :attr:`secrets`, built once per chat."""
+        return Redactor(self.secrets)
+
 
 def split_model(model: str) -> tuple[str, str]:
     """``"provider/modelId"`` as Pi's ``--provider`` and ``--model`` (the id may contain slashes)."""
@@ -94,7 +100,7 @@ class Chat:
         self.reattached = False  # taken up from a keeper after its server ended
         self.keep_problem: str | None = None  # why this chat's Pi runs without a keeper
         self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
-        self._deltas = DeltaRedactor(spec.secrets)  # a key split over a stream's pieces (chat/redaction.py)
+        self._deltas = DeltaRedactor(spec.redactor)  # a key split over a stream's pieces (chat/redaction.py)
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
         self._on_written: WrittenSink | None = None

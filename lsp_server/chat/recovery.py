@@ -152,6 +152,7 @@ class Restored:
     kind: RestoreKind
     entries: int
     foreign_lines: int = 0  # lines of the file left in place that are not this session's
+    unreadable: str | None = None  # why the file in place could not be compared (then it is left as it is)
 
     def sentence(self, original: str) -> str:
         if self.kind == "written":
@@ -160,6 +161,11 @@ class Restored:
             return (
                 f"everything in {original} was part of this session, so pi-context wrote the complete session Pi "
                 f"holds ({self.entries} entries) over it"
+            )
+        if self.unreadable is not None:
+            return (
+                f"{original} could not be compared with this chat's session ({self.unreadable}), so it is left as it "
+                f"is; pi-context wrote the session Pi holds ({self.entries} entries) to {self.path}"
             )
         return (
             f"{original} holds {self.foreign_lines} line(s) that are not from this chat, so it is left as it is; "
@@ -217,13 +223,14 @@ def write_back(path: str, header: Mapping[str, Any], entries: Sequence[Mapping[s
         error = write_new_session_file(path, lines)
         return error if error is not None else Restored(path, "written", len(entries))
     found = _lines_of(path)
-    foreign = len(found) if isinstance(found, str) else _foreign_lines(found, header, entries)
-    if foreign == 0:
+    unreadable = found if isinstance(found, str) else None
+    foreign = 0 if isinstance(found, str) else _foreign_lines(found, header, entries)
+    if unreadable is None and foreign == 0:
         error = replace_session_file(path, lines)
         return error if error is not None else Restored(path, "rewritten", len(entries))
     target = beside(path)
     error = write_new_session_file(target, lines)
-    return error if error is not None else Restored(target, "beside", len(entries), foreign)
+    return error if error is not None else Restored(target, "beside", len(entries), foreign, unreadable)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ API key provided: sk-…", a 500 that repeats the request) puts the key into Pi'
 ``auto_retry_start`` event, the assistant message it stores, and its stderr. The server forwards
 all of that to the client, whose Chat view shows it. So when a chat starts, the values Pi could
 authenticate with are collected here, and every string the server relays from that chat (events,
-answers, Pi's refusals, its exit message and stderr) has them replaced by ``***``
-(:func:`redact_value`).
+answers, Pi's refusals, its exit message and stderr) has them replaced by ``***``, in any of the
+forms :class:`~lsp_server.redaction.Redactor` knows (8 characters of the key, its base64, upper-case,
+spaced or percent-encoded: docs/llm.md "Redaction"); a delta stream goes through
+:class:`DeltaRedactor`.
 
 Where the values come from, as Pi resolves them (``resolve-config-value``): the environment Pi
 gets (variables whose names say they hold a credential: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``,
@@ -15,7 +17,7 @@ gets (variables whose names say they hold a credential: ``*_API_KEY``, ``*_KEY``
 OAuth ``access`` / ``refresh`` tokens and its ``env``). A value Pi gets from a shell command
 (``"!op read …"``) is not known until Pi runs it and is not covered. Values shorter than 8
 characters are left alone: they are not real keys and replacing them would mangle ordinary text.
-The values are held as :class:`~lsp_server.llm.redact.Secret`, which never prints itself.
+The values are held as :class:`~lsp_server.redaction.Secret`, which never prints itself.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any, Final
 from lsp_server import fsread
 from lsp_server.budget.models import MODELS_JSON, strip_json_comments
 from lsp_server.js.strings import strip_bom
-from lsp_server.llm.redact import REDACTED, Secret
+from lsp_server.redaction import Redactor, Secret, StreamRedactor
 
 AUTH_JSON: Final = "auth.json"
 MIN_SECRET_CHARS: Final = 8
@@ -63,38 +65,6 @@ def pi_secrets(env: Mapping[str, str], agent_dir: str, extra: Iterable[str | Non
     return tuple(Secret(value) for value in kept)
 
 
-def redact_text(text: str, secrets: tuple[Secret, ...]) -> str:
-    for secret in secrets:
-        value = secret.reveal()
-        if value in text:
-            text = text.replace(value, REDACTED)
-    return text
-
-
-def redact_value(value: Any, secrets: tuple[Secret, ...]) -> Any:
-    """``value`` (JSON data) with every secret in every string (keys included) replaced by ``***``.
-
-    Returns ``value`` itself when nothing in it changed, so a stream of events costs a scan, not a copy.
-    """
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, dict):
-        changed = False
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            new_key = redact_text(key, secrets) if isinstance(key, str) else key
-            new_item = redact_value(item, secrets)
-            changed = changed or new_key is not key or new_item is not item
-            out[new_key] = new_item
-        return out if changed else value
-    if isinstance(value, list):
-        items = [redact_value(item, secrets) for item in value]
-        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
-    return value
-
-
 STREAMED_DELTAS: Final = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
 BLOCK_ENDS: Final = frozenset({"text_end", "thinking_end", "toolcall_end"})
 
@@ -104,58 +74,43 @@ class DeltaRedactor:
 
     Pi's ``message_update`` records carry only the new piece of a content block (``delta``); the view
     joins them. A key the model repeats arrives in pieces, none of which is a key on its own, so
-    :func:`redact_value` on each record lets it through. Here each block's pieces are joined as they
-    come: what is relayed is the text so far with the keys replaced, less a tail that could still
-    become a key (a prefix of one); that tail goes out with the next piece. At the block's end Pi
-    sends the whole content, which is redacted as a value, so a tail still held then is dropped.
+    redacting each record as a value lets it through. Here each block's pieces go through one
+    :class:`~lsp_server.redaction.StreamRedactor`: what is relayed is the text so far with the keys
+    (in any form) replaced, less an end that could still become one; that end goes out with the
+    next piece. At the block's end Pi sends the whole content, which is redacted as a value, so an
+    end still held then is dropped.
     """
 
-    def __init__(self, secrets: tuple[Secret, ...]) -> None:
-        self._secrets = secrets
-        self._values = [secret.reveal() for secret in secrets]
-        self._held: dict[tuple[str, Any], str] = {}  # (delta kind, contentIndex) -> the tail held back
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._streams: dict[tuple[str, Any], StreamRedactor] = {}  # (delta kind, contentIndex) -> its stream
 
     def redact(self, event: dict[str, Any]) -> dict[str, Any]:
         """``event`` as relayed: a delta's ``delta`` replaced, anything else as it is."""
-        if not self._values:
+        if not self._redactor:
             return event
         kind = event.get("type")
         if kind in {"message_start", "message_end", "agent_settled"}:
-            self._held.clear()
+            self._streams.clear()
             return event
         update = event.get("assistantMessageEvent") if kind == "message_update" else None
         if not isinstance(update, dict):
             return event
         part = update.get("type")
         if part in BLOCK_ENDS:
-            self._held.pop((str(part).replace("_end", "_delta"), update.get("contentIndex")), None)
+            self._streams.pop((str(part).replace("_end", "_delta"), update.get("contentIndex")), None)
             return event
         delta = update.get("delta")
         if part not in STREAMED_DELTAS or not isinstance(delta, str):
             return event
         key = (str(part), update.get("contentIndex"))
-        text = self._held.pop(key, "") + delta
-        keep = self._tail_to_hold(text)
-        if keep:
-            self._held[key] = text[-keep:]
-            text = text[:-keep]
-        out = redact_text(text, self._secrets) if text else text
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = self._streams[key] = StreamRedactor(self._redactor)
+        out = stream.feed(delta)
         if out == delta:
             return event
         return {**event, "assistantMessageEvent": {**update, "delta": out}}
-
-    def _tail_to_hold(self, text: str) -> int:
-        """The length of the longest end of ``text`` that is the beginning of a key but not a whole key."""
-        longest = 0
-        for value in self._values:
-            window = text[-(len(value) - 1) :] if len(value) > 1 else ""
-            start = window.find(value[0]) if window else -1
-            while start != -1 and len(window) - start > longest:
-                if value.startswith(window[start:]):
-                    longest = len(window) - start
-                    break
-                start = window.find(value[0], start + 1)
-        return longest
 
 
 def _read_json(path: str, *, comments: bool) -> Any:

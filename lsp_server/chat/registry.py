@@ -20,10 +20,10 @@ from pathlib import Path
 
 from lsp_server.chat.chat import Chat, ChatSpec, EventSink, ExitSink, WrittenSink
 from lsp_server.chat.keeping import Keeping
-from lsp_server.llm.redact import Secret
 from lsp_server.pi_rpc import LocateCache, PiInstallation, PiLocation, PiUnavailable, locate_pi_async
 from lsp_server.pi_rpc.keeper_files import KeeperRecord, is_stale, read_records
 from lsp_server.pi_rpc.kept import KeeperBusy, KeeperGone, KeepOptions
+from lsp_server.redaction import Secret
 
 
 class ChatError(Exception):

@@ -1,7 +1,8 @@
 """What ``compact`` and ``branch-summary`` share: the summarizer, Pi's settings, progress, Ctrl-C.
 
 * The summarizer comes from ``--model`` or pi-context's ``summarizer`` settings (``--settings``),
-  offline when neither says otherwise.
+  offline when neither says otherwise; ``--timeout`` and ``--deadline`` replace its time limits
+  for this run (docs/llm.md "Retries, time limits and output limits").
 * The session's project is opened as the language server opens it (:mod:`lsp_server.cli._project`):
   ``--cwd``, else the session header's ``cwd`` when it exists here, else the current directory;
   Pi's own settings there (``compaction.keepRecentTokens`` with per-model overrides,
@@ -32,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
-from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings
+from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.llm.policy import OUTPUT_CHARS_PER_TOKEN
 from lsp_server.project.project import Project, header_cwd, open_project, session_folder
 from lsp_server.project.summaries import Job, JobRefused, JobResult, PreviewCache, ProjectFor, run_job
 from lsp_server.session.bounds import SessionReadLimits
@@ -55,6 +57,24 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: 
     parser.add_argument("--instructions", default=None, help=instructions_help)
     parser.add_argument("--dry-run", action="store_true", help="show the plan and the summary, write nothing")
     parser.add_argument("--model", default=None, help=f"summarizer: {MODEL_ARG_HELP} (default: settings, else offline)")
+    defaults = SummarizerSettings.model_fields
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="the idle limit: the longest the model may stay silent, waiting for its answer included, each attempt "
+        f"(default: summarizer.timeoutSeconds, {defaults['timeout_seconds'].default:g})",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        default=None,
+        help="the deadline for the whole model call, retries and their waits included "
+        f"(default: summarizer.deadlineSeconds, {defaults['deadline_seconds'].default:g}); "
+        f"a reply is also cut off past {OUTPUT_CHARS_PER_TOKEN} characters per token of its output limit",
+    )
     add_project_arguments(
         parser,
         cwd_help="the session's project (default: its cwd if it exists here, else the current directory)",
@@ -62,6 +82,17 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: 
         sessions=True,
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds (argparse turns the ValueError into a usage error)."""
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise ValueError(text)
+    return value
+
+
+_seconds.__name__ = "number of seconds"  # what argparse calls it in "invalid number of seconds value"
 
 
 def fail(message: str, code: int = EXIT_FAILURE) -> int:
@@ -86,6 +117,7 @@ def summarizer_from_args(args: argparse.Namespace, settings: SummarizerSettings)
     )
     if isinstance(config, str):
         return config
+    config = with_time_limits(config, idle_s=args.timeout, deadline_s=args.deadline)
     try:
         return Summarizer(config, build_client(config))
     except LlmConfigError as exc:

@@ -1,6 +1,7 @@
 """``pi-context serve``: run the language server on stdio (default) or TCP.
 
-On stdio, stdout belongs to the protocol: every log line goes to stderr (or ``--log-file``).
+On stdio, stdout belongs to the protocol: every log line goes to stderr (or ``--log-file``), with
+every key the server has learned (each chat's, the summarizer's) redacted (``lsp_server.redaction``).
 pygls logs each message it sends at INFO, so its loggers are kept at WARNING unless
 ``--log-level debug`` asks for everything.
 """
@@ -12,6 +13,8 @@ import logging
 import socket
 import sys
 from typing import Any
+
+from lsp_server.redaction.keyring import KeyRing, RedactingFormatter
 
 
 def register(subparsers: Any) -> None:
@@ -49,10 +52,11 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
-def _configure_logging(level_name: str, log_file: str | None) -> None:
+def _configure_logging(level_name: str, log_file: str | None, keys: KeyRing) -> None:
+    """The root handler: ``--log-file`` or stderr, every line redacted with the keys the server learns."""
     level = getattr(logging, level_name.upper())
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(RedactingFormatter(keys, "%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
@@ -72,11 +76,12 @@ def _run_serve(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"pi-context serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-    _configure_logging(args.log_level, args.log_file)
+    keys = KeyRing()
+    _configure_logging(args.log_level, args.log_file, keys)
 
     from lsp_server.server.app import create_server
 
-    server = create_server(debug=args.debug)
+    server = create_server(debug=args.debug, keys=keys)
     if address is None:
         server.start_io()
     else:

@@ -10,7 +10,6 @@ package loads no HTTP library. See ``docs/llm.md``.
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client, config_problems
 from lsp_server.llm.offline import OfflineSummarizer, summarize_extractively
-from lsp_server.llm.redact import Secret
 from lsp_server.llm.types import (
     ABORTED_MESSAGE,
     AssistantReply,
@@ -20,6 +19,7 @@ from lsp_server.llm.types import (
     StopReason,
     Usage,
 )
+from lsp_server.redaction import Secret
 
 __all__ = [
     "ABORTED_MESSAGE",

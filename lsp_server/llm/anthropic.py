@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Unpack
 from lsp_server.llm.http_client import HttpClientOptions, HttpLlmClient, options_from_config
 from lsp_server.llm.policy import is_transient_error_text
 from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
-from lsp_server.llm.redact import Secret
 from lsp_server.llm.sse import SseEvent
 from lsp_server.llm.stream_state import AttemptResult, as_dict, as_int, as_list, failed
 from lsp_server.llm.types import CompletionRequest, Message, ReasoningLevel, StopReason, Usage
+from lsp_server.redaction import Secret
 
 if TYPE_CHECKING:
     from lsp_server.llm.factory import SummarizerConfig

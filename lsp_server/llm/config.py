@@ -6,11 +6,13 @@ an endpoint speaking one of the wire formats of :mod:`lsp_server.llm.providers`.
 ``--model PROVIDER/ID`` picks one for a single run; the endpoint and key variable then come from
 the settings when they describe the same wire format, else from the provider's usual
 environment variables (its row's ``base_url_env`` and ``api_key_env``: ``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``, ...).
+``OPENAI_API_KEY``, ...). The time limits (``summarizer.timeoutSeconds``, ``deadlineSeconds``) hold
+for any endpoint, and a command line's ``--timeout`` / ``--deadline`` replace them for one run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import Final
@@ -32,6 +34,7 @@ def config_from_settings(settings: SummarizerSettings) -> SummarizerConfig:
         base_url=settings.url,
         api_key_env=settings.api_key_env,
         read_idle_timeout_s=settings.timeout_seconds,
+        total_timeout_s=settings.deadline_seconds,
         max_retries=settings.retries,
     )
 
@@ -54,9 +57,26 @@ def config_from_model_arg(
             base_url=settings.url,
             api_key_env=settings.api_key_env,
             read_idle_timeout_s=settings.timeout_seconds,
+            total_timeout_s=settings.deadline_seconds,
             max_retries=settings.retries,
         )
     base_url = environ.get(provider.base_url_env) or None
     # A base URL from the environment is not necessarily a local server: send the usual key if it is set.
     key_env = provider.api_key_env if base_url is not None and environ.get(provider.api_key_env) else None
-    return SummarizerConfig(kind=provider.id, model=model, base_url=base_url, api_key_env=key_env)
+    return SummarizerConfig(
+        kind=provider.id,
+        model=model,
+        base_url=base_url,
+        api_key_env=key_env,
+        read_idle_timeout_s=settings.timeout_seconds,  # the time limits hold for any endpoint
+        total_timeout_s=settings.deadline_seconds,
+    )
+
+
+def with_time_limits(config: SummarizerConfig, *, idle_s: float | None, deadline_s: float | None) -> SummarizerConfig:
+    """``config`` with a command line's ``--timeout`` / ``--deadline`` (None: as configured)."""
+    return dataclasses.replace(
+        config,
+        read_idle_timeout_s=config.read_idle_timeout_s if idle_s is None else idle_s,
+        total_timeout_s=config.total_timeout_s if deadline_s is None else deadline_s,
+    )

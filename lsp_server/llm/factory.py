@@ -13,7 +13,7 @@ maps the user's settings and ``--model`` onto it. ``kind`` picks the client:
 
 The adapter module is imported by :func:`build_client`, so describing or checking a configuration
 loads no HTTP library. A key given directly (``api_key``) is wrapped in a
-:class:`~lsp_server.llm.redact.Secret` at once, so it never shows in a repr. A configuration that
+:class:`~lsp_server.redaction.Secret` at once, so it never shows in a repr. A configuration that
 cannot work raises :class:`LlmConfigError` with a message naming the setting (and the variable,
 never its value).
 """
@@ -31,8 +31,8 @@ from lsp_server.llm.client import LlmClient
 from lsp_server.llm.offline import OfflineSummarizer
 from lsp_server.llm.policy import RetryPolicy, Timeouts
 from lsp_server.llm.providers import DEFAULT_MAX_TOKENS, OFFLINE, PROVIDER_BY_ID, WIRE_FORMATS, WireFormat, spoken_list
-from lsp_server.llm.redact import Secret
 from lsp_server.llm.types import MaxTokensField
+from lsp_server.redaction import Secret
 
 ClientKind = Literal["offline"] | WireFormat
 
@@ -56,8 +56,8 @@ class SummarizerConfig:
     session_affinity_headers: bool = False
     extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     connect_timeout_s: float = 10.0
-    read_idle_timeout_s: float = 120.0
-    total_timeout_s: float = 600.0
+    read_idle_timeout_s: float = 30.0  # summarizer.timeoutSeconds / --timeout
+    total_timeout_s: float = 120.0  # summarizer.deadlineSeconds / --deadline: the whole call, retries included
     max_retries: int = 3
     base_delay_s: float = 2.0
     max_delay_s: float = 60.0
@@ -134,7 +134,7 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
         return OfflineSummarizer()
     assert config.model is not None  # checked above
     provider = PROVIDER_BY_ID[config.kind]
-    key = _api_key(config, env if env is not None else os.environ)
+    key = api_key_of(config, env if env is not None else os.environ)
     build = provider.adapter()
     return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
 
@@ -165,7 +165,8 @@ def _key_env(config: SummarizerConfig) -> str | None:
     return provider.api_key_env
 
 
-def _api_key(config: SummarizerConfig, env: Mapping[str, str]) -> Secret | None:
+def api_key_of(config: SummarizerConfig, env: Mapping[str, str]) -> Secret | None:
+    """The key ``config`` sends (given, or read from its variable), or None."""
     if config.api_key:
         return config.api_key
     name = _key_env(config)

@@ -1,5 +1,5 @@
 """The part of every HTTP adapter that is not about a wire format: one streaming POST per attempt,
-the retry loop, the deadlines, cancellation and redaction.
+the retry loop, the deadlines, the limits on what is read, cancellation and redaction.
 
 Subclasses say where to post (:meth:`HttpLlmClient._endpoint`), with which headers and body, and
 how to read the stream (:meth:`HttpLlmClient._new_state`). The policy itself is described in
@@ -20,9 +20,20 @@ import httpx
 
 from lsp_server import __version__
 from lsp_server.llm.client import CancelToken, aborted_reply, run_cancellable
-from lsp_server.llm.policy import RetryPolicy, Timeouts, is_retryable_status, parse_retry_after
-from lsp_server.llm.redact import Secret, redact
-from lsp_server.llm.sse import SseParser
+from lsp_server.llm.policy import (
+    MAX_LINE_CHARS,
+    RetryPolicy,
+    Timeouts,
+    deadline_message,
+    idle_message,
+    is_retryable_status,
+    line_too_long_message,
+    output_cap,
+    parse_retry_after,
+    too_long_message,
+)
+from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
+from lsp_server.llm.sse import BoundedLines, SseParser
 from lsp_server.llm.stream_state import AttemptResult, StreamState, failed
 from lsp_server.llm.types import (
     AssistantReply,
@@ -31,6 +42,7 @@ from lsp_server.llm.types import (
     RetryNotice,
     TextProgress,
 )
+from lsp_server.redaction import Redactor, Secret
 
 if TYPE_CHECKING:
     from lsp_server.llm.factory import SummarizerConfig
@@ -51,6 +63,7 @@ class HttpClientOptions(TypedDict, total=False):
     timeouts: Timeouts | None
     extra_headers: Mapping[str, str] | None
     reasoning: bool  # the model accepts a reasoning level (each format sends it its own way)
+    output_tokens: int  # the output limit a reply is read against when the request sets none
 
 
 def options_from_config(
@@ -65,6 +78,7 @@ def options_from_config(
         timeouts=config.timeouts,
         extra_headers=config.extra_headers,
         reasoning=config.reasoning,
+        output_tokens=config.max_tokens,
     )
 
 
@@ -83,14 +97,17 @@ class HttpLlmClient(ABC):
         timeouts: Timeouts | None = None,
         extra_headers: Mapping[str, str] | None = None,
         reasoning: bool = False,
+        output_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key
+        self._redactor = Redactor([api_key])  # the key in any form: replies and messages pass through it
         self.retry = retry or RetryPolicy()
         self.timeouts = timeouts or Timeouts()
         self._extra_headers = dict(extra_headers or {})
         self.reasoning = reasoning
+        self.output_tokens = output_tokens
         self._client: httpx.AsyncClient | None = None
 
     def __repr__(self) -> str:
@@ -180,8 +197,7 @@ class HttpLlmClient(ABC):
                 async with asyncio.timeout_at(deadline):
                     result = await self._attempt(request, model, on_text_delta)
             except TimeoutError:
-                message = f"Request timed out after {self.timeouts.total_s:g}s (total time limit)"
-                result = failed(message, retryable=False, model=model)
+                result = failed(deadline_message(self.timeouts.total_s), retryable=False, model=model)
             # Every message leaves the attempt clean: retry notices, logs and the reply all see
             # only this form.
             result = self._cleaned(result)
@@ -211,17 +227,19 @@ class HttpLlmClient(ABC):
             await asyncio.sleep(delay)
 
     def _cleaned(self, result: AttemptResult) -> AttemptResult:
-        """``result`` with its error message redacted, then cut to :data:`_MAX_ERROR_TEXT`.
+        """``result`` with its text and error message redacted, the message then cut to :data:`_MAX_ERROR_TEXT`.
 
-        Redacting first matters: a key that crosses the cut would no longer match whole, and its
-        first characters would show.
+        A model that echoes the key it was sent (in any disguise) gets it neither into an error
+        nor into a summary that would be printed and stored. Redacting before cutting matters: a
+        cut could leave less of a key than the redactor recognises.
         """
+        text = self._redact(result.text) if result.text else result.text
         if result.error_message is None:
-            return result
+            return result if text is result.text else dataclasses.replace(result, text=text)
         message = self._redact(result.error_message)
         if len(message) > _MAX_ERROR_TEXT:
             message = message[:_MAX_ERROR_TEXT] + "…"
-        return dataclasses.replace(result, error_message=message)
+        return dataclasses.replace(result, text=text, error_message=message)
 
     def _reply(self, result: AttemptResult, model: str, attempts: int) -> AssistantReply:
         return AssistantReply(
@@ -262,6 +280,7 @@ class HttpLlmClient(ABC):
     ) -> AttemptResult:
         url = self._endpoint()
         log.debug("%s POST %s model=%s", self.provider, self._redact(url), model)
+        output_tokens = request.max_tokens if request.max_tokens is not None else self.output_tokens
         try:
             async with self._http().stream(
                 "POST", url, json=self._body(request, model), headers=self._headers(request)
@@ -271,13 +290,14 @@ class HttpLlmClient(ABC):
                 state = self._new_state(model)
                 content_type = response.headers.get("content-type", "")
                 if "json" in content_type and "event-stream" not in content_type:
-                    await self._read_json(response, state)
+                    problem = await self._read_json(response, state)
                 else:
-                    await self._read_stream(response, state, on_text_delta)
+                    problem = await self._read_stream(response, state, on_text_delta, output_tokens)
+                if problem is not None:
+                    return failed(problem, retryable=False, model=model)  # leaving the block closes the stream
                 return state.result()
         except httpx.ReadTimeout:
-            message = f"Request timed out: no data for {self.timeouts.read_idle_s:g}s"
-            return failed(message, retryable=True, model=model)
+            return failed(idle_message(self.timeouts.read_idle_s), retryable=True, model=model)
         except httpx.TimeoutException as exc:
             return failed(f"Request timed out ({type(exc).__name__})", retryable=True, model=model)
         except httpx.TransportError as exc:
@@ -300,32 +320,53 @@ class HttpLlmClient(ABC):
             retry_after_s=parse_retry_after(response.headers) if status == 429 or status >= 500 else None,
         )
 
-    async def _read_json(self, response: httpx.Response, state: StreamState) -> None:
-        raw = await response.aread()
+    async def _read_json(self, response: httpx.Response, state: StreamState) -> str | None:
+        """One JSON body (a server that ignored ``stream: true``), read up to :data:`MAX_LINE_CHARS` bytes."""
+        raw = bytearray()
+        async for chunk in response.aiter_bytes():
+            raw.extend(chunk)
+            if len(raw) > MAX_LINE_CHARS:
+                return line_too_long_message()
         try:
             body = json.loads(raw)
         except ValueError:
             body = None
         state.on_full_response(body)
+        return None
 
     async def _read_stream(
-        self, response: httpx.Response, state: StreamState, on_text_delta: TextProgress | None
-    ) -> None:
+        self, response: httpx.Response, state: StreamState, on_text_delta: TextProgress | None, output_tokens: int
+    ) -> str | None:
+        """Feed the stream's events to ``state``; a sentence when a limit stopped the reading, else None."""
         parser = SseParser()
+        cap = output_cap(output_tokens)
         reported = 0
-        async for line in response.aiter_lines():
+        lines = BoundedLines(MAX_LINE_CHARS)
+        async for chunk in response.aiter_text():
+            for line in lines.feed(chunk):
+                event = parser.feed_line(line)
+                if parser.pending_chars > MAX_LINE_CHARS:
+                    return line_too_long_message()
+                if event is None:
+                    continue
+                state.on_event(event)
+                if state.text_chars > cap:
+                    return too_long_message(cap, output_tokens)
+                if on_text_delta is not None and state.text_chars != reported:
+                    reported = state.text_chars
+                    on_text_delta(reported)
+                if state.done:
+                    return None
+            if lines.overflowed:
+                return line_too_long_message()
+        for line in lines.flush():
             event = parser.feed_line(line)
-            if event is None:
-                continue
-            state.on_event(event)
-            if on_text_delta is not None and state.text_chars != reported:
-                reported = state.text_chars
-                on_text_delta(reported)
-            if state.done:
-                return
+            if event is not None:
+                state.on_event(event)
         event = parser.flush()
         if event is not None:
             state.on_event(event)
+        return too_long_message(cap, output_tokens) if state.text_chars > cap else None
 
     def _redact(self, text: str) -> str:
-        return redact(text, [self._api_key])
+        return self._redactor.text(text)

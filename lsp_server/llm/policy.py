@@ -12,8 +12,17 @@ one, and is stricter where the brief asks:
 * waits: ``base_delay_s * 2**(n-1)`` capped at ``max_delay_s``; a server's ``retry-after`` /
   ``retry-after-ms`` replaces that, but a request to wait longer than ``max_retry_after_s`` ends the
   call with an error at once (Pi's ``maxRetryDelayMs`` behaviour) instead of sleeping for minutes.
-* ``total_s`` bounds the whole call, retries and sleeps included; a retry that could not start
-  before the deadline is not attempted.
+* ``total_s`` (the deadline) bounds the whole call, retries and sleeps included; a retry that
+  could not start before the deadline is not attempted. ``read_idle_s`` bounds each silence,
+  waiting for the answer to start included, so a server that accepts a request and never answers
+  costs one idle limit per attempt.
+* a reply is read up to :func:`output_cap` characters (``OUTPUT_CHARS_PER_TOKEN`` per token of the
+  output limit, several times what a complete answer can hold) and one stream line (or one
+  non-streamed body) up to :data:`MAX_LINE_CHARS`; past either the attempt stops with an error that
+  is not retried (a flood would flood again), so memory stays flat whatever the server sends.
+
+The error messages name the setting and the flag that raise each limit (``IDLE_LIMIT``,
+``DEADLINE``), so a user who meets one knows what to change.
 """
 
 from __future__ import annotations
@@ -23,6 +32,12 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
+
+OUTPUT_CHARS_PER_TOKEN: Final = 16  # 4 characters a token, 4 times the output limit
+MAX_LINE_CHARS: Final = 1 << 20  # one stream line, one event's data, one non-streamed body
+IDLE_LIMIT: Final = "summarizer.timeoutSeconds or --timeout"
+DEADLINE: Final = "summarizer.deadlineSeconds or --deadline"
 
 
 @dataclass(frozen=True)
@@ -40,8 +55,35 @@ class RetryPolicy:
 @dataclass(frozen=True)
 class Timeouts:
     connect_s: float = 10.0
-    read_idle_s: float = 120.0  # longest silence allowed between two received bytes
-    total_s: float = 600.0  # the whole call, retries included
+    read_idle_s: float = 30.0  # longest silence allowed, waiting for the answer to start included
+    total_s: float = 120.0  # the deadline: the whole call, retries and waits included
+
+
+def output_cap(max_tokens: int) -> int:
+    """The most reply characters read for an output limit of ``max_tokens`` tokens."""
+    return OUTPUT_CHARS_PER_TOKEN * max(1, max_tokens)
+
+
+def idle_message(seconds: float) -> str:
+    return f"Request timed out: no data for {seconds:g}s (the idle limit; raise {IDLE_LIMIT})"
+
+
+def deadline_message(seconds: float) -> str:
+    return (
+        f"Request timed out after {seconds:g}s (the deadline for the whole call, retries and waits included; "
+        f"raise {DEADLINE})"
+    )
+
+
+def too_long_message(cap: int, max_tokens: int) -> str:
+    return (
+        f"Reply too long: more than {cap:,} characters streamed ({OUTPUT_CHARS_PER_TOKEN} per token of the "
+        f"{max_tokens:,}-token output limit); stopped reading it"
+    )
+
+
+def line_too_long_message() -> str:
+    return f"Reply not readable: a stream line or body longer than {MAX_LINE_CHARS:,} characters; stopped reading it"
 
 
 _QUOTA_PATTERN = re.compile(r"insufficient_quota|quota exceeded|out of budget|billing|usage limit", re.IGNORECASE)

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from lsp_server.llm.client import LlmClient
-from lsp_server.llm.redact import Secret
+from lsp_server.redaction import Secret
 from lsp_server.session.tokens import DEFAULT_RESERVE_TOKENS
 
 if TYPE_CHECKING:

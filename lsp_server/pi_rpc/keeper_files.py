@@ -6,7 +6,11 @@ outlive the language server (a window reload). A server finds the keepers of its
 * the folder is ``$PI_CONTEXT_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/pi-context``, else
   ``<temp dir>/pi-context-<uid>``, with ``keepers/`` inside. It must be a real folder (not a
   symlink) owned by this user with no access for anyone else (mode 0700); it is created so, and a
-  folder that is not is refused (the chat then runs Pi directly, without a keeper);
+  folder that is not is refused. The last one is a name anyone can take first: when another
+  user (or a loose mode, or a symlink) holds it, the keepers live in a fresh private folder made
+  with ``mkdtemp`` instead (:func:`choose_keepers_folder`), whose path is noted in pi-context's
+  state folder so that the user's next servers find the same one. A folder chosen explicitly is
+  refused without a fallback (the chat then runs Pi directly, without a keeper);
 * ``<id>.sock``: the keeper's Unix socket (mode 0600), one client at a time;
 * ``<id>.json``: what the keeper holds (:class:`KeeperRecord`), rewritten whole (a temporary file
   renamed over it) when it changes, so a reader never sees half of it.
@@ -116,15 +120,82 @@ def default_runtime_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def ensure_private_dir(folder: Path) -> Path:
-    """Create ``folder`` (and its parent) 0700 if missing; refuse one that others could reach."""
+    """Create ``folder`` (and its parent) 0700 if missing; refuse one that others could reach.
+
+    A path too long for the sockets inside it is refused before anything is created.
+    """
+    if len(os.fsencode(folder)) + 18 > SOCKET_PATH_MAX:
+        raise KeeperDirError(f"{folder} is too long a path for a Unix socket; set {RUNTIME_DIR_ENV} to a shorter one")
     for path in (folder.parent, folder):
         try:
             path.mkdir(mode=0o700, exist_ok=True)
         except OSError as error:
             raise KeeperDirError(f"cannot create {path}: {error.strerror or error}") from error
         check_private(path)
-    if len(os.fsencode(folder)) + 18 > SOCKET_PATH_MAX:
-        raise KeeperDirError(f"{folder} is too long a path for a Unix socket; set {RUNTIME_DIR_ENV} to a shorter one")
+    return folder
+
+
+FALLBACK_NOTE: Final = "keepers-folder"  # in pi-context's state folder: the fallback folder in use
+
+
+@dataclass(frozen=True)
+class KeepersFolder:
+    """The keepers' folder in use, and why it is not the default one (None when it is)."""
+
+    path: Path
+    instead_of: Path | None = None
+    because: str | None = None
+
+    def fallback_sentence(self) -> str | None:
+        if self.instead_of is None:
+            return None
+        return (
+            f"{self.because}, so chats' keepers live in {self.path.parent} instead (a fresh private folder; "
+            f"remove {self.instead_of.parent} or set {RUNTIME_DIR_ENV} to go back)"
+        )
+
+
+def choose_keepers_folder(env: Mapping[str, str] | None = None, state_dir: str | None = None) -> KeepersFolder:
+    """The keepers' folder, created private; a fresh one when the shared temp name is held by someone else.
+
+    Raises :class:`KeeperDirError` when no folder can be used (an explicit one that is not private,
+    or the fallback cannot be made either).
+    """
+    env = os.environ if env is None else env
+    folder = default_runtime_dir(env)
+    try:
+        return KeepersFolder(ensure_private_dir(folder))
+    except KeeperDirError as error:
+        explicit = bool(env.get(RUNTIME_DIR_ENV)) or folder.parent.parent != Path(tempfile.gettempdir())
+        if explicit or state_dir is None:
+            raise
+        because = str(error)
+    return KeepersFolder(_fallback_folder(Path(state_dir)), instead_of=folder, because=because)
+
+
+def _fallback_folder(state: Path) -> Path:
+    """The fallback noted in ``state`` when it is still ours and private, else a new ``mkdtemp`` one, noted."""
+    note = state / FALLBACK_NOTE
+    try:
+        with open(note, "rb") as handle:
+            noted = Path(os.fsdecode(handle.read(4096).strip()))
+        if noted.is_absolute() and noted.name == "keepers":
+            return ensure_private_dir(noted)  # checks both levels: still ours, still private
+    except (OSError, KeeperDirError):
+        pass
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    try:
+        parent = Path(tempfile.mkdtemp(prefix=f"pi-context-{uid}-"))  # 0700, ours, a name nobody could take first
+    except OSError as error:
+        raise KeeperDirError(f"cannot create a private folder for keepers: {error.strerror or error}") from error
+    folder = ensure_private_dir(parent / "keepers")
+    try:
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = note.with_name(f".{FALLBACK_NOTE}.{os.getpid()}.tmp")
+        temporary.write_bytes(os.fsencode(folder))
+        os.replace(temporary, note)
+    except OSError:
+        pass  # this server still uses it; the next one makes its own
     return folder
 
 

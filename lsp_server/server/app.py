@@ -43,6 +43,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from lsp_server import __version__
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
+from lsp_server.redaction.keyring import KeyRing
 from lsp_server.server.diagnostics import (
     CheckStats,
     DiagnosticsBook,
@@ -161,7 +162,7 @@ class PiProtocol(LanguageServerProtocol):
 class PiLanguageServer(LanguageServer):
     """pi-context's language server. Construct with ``create_server()``."""
 
-    def __init__(self, *, debug: bool = False) -> None:
+    def __init__(self, *, debug: bool = False, keys: KeyRing | None = None) -> None:
         super().__init__(
             SERVER_NAME,
             __version__,
@@ -172,6 +173,9 @@ class PiLanguageServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.debug = debug
+        # The keys learned so far (each chat's, the summarizer's): every log line and logMessage is redacted
+        # with them (serve's log handler shares this ring).
+        self.keys = keys if keys is not None else KeyRing()
         self._checker: WorkspaceChecker | None = None
         self._settings: ServerSettings | None = None
         self.init_options: Any = None
@@ -343,6 +347,13 @@ class PiLanguageServer(LanguageServer):
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:
             logger.exception("could not send window/logMessage")
+
+    def window_log_message(self, params: types.LogMessageParams) -> None:
+        """``window/logMessage`` (the editor's output channel) with every key the server knows redacted."""
+        message = self.keys.redact(params.message)
+        if message is not params.message:
+            params = types.LogMessageParams(type=params.type, message=message)
+        super().window_log_message(params)
 
     # --- loop-bound parts --------------------------------------------------------------------
 
@@ -694,11 +705,11 @@ def debug_enabled(flag: bool | None = None) -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0", "false", "no")
 
 
-def create_server(*, debug: bool | None = None) -> PiLanguageServer:
-    """A ready-to-start server with every handler registered."""
+def create_server(*, debug: bool | None = None, keys: KeyRing | None = None) -> PiLanguageServer:
+    """A ready-to-start server with every handler registered (``keys``: the ring its log handler redacts with)."""
     from lsp_server.server import debug_commands, features, lifecycle, sync
 
-    server = PiLanguageServer(debug=debug_enabled(debug))
+    server = PiLanguageServer(debug=debug_enabled(debug), keys=keys)
     lifecycle.register(server)
     sync.register(server)
     for register in features.FEATURES:

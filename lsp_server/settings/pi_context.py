@@ -65,7 +65,21 @@ class SummarizerSettings(_Model):
         description="Name of the environment variable holding the API key (the key itself is never stored).",
     )
     wire_format: WireFormat = Field(default=DEFAULT_WIRE_FORMAT, description=wire_format_setting_description())
-    timeout_seconds: float = Field(default=120.0, gt=0, description="Timeout of one request, in seconds.")
+    timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description=(
+            "The idle limit: the longest the endpoint may stay silent, waiting for its answer to start included, "
+            "in seconds (each attempt)."
+        ),
+    )
+    deadline_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        le=86_400,
+        description="The deadline for a whole summary call, retries and their waits included, in seconds.",
+    )
     retries: int = Field(default=2, ge=0, le=10, description="Retries on transient failures (429, 5xx, network).")
 
     @model_validator(mode="after")

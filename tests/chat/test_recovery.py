@@ -110,6 +110,23 @@ def test_somebody_elses_file_is_left_alone_and_the_session_goes_beside_it(tmp_pa
     assert "is left as it is" in restored.sentence(str(path))
 
 
+def test_a_file_that_cannot_be_compared_is_left_alone_and_the_sentence_says_why_not_how_many_lines(
+    tmp_path: Path,
+) -> None:
+    """A dangling symlink (or a FIFO, a folder) in the session's place: no line count, the reason (issue 18)."""
+    path = tmp_path / "s.jsonl"
+    path.symlink_to(tmp_path / "nowhere.jsonl")
+    restored = write_back(str(path), HEADER, ENTRIES)
+    assert not isinstance(restored, str)
+    assert (restored.kind, restored.path, restored.foreign_lines) == ("beside", str(tmp_path / "s.restored.jsonl"), 0)
+    assert restored.unreadable is not None
+    said = restored.sentence(str(path))
+    assert said.startswith(f"{path} could not be compared with this chat's session (") and "line(s)" not in said
+    assert restored.unreadable in said and "is left as it is" in said
+    assert path.is_symlink() and not (tmp_path / "nowhere.jsonl").exists()  # never followed, never written
+    assert lines_of(Path(restored.path)) == [HEADER, *ENTRIES]
+
+
 def test_a_file_put_in_place_before_the_guard_first_saw_it_is_not_taken_for_the_session(tmp_path: Path) -> None:
     # Pi's first write and a replacement can fall in one burst of events: the guard's first look then
     # sees a file that appeared, and only its header says whose it is.

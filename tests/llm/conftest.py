@@ -11,7 +11,7 @@ from lsp_server.llm.anthropic import AnthropicClient
 from lsp_server.llm.http_client import HttpLlmClient
 from lsp_server.llm.openai_compat import OpenAiCompatClient
 from lsp_server.llm.policy import RetryPolicy, Timeouts
-from lsp_server.llm.redact import Secret
+from lsp_server.redaction import Secret
 from tests.support.fake_llm_server import FakeLlmServer
 
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.05, max_retry_after_s=1.0)

@@ -11,8 +11,8 @@ import pytest
 
 from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
 from lsp_server.llm.openai_compat import OpenAiCompatClient
-from lsp_server.llm.redact import Secret, redact
 from lsp_server.llm.types import CompletionRequest, RetryNotice
+from lsp_server.redaction import Redactor, Secret
 from tests.llm.conftest import FAST_RETRY, KEY, make_client
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
@@ -78,8 +78,8 @@ def test_secret_refuses_to_be_pickled_but_copies_as_itself() -> None:
 
 
 def test_redact_replaces_every_occurrence_and_ignores_tiny_values() -> None:
-    assert redact(f"{KEY} and {KEY}", [Secret(KEY)]) == "*** and ***"
-    assert redact("a b c", [Secret("a")]) == "a b c"
+    assert Redactor([Secret(KEY)]).text(f"{KEY} and {KEY}") == "*** and ***"
+    assert Redactor([Secret("a")]).text("a b c") == "a b c"
 
 
 async def test_retry_notices_of_a_stream_error_that_quotes_the_key_are_redacted(
@@ -117,6 +117,6 @@ async def test_a_key_crossing_the_message_cut_is_redacted_before_the_cut(
 
 
 def test_a_piece_of_the_key_at_a_cut_end_is_redacted() -> None:
-    assert redact(f"401 invalid key {KEY[:12]}", [Secret(KEY)]) == "401 invalid key ***"
-    assert redact(f"{KEY[-9:]} was rejected", [Secret(KEY)]) == "*** was rejected"
-    assert redact(f"ends with {KEY[:7]}", [Secret(KEY)]) == f"ends with {KEY[:7]}"  # too short to be told apart
+    assert Redactor([Secret(KEY)]).text(f"401 invalid key {KEY[:12]}") == "401 invalid key ***"
+    assert Redactor([Secret(KEY)]).text(f"{KEY[-9:]} was rejected") == "*** was rejected"
+    assert Redactor([Secret(KEY)]).text(f"ends with {KEY[:7]}") == f"ends with {KEY[:7]}"  # too short to be told apart

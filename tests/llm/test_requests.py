@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.llm.openai_compat import to_openai_messages
-from lsp_server.llm.redact import Secret
 from lsp_server.llm.types import CompletionRequest
+from lsp_server.redaction import Secret
 from tests.llm.conftest import KEY, deep_keys, make_client
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 

@@ -108,7 +108,7 @@ async def test_stalled_stream_hits_the_read_idle_limit(server: FakeLlmServer, wi
         reply = await asyncio.wait_for(client.complete(REQUEST), HANG_GUARD_S)
     assert (reply.stop_reason, reply.error_message, reply.attempts) == (
         "error",
-        "Request timed out: no data for 0.2s",
+        "Request timed out: no data for 0.2s (the idle limit; raise summarizer.timeoutSeconds or --timeout)",
         2,
     )
 
@@ -118,7 +118,11 @@ async def test_total_time_limit_bounds_the_whole_call(server: FakeLlmServer) -> 
     timeouts = Timeouts(connect_s=5, read_idle_s=20, total_s=0.3)
     async with make_client("openai", server, timeouts=timeouts) as client:
         reply = await asyncio.wait_for(client.complete(REQUEST), HANG_GUARD_S)
-    assert (reply.error_message, reply.attempts) == ("Request timed out after 0.3s (total time limit)", 1)
+    assert (reply.error_message, reply.attempts) == (
+        "Request timed out after 0.3s (the deadline for the whole call, retries and waits included; "
+        "raise summarizer.deadlineSeconds or --deadline)",
+        1,
+    )
 
 
 async def test_anthropic_overloaded_error_event_is_retried(server: FakeLlmServer) -> None:

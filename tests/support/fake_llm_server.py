@@ -31,11 +31,18 @@ or as a script for editor end-to-end tests (stdlib only, any Python 3.11)::
 which prints ``FAKE_LLM_LISTENING http://127.0.0.1:<port>`` once ready and serves until killed.
 ``script.json`` is ``{"responses": [...], "default": {...}}`` with each response in the JSON
 form of :class:`ScriptedResponse` (camelCase keys, see :meth:`ScriptedResponse.from_json`).
+
+The red team's servers (issue 18) are scripts too: ``echo_key`` answers with the key the request
+carried in one of the disguises of ``tests/support/disguises.py`` (wherever ``{echo}`` is in the
+text or the error body), ``flood_chars`` streams deltas as fast as the client reads them,
+``chunks`` with ``chunk_delay_s`` trickles one word at a time, ``silent`` reads the request and
+never answers, and ``raw_tail`` sends bytes as they are (a line that never ends).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import select
 import signal
@@ -84,6 +91,13 @@ class ScriptedResponse:
     usage_in_stream: bool = True  # OpenAI: send the final usage chunk (stream_options.include_usage)
     error_event: dict[str, Any] | None = None  # sent after the text instead of the normal end
     non_streaming: bool = False  # answer with one JSON object even though stream was requested
+    # The red team's servers (issue 18):
+    echo_key: str | None = None  # a disguise's name (tests/support/disguises.py): "{echo}" in text and body is
+    # replaced by the key this request carried, so disguised
+    silent: bool = False  # read the request, then send nothing at all (not even a status line) until closed
+    flood_chars: int = 0  # after the text, this many more characters of deltas as fast as the socket takes them
+    flood_chunk: int = 256  # characters per flooded delta
+    raw_tail: str | None = None  # after the text, these bytes as they are (e.g. a line that never ends)
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ScriptedResponse:
@@ -99,6 +113,10 @@ class ScriptedResponse:
             "chunkDelay": "chunk_delay_s",
             "errorEvent": "error_event",
             "nonStreaming": "non_streaming",
+            "echoKey": "echo_key",
+            "floodChars": "flood_chars",
+            "floodChunk": "flood_chunk",
+            "rawTail": "raw_tail",
         }
         return ScriptedResponse(**{names.get(k, k): v for k, v in data.items()})
 
@@ -130,10 +148,11 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names; API keys replaced by <redacted>
     body: Any  # parsed JSON, or the raw text when it is not JSON
     wire: str  # "openai" | "anthropic" | "other"
-    outcome: str = "pending"  # completed | error-status | dropped | stalled | client-disconnected
+    outcome: str = "pending"  # completed | error-status | dropped | stalled | client-disconnected | raw-tail
     chunks_sent: int = 0
     chunks_planned: int = 0
     held: bool = False  # the stream is paused at hold_after_chunks, waiting for release()
+    flooded: int = 0  # characters of flooded deltas sent (flood_chars)
     client_closed: bool = False  # the client closed the connection while the stream stalled or was held
 
     def to_json(self) -> dict[str, Any]:
@@ -344,7 +363,12 @@ class _Handler(BaseHTTPRequestHandler):
             fake._update(record, outcome="error-status")
             return
         model = script.model or (body.get("model") if isinstance(body, dict) else None) or "fake-model"
+        if script.echo_key is not None:
+            script = _echoing(script, _key_of(self.headers) or "")
         try:
+            if script.silent:
+                self._stall(record)
+                return
             if script.status >= 300:
                 self._send_error_status(script)
                 fake._update(record, outcome="error-status")
@@ -395,6 +419,15 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0
         held = False
         for kind, payload in events:
+            if kind == "flood":
+                if not self._flood(record, wire, script, model):
+                    return
+                continue
+            if kind == "raw":
+                self._write_chunk(payload)
+                fake._update(record, outcome="raw-tail")
+                self.close_connection = True
+                return
             if kind == "text":
                 if script.drop_after_chunks is not None and sent >= script.drop_after_chunks:
                     raise _Dropped
@@ -424,6 +457,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
         fake._update(record, outcome="completed")
+
+    def _flood(self, record: RecordedRequest, wire: str, script: ScriptedResponse, model: str) -> bool:
+        """Stream ``flood_chars`` characters of deltas as fast as the client reads; False if it went away."""
+        fake = self.server.fake
+        piece = ("flood " * (script.flood_chunk // 6 + 1))[: script.flood_chunk]
+        batch = 64  # deltas per write: the server is not what slows the flood down
+        events = _text_event(wire, piece, model) * batch
+        sent = 0
+        while sent < script.flood_chars:
+            if fake._stop.is_set():
+                return False
+            count = min(batch, -(-(script.flood_chars - sent) // len(piece)))
+            try:
+                self._write_chunk(events if count == batch else _text_event(wire, piece, model) * count)
+            except OSError:
+                fake._update(record, outcome="client-disconnected", flooded=sent)
+                self.close_connection = True
+                return False
+            sent += count * len(piece)
+            fake._update(record, flooded=sent)
+        return True
 
     def _stall(self, record: RecordedRequest) -> None:
         fake = self.server.fake
@@ -505,6 +559,7 @@ def _openai_events(script: ScriptedResponse, model: str) -> list[tuple[str, byte
     if script.thinking:
         events.append(("meta", _sse(chunk({"reasoning_content": script.thinking}))))
     events.extend(("text", _sse(chunk({"content": piece}))) for piece in script.text_chunks())
+    events.extend(_flood_and_raw(script))
     for number, call in enumerate(script.calls()):
         head = {
             "index": number,
@@ -616,6 +671,7 @@ def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, b
                 ),
             )
         )
+    events.extend(_flood_and_raw(script))
     events.append(("meta", _sse({"type": "content_block_stop", "index": index}, "content_block_stop")))
     for call in script.calls():
         index += 1
@@ -657,6 +713,52 @@ def _anthropic_events(script: ScriptedResponse, model: str) -> list[tuple[str, b
     )
     events.append(("meta", _sse({"type": "message_stop"}, "message_stop")))
     return events
+
+
+def _flood_and_raw(script: ScriptedResponse) -> list[tuple[str, bytes]]:
+    """Markers the stream expands: the flood of deltas, then the raw tail (after which nothing is sent)."""
+    return ([("flood", b"")] if script.flood_chars else []) + (
+        [("raw", script.raw_tail.encode())] if script.raw_tail is not None else []
+    )
+
+
+def _text_event(wire: str, piece: str, model: str) -> bytes:
+    """One text delta of the wire format (the text block is block 0 for Anthropic's flood)."""
+    if wire == "openai":
+        body = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+        }
+        return _sse(body)
+    delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
+    return _sse(delta, "content_block_delta")
+
+
+def _echoing(script: ScriptedResponse, key: str) -> ScriptedResponse:
+    """``script`` with "{echo}" in its text, body and error event replaced by the request's key, disguised."""
+    try:
+        from tests.support.disguises import disguise_named
+    except ImportError:  # run as a script: this folder is on the path
+        from disguises import disguise_named  # type: ignore[import-not-found,no-redef]
+
+    echoed = disguise_named(key, script.echo_key or "whole")
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("{echo}", echoed)
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fill(v) for v in value]
+        return value
+
+    chunks = [fill(chunk) for chunk in script.chunks] if script.chunks is not None else None
+    return dataclasses.replace(
+        script, text=fill(script.text), chunks=chunks, body=fill(script.body), error_event=fill(script.error_event)
+    )
 
 
 def _full_body(wire: str, script: ScriptedResponse, model: str) -> dict[str, Any]:

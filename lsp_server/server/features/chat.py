@@ -39,8 +39,8 @@ from lsp_server.server.lazy import lazy_module
 if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat
     from lsp_server.chat.recovery import Loss, SessionGuard
-    from lsp_server.llm.redact import Secret
     from lsp_server.pi_rpc import PiExit, PiInstallation
+    from lsp_server.redaction import Redactor, Secret
     from lsp_server.session.tail import SessionFile
 
 if TYPE_CHECKING:
@@ -90,10 +90,8 @@ def pi_secrets(ls: PiLanguageServer, env: dict[str, str], cwd: str) -> tuple[Sec
 
 
 def clean(chat: Chat, value: T) -> T:
-    """``value`` from Pi with the chat's keys replaced by ``***``."""
-    from lsp_server.chat.redaction import redact_value
-
-    cleaned: T = redact_value(value, chat.spec.secrets)
+    """``value`` from Pi with the chat's keys (in any form) replaced by ``***``."""
+    cleaned: T = chat.spec.redactor.value(value)
     return cleaned
 
 
@@ -147,23 +145,22 @@ def detached_chats(ls: PiLanguageServer) -> list[protocol.DetachedChat]:
     return found
 
 
-async def _pi(call: Callable[[], Awaitable[T]], secrets: tuple[Secret, ...]) -> T:
+async def _pi(call: Callable[[], Awaitable[T]], redactor: Redactor) -> T:
     """Run a chat command; Pi's refusals and exits become readable request failures.
 
-    The chat's keys (``secrets``) are kept out of the answer and of the failure's message."""
-    from lsp_server.chat.redaction import redact_text, redact_value
+    The chat's keys (``redactor``) are kept out of the answer and of the failure's message."""
     from lsp_server.chat.registry import ChatError
     from lsp_server.pi_rpc import PiRpcError
 
     try:
         answer = await call()
     except ChatError as exc:
-        raise request_failed(redact_text(str(exc), secrets)) from None
+        raise request_failed(redactor.text(str(exc))) from None
     except PiRpcError as exc:
-        raise request_failed(redact_text(f"Pi: {exc}", secrets)) from None
+        raise request_failed(redactor.text(f"Pi: {exc}")) from None
     except ValueError as exc:  # a malformed model name and the like
         raise request_failed(str(exc)) from None
-    cleaned: T = redact_value(answer, secrets)
+    cleaned: T = redactor.value(answer)
     return cleaned
 
 
@@ -195,6 +192,7 @@ class ChatEvents:
         self._guards: dict[str, SessionGuard] = {}  # by chat id
         self._checks: dict[str, asyncio.TimerHandle] = {}  # by chat id
         self._restoring: dict[str, asyncio.Task[None]] = {}  # by chat id
+        self._first_event: dict[str, list[tuple[NoticeLevel, str]]] = {}  # by chat id: notices waiting
 
     def stop_later(self, chat: Chat) -> None:
         self._background(self.ls.chats.stop(chat.chat_id))
@@ -206,9 +204,16 @@ class ChatEvents:
         return task
 
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
+        for level, message in self._first_event.pop(chat.chat_id, ()):
+            self.notice(chat, level, message)
         self.ls.protocol.notify(
             protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event), "seq": chat.events}
         )
+
+    def notice_with_first_event(self, chat: Chat, level: NoticeLevel, message: str) -> None:
+        """A notice about how the chat was started, sent just before its first event: a client knows the
+        chat by then (one sent with the start's answer would come before the client has the chat's id)."""
+        self._first_event.setdefault(chat.chat_id, []).append((level, message))
 
     def written(self, chat: Chat, session: str) -> None:
         guard = self._guards.get(chat.chat_id)
@@ -235,6 +240,7 @@ class ChatEvents:
             log_failure(self.ls, "pi/sessionChanged (chat)", exc)
 
     def exited(self, chat: Chat, exit: PiExit) -> None:
+        self._first_event.pop(chat.chat_id, None)
         self.ls.chats.forget(chat.chat_id)
         self._guards.pop(chat.chat_id, None)
         check = self._checks.pop(chat.chat_id, None)
@@ -413,11 +419,12 @@ def register(server: PiLanguageServer) -> None:
         session = _start_session(ls, params.session, keep.folder if keep is not None else None)
         env = pi_env(ls, cwd)
         spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env, cwd))
+        ls.keys.add(spec.secrets)  # the server's log lines are redacted with them too
         taken = await _pi(  # its Pi kept running under a keeper: no Pi to find or start
             lambda: ls.chats.take_up(
                 spec, keep, on_event=events.event, on_exit=events.exited, on_session_written=events.written
             ),
-            spec.secrets,
+            spec.redactor,
         )
         if taken is not None:
             events.follow(taken)
@@ -432,12 +439,16 @@ def register(server: PiLanguageServer) -> None:
                 on_session_written=events.written,
                 keep=keep,
             ),
-            spec.secrets,
+            spec.redactor,
         )
         events.follow(chat)
         problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
         if problem:
             ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
+        fallback = ls.chats.keeping.fallback() if chat.kept else None
+        if fallback:  # the shared folder was taken: said in the log and to the chat, never silently
+            ls.log(f"chat {chat.chat_id}: {fallback}")
+            events.notice_with_first_event(chat, "warning", f"Pi is kept across window reloads, but {fallback}.")
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
 
     @server.feature(names.CHAT_LIST)
@@ -449,19 +460,19 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_STATE, lambda: protocol.ChatRef)
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        pi_state = await _pi(chat.refresh_state, chat.spec.secrets)
+        pi_state = await _pi(chat.refresh_state, chat.spec.redactor)
         return chat_info(ls, chat, pi_state).wire()
 
     @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior), chat.spec.secrets)
+        disposition = await _pi(lambda: chat.prompt(params.text, params.streaming_behavior), chat.spec.redactor)
         return protocol.ChatPromptResult(disposition=disposition).wire()
 
     @request(names.CHAT_ABORT, lambda: protocol.ChatRef)
     async def abort(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await _pi(chat.abort, chat.spec.secrets)
+        await _pi(chat.abort, chat.spec.redactor)
         return {}
 
     @request(names.CHAT_STOP, lambda: protocol.ChatRef)
@@ -478,7 +489,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_COMPACT, lambda: protocol.ChatCompactParams)
     async def compact(ls: PiLanguageServer, params: protocol.ChatCompactParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        result = await _pi(lambda: chat.compact(params.instructions), chat.spec.secrets)
+        result = await _pi(lambda: chat.compact(params.instructions), chat.spec.redactor)
         return protocol.ChatCompactResult(
             summary=str(result.get("summary", "")),
             first_kept_entry_id=_str_or_none(result.get("firstKeptEntryId")),
@@ -506,7 +517,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        result = await _pi(lambda: chat.fork(params.entry_id), chat.spec.secrets)
+        result = await _pi(lambda: chat.fork(params.entry_id), chat.spec.redactor)
         return protocol.ChatForkResult(
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
         ).wire()
@@ -514,7 +525,7 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK_POINTS, lambda: protocol.ChatRef)
     async def fork_points(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        messages = await _pi(chat.fork_points, chat.spec.secrets)
+        messages = await _pi(chat.fork_points, chat.spec.redactor)
         points = [
             protocol.ForkPoint(entry_id=str(m.get("entryId")), text=str(m.get("text", "")))
             for m in messages
@@ -525,19 +536,19 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_SET_MODEL, lambda: protocol.ChatSetModelParams)
     async def set_model(ls: PiLanguageServer, params: protocol.ChatSetModelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        model = await _pi(lambda: chat.set_model(params.model), chat.spec.secrets)
+        model = await _pi(lambda: chat.set_model(params.model), chat.spec.redactor)
         return protocol.ChatModelResult(model=model).wire()
 
     @request(names.CHAT_SET_THINKING_LEVEL, lambda: protocol.ChatSetThinkingLevelParams)
     async def set_thinking_level(ls: PiLanguageServer, params: protocol.ChatSetThinkingLevelParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        await _pi(lambda: chat.set_thinking_level(params.level), chat.spec.secrets)
+        await _pi(lambda: chat.set_thinking_level(params.level), chat.spec.redactor)
         return {}
 
     @request(names.CHAT_MESSAGES, lambda: protocol.ChatRef)
     async def messages(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        snapshot = await _pi(chat.messages_snapshot, chat.spec.secrets)
+        snapshot = await _pi(chat.messages_snapshot, chat.spec.redactor)
         return protocol.ChatMessagesResult(
             items=clean(chat, snapshot.messages),
             in_flight=clean(chat, snapshot.in_flight),
@@ -548,12 +559,12 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_COMMANDS, lambda: protocol.ChatRef)
     async def commands(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.commands, chat.spec.secrets)).wire()
+        return protocol.ChatItemsResult(items=await _pi(chat.commands, chat.spec.redactor)).wire()
 
     @request(names.CHAT_MODELS, lambda: protocol.ChatRef)
     async def models(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
-        return protocol.ChatItemsResult(items=await _pi(chat.models, chat.spec.secrets)).wire()
+        return protocol.ChatItemsResult(items=await _pi(chat.models, chat.spec.redactor)).wire()
 
     @request(names.CHAT_PREFLIGHT, lambda: protocol.ChatPreflightParams)
     async def preflight_prompt(ls: PiLanguageServer, params: protocol.ChatPreflightParams) -> dict[str, Any]:
@@ -576,7 +587,7 @@ def register(server: PiLanguageServer) -> None:
     async def ui_response(ls: PiLanguageServer, params: protocol.ChatUiResponseParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         answer = params.model_dump(by_alias=True, exclude_none=True, include={"value", "confirmed", "cancelled"})
-        await _pi(lambda: chat.ui_response(params.id, answer), chat.spec.secrets)
+        await _pi(lambda: chat.ui_response(params.id, answer), chat.spec.redactor)
         return {}
 
     def listener(reason: str, paths: list[str]) -> None:
@@ -614,7 +625,7 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
             f"{path} is open in chat {chat.chat_id}: Pi compacts the branch it is on, and its RPC mode cannot move "
             "to another entry; compact without choosing an entry, or stop the chat first"
         )
-    state = await _pi(chat.refresh_state, chat.spec.secrets)
+    state = await _pi(chat.refresh_state, chat.spec.redactor)
     model = state.get("model") if isinstance(state.get("model"), dict) else {}
     name = f"{model.get('provider')}/{model.get('id')}" if model else "its model"
     summarizer = f"Pi in chat {chat.chat_id} ({name})"
@@ -638,7 +649,7 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
         raise request_failed(
             f"{path} changed since the preview (Pi appended to it in chat {chat.chat_id}); preview the compaction again"
         )
-    result = await _pi(lambda: chat.compact(request.instructions), chat.spec.secrets)
+    result = await _pi(lambda: chat.compact(request.instructions), chat.spec.redactor)
     session = chat.session or path
     entry = await read_session(
         ls,

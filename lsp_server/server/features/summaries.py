@@ -90,9 +90,10 @@ class ProgressReporter:
 
 def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
     from lsp_server.llm.config import config_from_settings
-    from lsp_server.llm.factory import LlmConfigError, build_client
+    from lsp_server.llm.factory import LlmConfigError, api_key_of, build_client
 
     config = config_from_settings(ls.settings.summarizer)
+    ls.keys.add([api_key_of(config, os.environ)])  # the server's log lines are redacted with it too
     try:
         return config, build_client(config)
     except LlmConfigError as exc:

@@ -23,6 +23,7 @@ export interface SummarizerSettings {
   apiKeyEnv: string | null;
   wireFormat: WireFormat;
   timeoutSeconds: number;
+  deadlineSeconds: number;
   retries: number;
 }
 
@@ -88,7 +89,8 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       model: text(get('summarizer.model')),
       apiKeyEnv: envName(get('summarizer.apiKeyEnv')),
       wireFormat: oneOf(get('summarizer.wireFormat'), WIRE_FORMATS, DEFAULT_WIRE_FORMAT),
-      timeoutSeconds: bounded(get('summarizer.timeoutSeconds'), 120, 1, 3600),
+      timeoutSeconds: bounded(get('summarizer.timeoutSeconds'), 30, 1, 3600),
+      deadlineSeconds: bounded(get('summarizer.deadlineSeconds'), 120, 1, 86_400),
       retries: bounded(get('summarizer.retries'), 2, 0, 10),
     },
     agentDir: agentDir ? expand(agentDir) : null,
