@@ -13,6 +13,12 @@ shown when **any 8 characters in a row** of one of its forms are shown, the form
 all compared folded (:mod:`lsp_server.redaction.folding`), which covers upper- and lower-case,
 whitespace inside and percent-encoding of each of them.
 
+A provider's fixed prefix (``sk-ant-api03-``, ``sk-proj-``, ``ghp_``: :data:`PUBLIC_PREFIXES`) is the
+same in every key of its kind and printed in every provider's documentation, so it is no part of what
+identifies a key: a text that names the prefix (``keys look like sk-ant-api03-…``) shows nothing. A run
+counts when 8 of its characters lie past the prefix (:func:`public_prefix_length`); the run is then
+replaced whole, the prefix included.
+
 Not every value a credential variable holds is a key. A value shorter than :data:`MIN_PIECE`, a
 path (``GOOGLE_APPLICATION_CREDENTIALS=/home/me/creds.json``: its pieces are every path of the
 user's home), a value with neither a digit nor, at 24 characters or more, both cases of letters
@@ -36,6 +42,49 @@ _PATH: Final = re.compile(r"^(?:[/~]|\.{1,2}[/\\]|[A-Za-z]:[/\\])")
 _DIGIT: Final = re.compile(r"\d")
 MIXED_CASE_LENGTH: Final = 24
 VARIETY_PIECE: Final = 5  # the piece length whose variety is asked (the search's own, matching.GRAM)
+
+
+# The fixed starts of common providers' keys, longest first where one begins another (docs/llm.md, "Redaction").
+PUBLIC_PREFIXES: Final = (
+    "sk-ant-admin01-",
+    "sk-ant-api03-",
+    "sk-ant-oat01-",
+    "sk-svcacct-",
+    "sk-or-v1-",
+    "sk-admin-",
+    "sk-proj-",
+    "github_pat_",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "rk_test_",
+    "glpat-",
+    "pypi-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xapp-",
+    "pplx-",
+    "npm_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "gsk_",
+    "xai-",
+    "hf_",
+    "sk-",
+)
+
+
+def public_prefix_length(value: str) -> int:
+    """How many leading characters of ``value`` are a provider's fixed prefix (0 when none is)."""
+    folded = value.lower()
+    for prefix in PUBLIC_PREFIXES:
+        if folded.startswith(prefix):
+            return len(prefix)
+    return 0
 
 
 def is_key_like(value: str) -> bool:

@@ -8,6 +8,9 @@ diagonal (text position minus form position) for as long as the characters agree
 more is a match. A diagonal extended once is not extended again from the next stride point inside
 the same run, so each match costs its own length, and the whole scan is linear in the text.
 
+A form may begin with a provider's fixed prefix (``public``, :func:`~lsp_server.redaction.forms.public_prefix_length`):
+a run counts only when 8 of its characters lie past it.
+
 Every place of every piece is kept, so the search is exact. A piece repeated many times in a form
 makes each hit on it cost as many places; values like that (a run of one character, a word
 repeated) are not keys and are replaced only whole (:func:`~lsp_server.redaction.forms.is_key_like`
@@ -17,7 +20,7 @@ piece within a form small.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from lsp_server.redaction.forms import MIN_PIECE
@@ -32,8 +35,10 @@ Span = tuple[int, int]
 class KeyIndex:
     """The folded forms of some keys, ready to be searched for."""
 
-    def __init__(self, forms: Iterable[str]) -> None:
+    def __init__(self, forms: Iterable[str], public: Mapping[str, int] | None = None) -> None:
         self.forms: tuple[str, ...] = tuple(dict.fromkeys(form for form in forms if len(form) >= MIN_PIECE))
+        # For each form, how many of its leading characters are a provider's fixed prefix.
+        self._public: tuple[int, ...] = tuple((public or {}).get(form, 0) for form in self.forms)
         places: dict[str, list[tuple[int, int]]] = {}
         for number, form in enumerate(self.forms):
             for position in range(len(form) - GRAM + 1):
@@ -73,7 +78,7 @@ class KeyIndex:
                     right += 1
                     ahead += 1
                 reach[diagonal] = right
-                if right - left >= MIN_PIECE:
+                if ahead - max(back, self._public[number]) >= MIN_PIECE:
                     found.append((left, right))
         found.sort()
         return found

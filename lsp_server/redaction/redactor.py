@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lsp_server.redaction.folding import FoldMap, fold, fold_with_map
-from lsp_server.redaction.forms import MIN_PIECE, MIN_VALUE, is_key_like, key_forms
+from lsp_server.redaction.forms import MIN_PIECE, MIN_VALUE, is_key_like, key_forms, public_prefix_length
 from lsp_server.redaction.matching import KeyIndex, Span
 from lsp_server.redaction.secret import REDACTED, Secret
 
@@ -34,7 +34,10 @@ class Redactor:
         self.exact: tuple[str, ...] = tuple(
             sorted((value for value in kept if not is_key_like(value)), key=lambda v: (-len(v), v))
         )
-        self.index = KeyIndex(form for value in kept if is_key_like(value) for form in key_forms(value))
+        keys = [value for value in kept if is_key_like(value)]
+        # The key's own form starts with the provider's fixed prefix, which alone shows nothing (forms.py).
+        public = {fold(value): public_prefix_length(value) for value in keys}
+        self.index = KeyIndex((form for value in keys for form in key_forms(value)), public)
 
     def __bool__(self) -> bool:
         return bool(self.exact) or bool(self.index)

@@ -22,7 +22,7 @@ def test_every_disguise_of_the_key_is_replaced_and_the_message_around_it_kept(di
     assert shown_pieces(disguise.text, disguise.core)  # the disguise does show the key ...
     message = f'401 {{"error": "Invalid x-api-key: {disguise.text} (request req_42)"}}'
     out = REDACTOR.text(message)
-    assert shown_pieces(out, disguise.core) == []  # ... and the redacted message does not
+    assert shown_pieces(out, disguise.core, key=KEY) == []  # ... and the redacted message does not
     assert out.startswith('401 {"error": "Invalid x-api-key: ') and out.endswith(' (request req_42)"}')
     assert "***" in out
 
@@ -89,7 +89,7 @@ def test_percent_escapes_are_replaced_whole() -> None:
 
 
 def test_json_values_keys_of_objects_included() -> None:
-    value = {"errorMessage": f"bad {KEY.upper()}", KEY[:20]: [1, f"x {KEY[5:40]} y"], "n": 2}
+    value = {"errorMessage": f"bad {KEY.upper()}", KEY[:21]: [1, f"x {KEY[5:40]} y"], "n": 2}
     assert REDACTOR.value(value) == {"errorMessage": "bad ***", "***": [1, "x *** y"], "n": 2}
     clean = {"type": "text", "items": ["hello", 3]}
     assert REDACTOR.value(clean) is clean
@@ -126,3 +126,13 @@ def test_the_log_formatter_redacts_every_line_with_the_keys_learned_so_far() -> 
     before = ring.redactor
     ring.add([KEY])  # already known: the redactor is not rebuilt
     assert ring.redactor is before
+
+
+def test_a_providers_prefix_alone_is_no_part_of_the_key() -> None:
+    """``sk-ant-api03-`` begins every such key and every provider's documentation shows it: naming it shows nothing,
+    while 8 characters past it are the key's own and are replaced with the prefix."""
+    said = "Anthropic keys look like sk-ant-api03-… and go in ANTHROPIC_API_KEY."
+    assert REDACTOR.text(said) == said
+    assert REDACTOR.text(f"header {KEY[:13 + 7]} cut") == f"header {KEY[:13 + 7]} cut"  # 7 of its own: not yet shown
+    assert REDACTOR.text(f"header {KEY[:13 + 8]} cut") == "header *** cut"
+    assert REDACTOR.text(f"key: {KEY}") == "key: ***"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pytest
 
 from lsp_server.redaction import Redactor, StreamRedactor
@@ -23,7 +25,7 @@ def test_a_disguised_key_streamed_in_pieces_is_never_passed_on(disguise: Disguis
     text = f"The server said: {disguise.text}. Retrying now."
     pieces, held = fed(text, size)
     joined = "".join(pieces)
-    assert shown_pieces(joined, disguise.core) == [], (size, joined)
+    assert shown_pieces(joined, disguise.core, key=RED_TEAM_KEY) == [], (size, joined)
     assert joined.startswith("The server said: ") and "***" in joined
     assert len(held) < 8  # at the end only a short open end is still held (dropped at the block's end)
 
@@ -40,7 +42,10 @@ def test_an_escape_cut_in_two_waits_for_its_second_half() -> None:
     stream = StreamRedactor(REDACTOR)
     assert stream.feed("key=%") == "key="  # "%" may begin an escape
     out = stream.feed(escaped[1:40]) + stream.feed(escaped[40:]) + stream.feed(" end")
-    assert out.startswith("***") and shown_pieces(out, escaped) == []
+    # What went out before the key's own characters began is its provider prefix, which shows nothing.
+    head, redacted, tail = out.partition("***")
+    assert redacted and shown_pieces(out, escaped, key=RED_TEAM_KEY) == []
+    assert urllib.parse.unquote(head) in RED_TEAM_KEY[:13] and " end".startswith(tail)
 
 
 def test_a_key_repeated_forever_is_held_back_no_more_than_the_limit() -> None:

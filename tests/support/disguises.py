@@ -20,6 +20,8 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
+from lsp_server.redaction.forms import public_prefix_length
+
 # The shape of an Anthropic key (108 characters): long enough for every disguise the red team used.
 RED_TEAM_KEY = (
     "sk-ant-api03-lhQCvpm8FOFlEsD4qmq5ShuHRWYl398ZpkpmVxKGmZR53W1FnTtqavzoXUzIwLKHr0rMTtJhsEK7GjFRYOYkmn-PRZBiAAA"
@@ -84,14 +86,25 @@ def undone(text: str) -> str:
     return re.sub(r"\s+", "", urllib.parse.unquote(text, errors="replace")).lower()
 
 
-def shown_pieces(text: str, core: str, size: int = PIECE) -> list[str]:
-    """The ``size``-character pieces of ``core`` (undone) that ``text`` (undone) still holds."""
+def shown_pieces(text: str, core: str, size: int = PIECE, *, key: str | None = None) -> list[str]:
+    """The ``size``-character pieces of ``core`` (undone) that ``text`` (undone) still holds.
+
+    With ``key``: less the pieces that hold fewer than ``size`` characters past the key's provider prefix
+    (``sk-ant-api03-``: the same in every such key, so showing it shows nothing; docs/llm.md, "Redaction").
+    """
     hidden, seen = undone(core), undone(text)
-    return sorted({hidden[i : i + size] for i in range(len(hidden) - size + 1) if hidden[i : i + size] in seen})
+    public = undone(key[: public_prefix_length(key) + size - 1]) if key and public_prefix_length(key) else ""
+    return sorted(
+        {
+            piece
+            for piece in (hidden[i : i + size] for i in range(len(hidden) - size + 1))
+            if piece in seen and piece not in public
+        }
+    )
 
 
 def assert_nothing_shown(label: str, text: str, key: str) -> None:
     """No 8-character piece of ``key`` in any disguise is in ``text``."""
     for disguise in disguises(key):
-        shown = shown_pieces(text, disguise.core)
+        shown = shown_pieces(text, disguise.core, key=key)
         assert not shown, f"{label} shows {disguise.name} of the key: {shown[:3]} in ...{text[-300:]!r}"
