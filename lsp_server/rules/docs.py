@@ -104,9 +104,21 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
   message says what the model then reads, and only the code-span fix is offered (an escape would
   be escaped again: `&amp;lt;`). `<name>`, `<description>` and `<location>` are not reported: they
   are the usual placeholders of instructions.
-- `prompt/invisible-characters`: U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+200B-U+200D,
-  U+2060, U+FEFF after the first character, and U+E0000-U+E007F (decoded to the ASCII they hide, at
-  most {hidden} characters in the message).
+- `prompt/invisible-characters`: every default-ignorable code point ({ignorable}; Unicode's
+  `Default_Ignorable_Code_Point`: bidi controls and marks, zero-width characters, U+FEFF after the
+  first character, the soft hyphen, Hangul fillers, variation selectors, tag characters) and
+  {other}. Tag characters are decoded to the ASCII they hide, a run of variation selectors to the
+  bytes it encodes (one byte per selector, as bytes are smuggled after an emoji) when they are
+  readable UTF-8, at most {hidden} characters in the message. Not reported, as legitimate: one
+  variation selector after a non-ASCII character (U+FE00-U+FE0F: ❤️, ☺︎, ≩︀), after `#`, `*` or a
+  digit followed by U+20E3 (the keycap 1️⃣), after a CJK ideograph (U+E0100-U+E01EF) or after a
+  Mongolian letter (U+180B-U+180D, U+180F), while two or more selectors in a row are reported
+  whole whatever comes before them; a zero-width joiner or non-joiner between two non-ASCII
+  characters (👩‍💻, Persian and Indic spelling); a bidi mark beside right-to-left letters; U+180E
+  between Mongolian letters; U+034F before a combining mark; U+115F/U+1160 next to a conjoining
+  jamo; the shorthand and musical format controls in their scripts; an emoji tag sequence of
+  U+1F3F4 with a region code of 3 to 6 tag letters or digits and U+E007F (the flags of England,
+  Scotland and Wales). The quick fix removes a run, or every run of the file.
 - `skill/name-mixed-scripts` uses Unicode's confusables and script data (`confusable-homoglyphs`).
 - `prompt/secret` runs detect-secrets' plugins in-process ({plugins}) with its default
   false-positive filters and its `pragma: allowlist secret` comment; never its network
@@ -130,6 +142,10 @@ budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyon
 """
 
 
+def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(f"U+{a:04X}" if a == b else f"U+{a:04X}-U+{b:04X}" for a, b in ranges)
+
+
 def _prompt_facts() -> dict[str, str]:
     """The tables behind the prompt rules, for the section that lists them."""
     from lsp_server.rules import forged_tags, invisible_chars, secrets
@@ -141,6 +157,8 @@ def _prompt_facts() -> dict[str, str]:
         "pi_tags": ", ".join(f"`{name}`" for name in forged_tags.PI_TAGS),
         "role_tags": ", ".join(f"`{name}`" for name in forged_tags.ROLE_TAGS),
         "hidden": str(invisible_chars.HIDDEN_TEXT_SHOWN),
+        "ignorable": _ranges(invisible_chars.DEFAULT_IGNORABLE),
+        "other": _ranges(invisible_chars.OTHER_INVISIBLE) + " (line and paragraph separators, interlinear annotation)",
         "plugins": ", ".join(f"`{name}`" for _, name in secrets.PLUGINS),
         "fences": "; ".join(f"{', '.join(names)} as {kind}" for kind, names in fences.items()),
         "line_chars": f"{secrets.MAX_LINE_CHARS:,}",

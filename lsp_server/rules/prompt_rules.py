@@ -20,7 +20,7 @@ from collections.abc import Callable
 from lsp_server.findings import Range
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
-from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
+from lsp_server.rules.invisible_chars import find_invisible
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.secrets import find_secrets
 from lsp_server.rules.volatile_content import check_volatile
@@ -54,14 +54,16 @@ def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: 
 
 
 def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
-    """``prompt/invisible-characters`` for every run of bidi controls, zero-width or tag characters."""
+    """``prompt/invisible-characters`` for every run of invisible characters (bidi controls, zero-width and
+    format characters, fillers, variation selectors, tag characters) outside their legitimate uses."""
     if not em.enabled("prompt/invisible-characters"):
         return
     for run in find_invisible(lines, first):
         count = len(run.chars)
         what = f"{count} invisible character{'s' if count != 1 else ''} ({run.describe()})"
-        if run.has_tags:
-            what += f' spelling the hidden text "{hidden_ascii(run.chars)}"'
+        hidden = run.hidden()
+        if hidden is not None:
+            what += f' spelling the hidden text "{hidden}"'
         data = {"fix": "remove-invisible", "count": count, "codepoints": [f"U+{ord(c):04X}" for c in run.chars]}
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 

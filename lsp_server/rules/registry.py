@@ -523,12 +523,15 @@ _RULES: list[Rule] = [
     ),
     Rule(
         "prompt/invisible-characters",
-        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "Invisible characters in text sent to the model: every default-ignorable code point and more.",
         "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
-        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
-        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
-        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
-        "letters, are not reported.",
+        "what is displayed, zero-width characters and soft hyphens split words past a search (and past the "
+        "forged-tag rule's own match, which is why it reads text without them), Hangul fillers render as blanks, "
+        "and tag characters (U+E0000-U+E007F) and runs of variation selectors are invisible data that models "
+        "read, the hidden-instruction trick (the message decodes them). Legitimate uses are not reported: one "
+        "variation selector after an emoji or another character with variation sequences, a joiner inside an "
+        "emoji or a word of a non-Latin script, a bidi mark beside right-to-left letters (the full list in "
+        '"Text sent to the model" below).',
         _every(W),
         {"*": "{what}, which the model receives and the editor does not show"},
         fix="remove-invisible",
