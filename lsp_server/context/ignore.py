@@ -371,9 +371,7 @@ def to_posix(path: str) -> str:
     return path.replace(os.sep, "/")
 
 
-def add_ignore_rules(
-    matcher: IgnoreMatcher, directory: str, root: str, names: AbstractSet[str] | None = None
-) -> None:
+def add_ignore_rules(matcher: IgnoreMatcher, directory: str, root: str, names: AbstractSet[str] | None = None) -> None:
     """Pi's ``addIgnoreRules``: read this directory's ignore files into the walk's matcher.
 
     ``names``: the directory's listing when the walk has it; an ignore file not in it does not

@@ -99,11 +99,21 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
 
 - `prompt/forged-tag` knows Pi's tags {pi_tags}, the role tags {role_tags}, and chat-template
   markers (`<|im_start|>`, `<|eot_id|>`, any `<|word|>`, `<<SYS>>`). Tag names match in any case,
-  with or without attributes. Inline code spans are quoted text and not reported; fenced blocks are
-  (the code-span fix is not offered there). In a skill description Pi escapes `<` as `&lt;`, so the
-  message says what the model then reads, and only the code-span fix is offered (an escape would
-  be escaped again: `&amp;lt;`). `<name>`, `<description>` and `<location>` are not reported: they
-  are the usual placeholders of instructions.
+  with or without attributes. The match runs on the text as the model reads it: each character
+  folded with NFKC (fullwidth `＜` U+FF1C and small-form `﹤` U+FE64 brackets, fullwidth letters),
+  default-ignorable characters dropped (a soft hyphen or zero-width space inside the tag), character
+  references decoded once as HTML decodes them (`&lt;`, `&gt;`, `&sol;`, `&shy;`, `&#60;`, `&#x3C;`;
+  `&amp;lt;` reads as `&lt;`), spaces allowed inside the brackets (`</ project_context >`; a spaced
+  tag has no attributes, so `a < skills and b > c` is not one) and line breaks inside a tag over up
+  to {tag_lines} lines. The finding covers the tag as written, across lines when it is split, and
+  says how it reads when that differs (`'&lt;/skill>' (read as '</skill>') closes ...`). Inline code
+  spans of the written line are quoted text and not reported; fenced blocks are. Quick fixes: quote
+  the tag in a code span (not in a fenced block or around a split tag) or remove it, and quote every
+  tag of the file at once; neither is offered when it would empty a description or the file. An
+  entity is not a fix: the model reads `&lt;/project_context>` as the tag it spells. In a skill
+  description Pi escapes `<` as `&lt;`, so the message says what the model then reads. `<name>`,
+  `<description>` and `<location>` are not reported: they are the usual placeholders of
+  instructions.
 - `prompt/invisible-characters`: every default-ignorable code point ({ignorable}; Unicode's
   `Default_Ignorable_Code_Point`: bidi controls and marks, zero-width characters, U+FEFF after the
   first character, the soft hyphen, Hangul fillers, variation selectors, tag characters) and
@@ -156,6 +166,7 @@ def _prompt_facts() -> dict[str, str]:
     return {
         "pi_tags": ", ".join(f"`{name}`" for name in forged_tags.PI_TAGS),
         "role_tags": ", ".join(f"`{name}`" for name in forged_tags.ROLE_TAGS),
+        "tag_lines": str(forged_tags.MAX_TAG_LINES),
         "hidden": str(invisible_chars.HIDDEN_TEXT_SHOWN),
         "ignorable": _ranges(invisible_chars.DEFAULT_IGNORABLE),
         "other": _ranges(invisible_chars.OTHER_INVISIBLE) + " (line and paragraph separators, interlinear annotation)",

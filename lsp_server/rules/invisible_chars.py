@@ -92,6 +92,8 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 
 _RUN = re.compile(f"[{_char_class(INVISIBLE_RANGES)}]+")
+_IGNORABLE = re.compile(f"[{_char_class(DEFAULT_IGNORABLE)}]")
+_IGNORABLE_CHARS = frozenset(chr(code) for first, last in DEFAULT_IGNORABLE for code in range(first, last + 1))
 
 
 def is_invisible(char: str) -> bool:
@@ -100,8 +102,11 @@ def is_invisible(char: str) -> bool:
 
 
 def is_default_ignorable(char: str) -> bool:
-    code = ord(char)
-    return any(a <= code <= b for a, b in DEFAULT_IGNORABLE)
+    return char in _IGNORABLE_CHARS
+
+
+def has_default_ignorable(text: str) -> bool:
+    return _IGNORABLE.search(text) is not None
 
 
 def is_tag_character(char: str) -> bool:

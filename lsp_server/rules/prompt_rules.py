@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from lsp_server.findings import Range
 from lsp_server.prompt.skills_block import escape_xml
-from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
+from lsp_server.rules.forged_tags import code_span, find_forged_tags, visible
 from lsp_server.rules.invisible_chars import find_invisible
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.secrets import find_secrets
@@ -29,28 +29,32 @@ At = Callable[[int, int, int], Range]
 
 
 def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
-    """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans)."""
+    """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans), however
+    it is spelled (the match runs on the text as the model reads it)."""
     if not em.enabled("prompt/forged-tag"):
         return
     for tag in find_forged_tags(lines, first):
         if place == "description":
             action = "imitates"
-            note = f"Pi escapes it as '{escape_xml(tag.text)}' in the skill list, but the model still reads a tag"
-            fixes = ["code-span"]
+            sent = escape_xml(tag.text)
+            if sent == tag.text:
+                note = "Pi sends it unchanged in the skill list, and the model reads a tag"
+            else:
+                note = f"Pi escapes it as '{visible(sent)}' in the skill list, but the model still reads a tag"
         else:
             action = "closes" if tag.closing else "opens"
             note = "the model may read what follows as another part of the prompt"
-            fixes = ["escape", "code-span"] if not tag.in_code_block else ["escape"]
-        facts = {"tag": tag.text, "action": action, "imitates": tag.imitates, "note": note}
-        data = {
-            "fix": "escape-tag",
-            "tag": tag.text,
-            "fixes": fixes,
-            "escaped": escaped(tag.text),
-            "codeSpan": code_span(tag.text),
-            "place": place,
-        }
-        em.emit("prompt/forged-tag", at(tag.line, tag.start, tag.end), facts, data)
+        # A code span quotes the tag (and is not reported); it cannot hold a line break or sit in a fenced block.
+        quotable = not tag.in_code_block and tag.last_line == tag.line
+        fixes = ["code-span", "remove"] if quotable else ["remove"]
+        read = f" (read as '{tag.read}')" if tag.read else ""
+        facts = {"tag": visible(tag.text), "read": read, "action": action, "imitates": tag.imitates, "note": note}
+        data = {"fix": "quote-or-remove-tag", "tag": tag.text, "fixes": fixes, "codeSpan": code_span(tag.text)}
+        data["place"] = place
+        where = at(tag.line, tag.start, tag.end)
+        if tag.last_line != tag.line:
+            where = Range(where.start, at(tag.last_line, tag.end, tag.end).end)
+        em.emit("prompt/forged-tag", where, facts, data)
 
 
 def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:

@@ -511,14 +511,16 @@ _RULES: list[Rule] = [
     # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
     Rule(
         "prompt/forged-tag",
-        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker, however it is spelled.",
         "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
         "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
-        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
-        "inline code spans are quoted and not reported.",
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). The match "
+        "runs on the text as the model reads it, so a tag disguised with entities (&lt;/project_context&gt;), "
+        "fullwidth or small-form brackets, spaces inside the brackets, invisible characters or a line break inside "
+        "it is found too, at its exact place. Tags in inline code spans are quoted and not reported.",
         _every(W),
-        {"*": "'{tag}' {action} {imitates}: {note}"},
-        fix="escape-tag",
+        {"*": "'{tag}'{read} {action} {imitates}: {note}"},
+        fix="quote-or-remove-tag",
         applies_to="prompt",
     ),
     Rule(

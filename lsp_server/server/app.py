@@ -589,12 +589,15 @@ class PiLanguageServer(LanguageServer):
         def failed(exc: BaseException) -> None:
             loop.call_soon_threadsafe(log_failure, self, "file watcher", exc)
 
-        old, self.watcher = self.watcher, WorkspaceWatcher(
-            self.watch_roots(),
-            deliver,
-            agent_dirs=self.agent_dirs(),
-            debounce_ms=self.settings.debounce_ms,
-            on_error=failed,
+        old, self.watcher = (
+            self.watcher,
+            WorkspaceWatcher(
+                self.watch_roots(),
+                deliver,
+                agent_dirs=self.agent_dirs(),
+                debounce_ms=self.settings.debounce_ms,
+                on_error=failed,
+            ),
         )
         new = self.watcher
         new.start()

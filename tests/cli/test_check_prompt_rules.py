@@ -33,9 +33,9 @@ def test_forged_tags_in_text_and_json(tmp_path: Path) -> None:
         "the model may read what follows as another part of the prompt",
     ]
     as_json = json.loads(run("--json", cwd=tmp_path).stdout)
-    assert [(f["path"], f["code"], f["range"]["start"], f["data"]["escaped"]) for f in as_json] == [
-        (".pi/SYSTEM.md", "prompt/forged-tag", {"line": 1, "column": 0}, "&lt;&lt;SYS>>"),
-        ("AGENTS.md", "prompt/forged-tag", {"line": 3, "column": 0}, "&lt;/project_context>"),
+    assert [(f["path"], f["code"], f["range"]["start"], f["data"]["codeSpan"]) for f in as_json] == [
+        (".pi/SYSTEM.md", "prompt/forged-tag", {"line": 1, "column": 0}, "`<<SYS>>`"),
+        ("AGENTS.md", "prompt/forged-tag", {"line": 3, "column": 0}, "`</project_context>`"),
     ]
 
 
