@@ -130,18 +130,44 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
   U+1F3F4 with a region code of 3 to 6 tag letters or digits and U+E007F (the flags of England,
   Scotland and Wales). The quick fix removes a run, or every run of the file.
 - `skill/name-mixed-scripts` uses Unicode's confusables and script data (`confusable-homoglyphs`).
-- `prompt/secret` runs detect-secrets' plugins in-process ({plugins}) with its default
-  false-positive filters and its `pragma: allowlist secret` comment; never its network
-  verification. Lines are read as the language they are in (frontmatter as YAML, fenced blocks by
-  their info string: {fences}; prose needs quotes around a keyword's value). Bounds per file: lines
-  are scanned up to {line_chars} characters, files up to {scan_chars} characters, at most
+- `prompt/secret` looks at each line in this order, the first to claim a place naming it:
+  1. the shapes of provider keys detect-secrets does not know, anywhere on the line (prose,
+     unlabeled fences, YAML values, URLs), on the line as the model reads it (a zero-width space
+     or fullwidth letters inside a key do not hide it), inside a percent-encoded URL, and inside a
+     base64 or base64url blob (alone or as a Basic `user:key` value) that decodes to one:
+
+     | kind | prefix | then |
+     | --- | --- | --- |
+{shapes}
+
+     Minimum lengths are below the real ones, so a key cut short in a paste is still found.
+  2. detect-secrets' plugins in-process ({plugins}) with its default false-positive filters and
+     its `pragma: allowlist secret` comment; never its network verification. Lines are read as the
+     language they are in (frontmatter as YAML, fenced blocks by their info string: {fences}; a line
+     shaped like a shell assignment, `NAME=value` or `export NAME=value`, as INI wherever it is;
+     other prose needs quotes around a keyword's value).
+  3. the generic `sk-` shape (OpenAI-style keys of DeepSeek, Moonshot, DashScope, ...), environment-style
+     assignments whose name says secret and whose value is a token of 16 characters or more, not a
+     path or a URL (`GITHUB_TOKEN=…`, `STRIPE_SECRET: …` with letters and digits; detect-secrets'
+     keyword list has no `TOKEN`), and URL query parameters named like a key
+     (`key`, `api_key`, `token`, `access_token`, `secret`, `password`, `sig`, `signature`) whose value
+     has 16 or more characters mixing letters and digits.
+
+  Placeholders are not reported (`lsp_server/rules/placeholders.py`; a provider's prefix, or the
+  prefix of a token detect-secrets knows (`ghp_`, `xoxb-`, `sk_live_`, `AKIA`, ...), is not part of
+  the value it judges): a reference or template (`${VAR}`, `$VAR`, `{{x}}`, `<token>`, `%VAR%`,
+  `$(cmd)`, `[NAME]`), an elision or mask (`...`, `…`, `****`, `xxxxxx`), three or fewer distinct
+  characters, a marker word anywhere ({markers}), or a value made only of common words and short
+  or consecutive digits (`mypassword`, `your-api-key`, `changeme`, `secret123`, `12345678`; the word
+  list is in the module). A random key of 16 characters or more never meets these (a test draws
+  thousands per provider shape). Bounds per file: lines are scanned up to {line_chars} characters,
+  files up to {scan_chars} characters, base64 blobs up to {blob_chars} characters, at most
   {max_findings} secrets reported; only lines with a keyword of the keyword plugin, a private-key
   header, a URL with credentials, a token of 16 or more characters with a digit, an
-  Artifactory-like token or a quoted token reach the plugins (and detect-secrets is imported then).
-  The value is never shown (not in the message, the data, hovers, code actions or logs). Known
-  gap: detect-secrets has no plugin for Anthropic keys or OpenAI project keys (`sk-ant-...`,
-  `sk-proj-...`), which are found only in a keyword assignment (`API_KEY = "..."`, `api_key: ...`
-  in YAML, `export API_KEY=...` in a shell block) or as a quoted high-entropy string.
+  Artifactory-like token, a quoted token or a provider prefix reach detect-secrets (and it is
+  imported then). The message says when the text reaches the provider (a skill's description with
+  every request, the rest of a skill when it is used, other files with every request; the `{when}`
+  fact). The value is never shown (not in the message, the data, hovers, code actions or logs).
 
 ## Left out (for now)
 
@@ -158,7 +184,7 @@ def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:
 
 def _prompt_facts() -> dict[str, str]:
     """The tables behind the prompt rules, for the section that lists them."""
-    from lsp_server.rules import forged_tags, invisible_chars, secrets
+    from lsp_server.rules import forged_tags, invisible_chars, key_shapes, placeholders, secrets
 
     fences: dict[str, list[str]] = {}
     for language, name in secrets.FENCE_LANGUAGES.items():
@@ -175,6 +201,14 @@ def _prompt_facts() -> dict[str, str]:
         "line_chars": f"{secrets.MAX_LINE_CHARS:,}",
         "scan_chars": f"{secrets.MAX_SCAN_CHARS:,}",
         "max_findings": str(secrets.MAX_FINDINGS),
+        "blob_chars": f"{secrets.MAX_BLOB_CHARS:,}",
+        "shapes": "\n".join(
+            f"     | {shape.kind} | `{shape.written}`"
+            + (f" (`{shape.prefix.replace('|', chr(92) + '|')}`)" if shape.prefix else "")
+            + f" | {shape.length if shape.exact else f'{shape.min_length}+'} of `[{shape.alphabet}]` |"
+            for shape in key_shapes.KEY_SHAPES
+        ),
+        "markers": ", ".join(f"`{marker}`" for marker in placeholders.MARKERS),
     }
 
 

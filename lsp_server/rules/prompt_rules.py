@@ -72,12 +72,30 @@ def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 
 
-def check_secrets(em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0)) -> None:
-    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown)."""
+SENT_EVERY_REQUEST = "this text is sent to the model provider with every request"
+SENT_DESCRIPTION = "a skill's description is sent to the model provider with every request"
+SENT_WHEN_USED = "a skill's file is sent to the model provider when the skill is used"
+
+
+def check_secrets(
+    em: Emitter,
+    lines: list[str],
+    first: int,
+    at: At,
+    yaml_lines: range = range(0),
+    when: Callable[[int], str] | None = None,
+) -> None:
+    """``prompt/secret`` for every secret found (the kind only: the value is never shown).
+
+    ``when(line)`` is the message's clause saying when the text of that line reaches the model provider
+    (the ``{when}`` fact); without it, :data:`SENT_EVERY_REQUEST`. Callers that know better (a skill's body
+    is sent only when the skill is used) pass their own, so the clause can come from the same resolution
+    that builds the prompt."""
     if not em.enabled("prompt/secret"):
         return
     for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
-        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), {"kind": hit.kind}, {"kind": hit.kind})
+        facts = {"kind": hit.kind, "when": when(hit.line) if when is not None else SENT_EVERY_REQUEST}
+        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), facts, {"kind": hit.kind})
 
 
 def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:

@@ -544,13 +544,14 @@ _RULES: list[Rule] = [
         "An API key, token, password or private key in text sent to the model.",
         "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
         "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
-        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
-        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        "provider's logs. Found by the shapes of the model providers' keys (Anthropic, Google, OpenAI, OpenRouter, "
+        "Groq, xAI, Hugging Face, ...) anywhere in the text, also percent-encoded in a URL or base64-encoded, by "
+        "detect-secrets' plugins and filters, by environment-style assignments and URL query parameters named like "
+        "a key (see docs/rules.md). Placeholders (mypassword, <token>, ${VAR}, your-api-key, sk-ant-...) are not "
+        "reported. The finding names the kind and the place, never the value. A line with 'pragma: allowlist "
+        "secret' is not reported.",
         _every(W),
-        {
-            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
-            "an environment variable"
-        },
+        {"*": "possible {kind}: {when}; move the secret to an environment variable"},
         applies_to="prompt",
     ),
     # -- prompt cache ---------------------------------------------------------------------------
