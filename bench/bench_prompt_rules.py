@@ -10,6 +10,14 @@ It builds bench_skills.py's workspace (N skills in a 30-level tree, an AGENTS.md
 - detect-secrets' plugins on every line without the gate, to show what the gate saves;
 - the first import of detect-secrets, in a fresh interpreter.
 
+Then the same finders on **real-shaped context files** (``--context-files N``, default 200): generated
+Markdown the way AGENTS.md, CLAUDE.md and skill bodies are written (headings, prose, bash fences with
+``export NAME=value`` lines and placeholders, tables, HTML snippets with entities, links and URLs
+with query strings, emoji with variation selectors and joiners, CJK and Arabic paragraphs, a data
+URI, a commit hash), about 20 KB each; and, with ``--corpus DIR``, every ``*.md`` file under DIR (a
+checkout of real repositories, read at run time and never committed). Each finder runs over each
+file's lines, best of R.
+
 Run it on a checkout without the rules (``PYTHONPATH=<that checkout> python bench/bench_prompt_rules.py``)
 for the "before" figure of ``check_workspace``: the per-rule lines are skipped there.
 
@@ -46,10 +54,76 @@ def best_ms(fn: Callable[[], object], runs: int) -> float:
     return best * 1000
 
 
+_SECTIONS = (
+    "## Setup\n\nInstall the tools, then export the keys the scripts read:\n\n```bash\n"
+    "export ANTHROPIC_API_KEY=your-api-key\nexport DB_PASSWORD=${DB_PASSWORD}\nnpm ci && npm run build\n```\n",
+    "| column | meaning | default |\n| --- | --- | --- |\n| `timeout` | seconds per call | 30 |\n"
+    "| `retries` | attempts after a 429 | 3 |\n",
+    "Render <b>bold</b> with &lt;b&gt; and write `&amp;` as &amp;amp; in the <code>docs</code> ({n}).\n",
+    "See [the guide](docs/guide.md) and https://example.com/search?q=skills&page={n}&sort=desc for more.\n",
+    "Status: ✅ done, ⚠️ careful, ❤️ thanks, 👩🏽‍💻 the maintainer, 1️⃣ first. Release {n} shipped.\n",
+    "日本語の説明文です。ファイルを読み込み、結果を返します。項目{n}を確認してください。\n",
+    "هذا نص عربي قصير يشرح الخطوة رقم {n} من العملية.\n",
+    "![diagram](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)\n",
+    "Built from commit 3f786850e387550fdab836ed7e6dc881de23001b on the main branch; issue #{n}.\n",
+    "When the user asks for a report, read the data first, then summarize the findings in three bullet points, "
+    "each under twenty words, and link the source files you used. Step {n} of the checklist.\n",
+    "```python\nclient = Client(api_key=os.environ['API_KEY'], timeout=30)\nresult = client.run(task_{n})\n```\n",
+)
+
+
+def real_shaped(count: int, size: int = 20_000) -> list[list[str]]:
+    """``count`` context files of about ``size`` characters, written the way real ones are."""
+    files = []
+    for index in range(count):
+        parts: list[str] = [f"# Project {index}\n\n"]
+        written = n = 0
+        while written < size:
+            part = _SECTIONS[(index + n) % len(_SECTIONS)].replace("{n}", str(n))
+            parts.append(part)
+            written += len(part)
+            n += 1
+        files.append("".join(parts).split("\n"))
+    return files
+
+
+def corpus(folder: str) -> list[list[str]]:
+    texts = []
+    for path in sorted(Path(folder).rglob("*.md")):
+        try:
+            texts.append(path.read_text(encoding="utf-8", errors="replace").split("\n"))
+        except OSError:
+            continue
+    return texts
+
+
+def time_finders(label: str, texts: list[list[str]], runs: int) -> None:
+    from lsp_server.rules import secrets
+    from lsp_server.rules.forged_tags import find_forged_tags
+    from lsp_server.rules.invisible_chars import find_invisible
+
+    lines = sum(len(t) for t in texts)
+    chars = sum(len(line) + 1 for t in texts for line in t)
+    print(f"{label}: {len(texts)} files, {lines} lines, {chars / 1e6:.1f} M characters")
+    finders: dict[str, Callable[[], object]] = {
+        "forged tags": lambda: [find_forged_tags(t) for t in texts],
+        "invisible characters": lambda: [find_invisible(t) for t in texts],
+        "secrets": lambda: [secrets.find_secrets(t) for t in texts],
+    }
+    for name, fn in finders.items():
+        print(f"  {name:<22} {best_ms(fn, runs):8.1f} ms")
+    found = sum(len(secrets.find_secrets(t)) for t in texts)
+    tags = sum(len(find_forged_tags(t)) for t in texts)
+    runs_found = sum(len(find_invisible(t)) for t in texts)
+    print(f"  found: {found} secrets, {tags} tags, {runs_found} invisible runs")
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description="Cost of the prompt/* rules on the 1,000-skill workspace.")
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--context-files", type=int, default=200)
+    parser.add_argument("--corpus", help="a folder whose *.md files are timed too (real repositories)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-prompt-rules-") as tmp:
         root = Path(tmp)
@@ -92,6 +166,9 @@ def main(argv: list[str]) -> None:
         code += "print((time.perf_counter() - s) * 1000)"
         first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         print(f"  first detect-secrets import and set-up: {float(first):8.1f} ms (once per process)")
+    time_finders("real-shaped context files", real_shaped(args.context_files), args.runs)
+    if args.corpus:
+        time_finders(f"*.md under {args.corpus}", corpus(args.corpus), args.runs)
 
 
 if __name__ == "__main__":

@@ -216,20 +216,20 @@ def _tag(
 
 
 def _carry(text: str, window: _Window) -> _Window | None:
-    """The window's unclosed tag start (a '<' and maybe a tag name), to be read on with the next line."""
-    if len(window.pieces) >= MAX_TAG_LINES:
-        return None
-    tail = _OPEN_TAIL.search(text, max(0, len(text) - MAX_ATTRIBUTES - 64))
+    """The window's unclosed tag start (a '<' and maybe a tag name), to be read on with the next line; it may
+    reach back at most ``MAX_TAG_LINES - 1`` lines, so that the next window holds at most ``MAX_TAG_LINES``."""
+    starts: list[int] = []  # where each piece begins in ``text``
+    position = 0
+    for number, (_, read) in enumerate(window.pieces):
+        starts.append(position)
+        position += len(read.text) - (window.skip if number == 0 else 0) + 1
+    first = max(0, len(window.pieces) - (MAX_TAG_LINES - 1))
+    tail = _OPEN_TAIL.search(text, max(starts[first], len(text) - MAX_ATTRIBUTES - 64))
     if tail is None or (tail.group(1) is not None and tail.group(1).lower() not in PROMPT_TAGS):
         return None
-    start = tail.start()
-    for number, (_, read) in enumerate(window.pieces):
-        skip = window.skip if number == 0 else 0
-        length = len(read.text) - skip
-        if start <= length:
-            return _Window(window.pieces[number:], start + skip)
-        start -= length + 1
-    return None
+    number = max(n for n, start in enumerate(starts) if start <= tail.start())
+    skip = tail.start() - starts[number] + (window.skip if number == 0 else 0)
+    return _Window(window.pieces[number:], skip)
 
 
 def code_span(tag: str) -> str:

@@ -4,8 +4,9 @@ Documentation and skills are full of them (``qpdf --password=mypassword`` in a P
 ``export OPENAI_API_KEY=your-api-key``), and a secrets rule that reports them gets turned off.
 :func:`is_placeholder` says a value is one when any of these holds, each a rule about its shape:
 
-1. **a reference or template**: it holds ``${``, ``{{``, ``<``/``>``, ``%NAME%``, ``$(``, or is
-   ``$NAME``, ``[NAME]`` or ``{NAME}`` (a key never holds these characters);
+1. **a reference or template**: it holds ``${``, ``{{``, ``<``/``>``, ``%NAME%``, ``$(``, is
+   ``$NAME``, or starts with ``[`` or ``{`` or ends with ``]`` or ``}`` (``[YOUR_KEY]``,
+   ``{apiKey}``; a key never holds these characters);
 2. **an elision or mask**: ``...``, ``…``, four or more of ``*``, ``•``, ``#`` or ``.`` in a row, or
    six or more ``x``/``X`` in a row;
 3. **too few different characters**: at most three distinct characters (``aaaa``, ``abab``,
@@ -18,8 +19,9 @@ Documentation and skills are full of them (``qpdf --password=mypassword`` in a P
    every letter run is a concatenation of :data:`WORDS` (``mypassword`` = my + password,
    ``YOUR_API_KEY``, ``changeme``, ``secret123``) or one letter repeated three times or more, and
    every digit run is at most four digits or a run of one digit or of consecutive digits
-   (``123456``); with at least as many letters as digits and a piece of three letters or more
-   (random hex breaks into ``a``, ``be``, ``db`` and short digit runs), or digits alone.
+   (``123456``), or digits alone; when every letter is a hex digit, also one word of three letters
+   or more standing alone and at least as many letters as digits (random hex breaks into ``a``, ``be``, ``db`` and
+   short digit runs).
 
 What a real key looks like never meets these: it is random over 16 or more characters from an
 alphabet of 16 to 64 (tests/rules/test_placeholders.py draws thousands of them in each provider's
@@ -240,9 +242,11 @@ MARKERS: tuple[str, ...] = (
 )
 
 _REFERENCE = re.compile(r"\$\{|\{\{|[<>]|%[A-Za-z_][A-Za-z0-9_]*%|\$\(")
-_WHOLE_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|\[[A-Za-z_][\w .-]*\]|\{[A-Za-z_][\w.-]*\}")
+_WHOLE_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|[\[{].*|.*[\]}]")
 _ELISION = re.compile(r"\.\.\.|…|[*•#.]{4,}|[xX]{6,}")
 _SEPARATORS = re.compile(r"[-_. ]+")
+_LETTERS = re.compile(r"[^A-Za-z]+")
+_HEX_LETTERS = re.compile(r"[a-fA-F]*")
 _PARTS = re.compile(r"[A-Za-z]+|[0-9]+")
 _CASE_CHANGE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _LONGEST_WORD = max(map(len, WORDS))
@@ -263,8 +267,9 @@ def is_placeholder(value: str) -> bool:
 
 
 def _made_of_words(value: str) -> bool:
-    """Rule 5, with letters making up half the value or more and one piece of three letters or more (random
-    hex or digit-heavy strings break into short pieces that happen to be words: 'be', 'a', 'db')."""
+    """Rule 5. When every letter is a hex digit the value may be random hex, which breaks into short pieces
+    that happen to be words ('a', 'be', 'db') and short digit runs: then it also needs a piece of three
+    letters or more and at least as many letters as digits."""
     letters = digits = 0
     long_piece = False
     for part in _PARTS.findall(value):
@@ -278,9 +283,11 @@ def _made_of_words(value: str) -> bool:
             lowered = piece.lower()
             if not _segments(lowered) and not (len(lowered) >= 3 and len(set(lowered)) == 1):
                 return False
-            long_piece = long_piece or len(lowered) >= 3
+            long_piece = long_piece or (len(lowered) >= 3 and (lowered in WORDS or len(set(lowered)) == 1))
     if letters == 0:
         return digits > 0  # digits alone: short, repeated or consecutive (1234, 000000, 12345678)
+    if _HEX_LETTERS.fullmatch(_LETTERS.sub("", value)) is None:
+        return True
     return long_piece and letters >= digits
 
 

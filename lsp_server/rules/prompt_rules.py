@@ -103,4 +103,4 @@ def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: 
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
     check_secrets(em, lines, first, at)
-    check_volatile(em, lines, first, at, place)
+    check_volatile(em, lines, first, at, place)  # after the secrets: it leaves their places to them

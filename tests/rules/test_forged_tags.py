@@ -67,6 +67,7 @@ def test_the_red_teams_soft_hyphen_gets_both_findings() -> None:
         (["a <", "/system>"], (0, 2, 1, 8)),
         (["x </", "  system", "  >"], (0, 2, 2, 3)),
         (["x &lt;/skill", "&gt; y"], (0, 2, 1, 4)),
+        (["<", "", "Text <addendum", ">"], (2, 5, 3, 1)),  # an open '<' three lines back does not hide a later one
     ],
 )
 def test_a_tag_split_over_lines_is_one_finding_across_them(lines: list[str], span: tuple[int, int, int, int]) -> None:

@@ -24,6 +24,8 @@ from tests.support.secret_disguises import PLACEHOLDER_VALUES, real_looking_key
         ("$API_KEY", "reference"),
         ("[YOUR_KEY]", "reference"),
         ("{apiKey}", "reference"),
+        ("[A00000000000001]", "reference"),
+        ("[A00000000000001", "reference"),  # a URL's query value stops before ']'
         ("abc...", "elision"),
         ("sk-ant…", "elision"),
         ("****", "elision"),

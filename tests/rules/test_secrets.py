@@ -159,6 +159,14 @@ def test_detect_secrets_knows_none_of_the_shapes() -> None:
         assert _detector().scan([f"The key is {key} here."], 0, PROSE) == [], shape.kind
 
 
+def test_no_other_finding_quotes_a_key() -> None:
+    """A hex key looks like a commit hash to prompt/volatile-content, which quotes what it finds."""
+    key = "sbp_0123456789abcdef0123456789abcdef9a8b7c6d"
+    found = check_context_text("/w/AGENTS.md", f"key {key}\nbuilt at 3f786850e387550fdab836ed7e6dc881de23001b\n")
+    assert [(f.code, f.range.start.line) for f in found] == [("prompt/secret", 0), ("prompt/volatile-content", 1)]
+    assert_never_echoed(found, key)
+
+
 # -- placeholders (issue 22 item 3) -------------------------------------------------------------
 
 
