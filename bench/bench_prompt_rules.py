@@ -16,7 +16,9 @@ Markdown the way AGENTS.md, CLAUDE.md and skill bodies are written (headings, pr
 with query strings, emoji with variation selectors and joiners, CJK and Arabic paragraphs, a data
 URI, a commit hash), about 20 KB each; and, with ``--corpus DIR``, every ``*.md`` file under DIR (a
 checkout of real repositories, read at run time and never committed). Each finder runs over each
-file's lines, best of R.
+file's lines, best of R. Last, **hostile lines** (``--hostile-mb``, default 8: the size above which a
+body is not checked): one line of that size made of entities, of soft hyphens between '<', of
+variation selectors after an emoji, of unclosed '<' (each finder once, with the process's peak RSS).
 
 Run it on a checkout without the rules (``PYTHONPATH=<that checkout> python bench/bench_prompt_rules.py``)
 for the "before" figure of ``check_workspace``: the per-rule lines are skipped there.
@@ -118,12 +120,43 @@ def time_finders(label: str, texts: list[list[str]], runs: int) -> None:
     print(f"  found: {found} secrets, {tags} tags, {runs_found} invisible runs")
 
 
+def hostile(megabytes: float) -> None:
+    """Each finder once on one line of ``megabytes`` million characters in each pathological shape."""
+    import resource
+
+    from lsp_server.rules import secrets
+    from lsp_server.rules.forged_tags import find_forged_tags
+    from lsp_server.rules.invisible_chars import find_invisible
+
+    size = int(megabytes * 1_000_000)
+    shapes = {
+        "entities '&lt;a '": "&lt;a ",
+        "'<' + soft hyphen": "<\u00ad",
+        "emoji + selectors": "😀" + "\ufe00\ufe01\U000e0100" * 10,
+        "unclosed '<a '": "<a ",
+    }
+    print(f"hostile lines of {size / 1e6:.0f} M characters:")
+    for label, piece in shapes.items():
+        line = piece * (size // len(piece))
+        times = []
+        for fn in (find_forged_tags, find_invisible, secrets.find_secrets):
+            start = time.perf_counter()
+            fn([line])
+            times.append((time.perf_counter() - start) * 1000)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"  {label:<20} tags {times[0]:8.1f} ms, invisible {times[1]:8.1f} ms, secrets {times[2]:8.1f} ms "
+            f"(peak RSS so far {peak:.0f} MB)"
+        )
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description="Cost of the prompt/* rules on the 1,000-skill workspace.")
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--context-files", type=int, default=200)
     parser.add_argument("--corpus", help="a folder whose *.md files are timed too (real repositories)")
+    parser.add_argument("--hostile-mb", type=float, default=8.0)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-prompt-rules-") as tmp:
         root = Path(tmp)
@@ -169,6 +202,7 @@ def main(argv: list[str]) -> None:
     time_finders("real-shaped context files", real_shaped(args.context_files), args.runs)
     if args.corpus:
         time_finders(f"*.md under {args.corpus}", corpus(args.corpus), args.runs)
+    hostile(args.hostile_mb)
 
 
 if __name__ == "__main__":

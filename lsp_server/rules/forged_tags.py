@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from lsp_server.rules.invisible_chars import is_invisible
-from lsp_server.rules.model_reading import ReadLine, read_line
+from lsp_server.rules.model_reading import ReadLine, read_line, read_text
 
 # Tag name (lower case) -> where it comes from; matched case-insensitively.
 PI_TAGS: tuple[str, ...] = (
@@ -56,6 +56,7 @@ PROMPT_TAGS: dict[str, str] = {
 }
 MAX_TAG_LINES = 3  # a tag split by line breaks is followed over at most this many lines
 MAX_ATTRIBUTES = 256  # characters of attributes inside one tag
+TAIL_CHARS = 4 * 1024  # characters of a line's end read to carry an open tag start (entities make it long)
 
 _NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 # A tag as written (attributes allowed), or with spaces inside its brackets (then without attributes).
@@ -69,8 +70,9 @@ _MARKER = re.compile(r"<\|[A-Za-z0-9_]{1,40}\|>|<</?SYS>>")
 _OPEN_TAIL = re.compile(rf"<\s*/?\s*(?:({_NAME})(?:\s[^<>]{{0,{MAX_ATTRIBUTES}}})?)?$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _SPACES = re.compile(r"\s+")
-# Characters a tag cannot be read without (what reads as '<', or a reference that may decode to it).
-_MAY_OPEN = re.compile("[<&\ufe64\uff1c\ufe60\uff06]")
+# What a tag cannot be read without: what reads as '<', or a reference that may decode to it (``&lt``,
+# ``&LT``, a numeric one; a fullwidth or small-form ampersand may start either).
+_MAY_OPEN = re.compile("[<\ufe64\uff1c\ufe60\uff06]|&(?:lt|LT|#)")
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,34 @@ def _fence_of(line: str) -> str | None:
         if stripped.startswith(char * 3):
             return char * (len(stripped) - len(stripped.lstrip(char)))
     return None
+
+
+# A prompt tag's start by name, or a marker, or an open tag start at the end: what makes a line worth the
+# exact reading (a column map); tested on the quick reading first, at C speed.
+_NAMED = re.compile(
+    r"<\s*/?\s*(?:" + "|".join(re.escape(name) for name in PROMPT_TAGS) + r")(?![A-Za-z0-9_-])", re.IGNORECASE
+)
+
+
+def _worth_reading(line: str) -> int | None:
+    """Where the exact reading of a line (with no tag carried into it) must start: 0 when its quick reading
+    holds a prompt tag's start or a marker; near its end when it only ends with an open tag start, which a
+    later line may close (reading the last :data:`TAIL_CHARS` characters is enough to carry it); ``None``
+    when nothing on it can be or start a tag."""
+    quick = read_text(line)
+    if _NAMED.search(quick) or _MARKER.search(quick):
+        return 0
+    if _open_tail(quick) is None:
+        return None
+    return max(0, len(line) - TAIL_CHARS)
+
+
+def _open_tail(text: str) -> re.Match[str] | None:
+    """An unclosed tag start at the end of ``text`` whose name (if it has one yet) is a prompt tag's."""
+    tail = _OPEN_TAIL.search(text, max(0, len(text) - MAX_ATTRIBUTES - 64))
+    if tail is None or (tail.group(1) is not None and tail.group(1).lower() not in PROMPT_TAGS):
+        return None
+    return tail
 
 
 @dataclass
@@ -153,9 +183,15 @@ def find_forged_tags(lines: list[str], first_line: int = 0, limit: int = 200) ->
         if fence is not None and opened is not None and opened[0] == fence[0] and len(opened) >= len(fence):
             fence, carried = None, None
             continue
-        if carried is None and _MAY_OPEN.search(line) is None:
-            continue
-        read = read_line(line)
+        if carried is None:
+            if _MAY_OPEN.search(line) is None:
+                continue
+            worth = _worth_reading(line)
+            if worth is None:
+                continue
+            read = read_line(line, worth)
+        else:
+            read = read_line(line)
         window = _Window([*carried.pieces, (offset, read)], carried.skip) if carried else _Window([(offset, read)], 0)
         text = window.text()
         hits = [tag for tag in _tags(text, window, lines, first_line, fence is not None) if tag is not None]
@@ -224,11 +260,12 @@ def _carry(text: str, window: _Window) -> _Window | None:
         starts.append(position)
         position += len(read.text) - (window.skip if number == 0 else 0) + 1
     first = max(0, len(window.pieces) - (MAX_TAG_LINES - 1))
-    tail = _OPEN_TAIL.search(text, max(starts[first], len(text) - MAX_ATTRIBUTES - 64))
-    if tail is None or (tail.group(1) is not None and tail.group(1).lower() not in PROMPT_TAGS):
+    tail = _open_tail(text[starts[first] :])
+    if tail is None:
         return None
-    number = max(n for n, start in enumerate(starts) if start <= tail.start())
-    skip = tail.start() - starts[number] + (window.skip if number == 0 else 0)
+    at = starts[first] + tail.start()
+    number = max(n for n, start in enumerate(starts) if start <= at)
+    skip = at - starts[number] + (window.skip if number == 0 else 0)
     return _Window(window.pieces[number:], skip)
 
 

@@ -109,6 +109,10 @@ def has_default_ignorable(text: str) -> bool:
     return _IGNORABLE.search(text) is not None
 
 
+def strip_default_ignorable(text: str) -> str:
+    return _IGNORABLE.sub("", text)
+
+
 def is_tag_character(char: str) -> bool:
     return TAG_FIRST <= ord(char) <= TAG_LAST
 

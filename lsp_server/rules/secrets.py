@@ -52,7 +52,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsp_server.rules.key_shapes import ANY_PREFIX, find_keys, own_part
-from lsp_server.rules.model_reading import read_line
+from lsp_server.rules.model_reading import read_line, read_text, reads_as_written
 from lsp_server.rules.placeholders import is_placeholder
 
 MAX_LINE_CHARS = 4096
@@ -188,19 +188,17 @@ class _Detector:
             or h.is_not_alphanumeric_string(secret)
         )
 
-    def allowlisted(self, lines: list[str], index: int, filename: str) -> bool:
-        line = lines[index].rstrip()
-        context = self.snippet(lines=lines, line_number=index + 1)
-        return bool(self.allowlist.is_line_allowlisted(filename=filename, line=line, context=context))
-
-    def scan(self, lines: list[str], index: int, filename: str) -> list[tuple[str, str]]:
-        """(kind, secret) for line ``index`` of ``lines`` (cut to MAX_LINE_CHARS), read as ``filename``'s type."""
+    def scan(
+        self, lines: list[str], index: int, filename: str, *, plugins: bool = True
+    ) -> list[tuple[str, str]] | None:
+        """(kind, secret) for line ``index`` of ``lines`` (cut to MAX_LINE_CHARS), read as ``filename``'s type
+        (``plugins=False``: none, only the allowlist's answer); ``None`` when the line is allowlisted."""
         line = lines[index].rstrip()
         context = self.snippet(lines=lines, line_number=index + 1)
         if self.allowlist.is_line_allowlisted(filename=filename, line=line, context=context):
-            return []
+            return None
         found: list[tuple[str, str]] = []
-        for plugin in self.plugins:
+        for plugin in self.plugins if plugins else ():
             for secret in plugin.analyze_line(filename=filename, line=line, line_number=index + 1, context=context):
                 value = secret.secret_value
                 if value and not self.filtered(value, line, plugin):
@@ -268,15 +266,20 @@ def _value_of(secret: str) -> str:
 Span = tuple[int, int, str]  # start, end, kind
 
 
-def _shape_hits(line: str, *, generic: bool) -> list[Span]:
-    """Provider keys on the line as the model reads it, mapped back to the written columns."""
+def _key_hits(line: str) -> tuple[list[Span], list[Span]]:
+    """Provider keys on the line as the model reads it, mapped back to the written columns: the specific
+    rows' and the generic ones'. The exact reading (a column map) is made only when the line, or its quick
+    reading, holds a provider's prefix."""
+    if ANY_PREFIX.search(line) is None and (reads_as_written(line) or ANY_PREFIX.search(read_text(line)) is None):
+        return [], []
     read = read_line(line)
-    hits: list[Span] = []
-    for key in find_keys(read.text, generic=generic):
+    specific: list[Span] = []
+    generic: list[Span] = []
+    for key in find_keys(read.text):
         if not is_placeholder(key.body):
             start, end = read.original(key.start, key.end)
-            hits.append((start, end, key.shape.kind))
-    return hits
+            (generic if key.shape.generic else specific).append((start, end, key.shape.kind))
+    return specific, generic
 
 
 def _decoded_hits(line: str) -> list[Span]:
@@ -367,25 +370,27 @@ def find_secrets(lines: Sequence[str], first_line: int = 0, *, yaml_lines: range
         if scanned > MAX_SCAN_CHARS:
             break
         line = raw[:MAX_LINE_CHARS]
-        spans = _shape_hits(line, generic=False) + _decoded_hits(line)
+        specific, generic = _key_hits(line)
+        first = specific + _decoded_hits(line)
+        last = generic + _assignment_hits(line) + _query_hits(line)
         gated = could_hold_secret(line)
-        if gated or spans:
-            if names is None or cut is None:
-                names = _filenames(lines, yaml_lines)
-                cut = [text[:MAX_LINE_CHARS] for text in lines]
-            if _detector().allowlisted(cut, index, names[index]):
-                continue
-            if gated:
-                for kind, secret in _detector().scan(cut, index, names[index]):
-                    value = _value_of(secret)
-                    if not value:
-                        continue
-                    start, end, token = _place(raw, value)
-                    if not is_placeholder(own_part(token)):
-                        spans.append((start, end, kind))
-        spans += _shape_hits(line, generic=True) + _assignment_hits(line) + _query_hits(line)
+        if not (gated or first or last):
+            continue
+        if names is None or cut is None:
+            names = _filenames(lines, yaml_lines)
+            cut = [text[:MAX_LINE_CHARS] for text in lines]
+        found = _detector().scan(cut, index, names[index], plugins=gated)
+        if found is None:
+            continue  # allowlisted ('pragma: allowlist secret')
+        spans = list(first)
+        for kind, secret in found:
+            value = _value_of(secret)
+            if value:
+                start, end, token = _place(raw, value)
+                if not is_placeholder(own_part(token)):
+                    spans.append((start, end, kind))
         taken: list[tuple[int, int]] = []
-        for start, end, kind in spans:
+        for start, end, kind in spans + last:
             if any(a < end and start < b for a, b in taken):
                 continue  # one hit per place: the first kind that claimed it
             taken.append((start, end))
