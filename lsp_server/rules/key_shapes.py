@@ -92,8 +92,11 @@ KEY_SHAPES: tuple[KeyShape, ...] = (
     KeyShape("OpenAI-Style API Key", "sk-", ALNUM, 32, 48, generic=True),  # DeepSeek, Moonshot, DashScope, ...
 )
 
-# Every prefix at once: what makes a line worth the per-row patterns (and what a hover must not echo).
-ANY_PREFIX = re.compile("|".join(f"(?:{shape.prefix or re.escape(shape.written)})" for shape in KEY_SHAPES))
+# Every prefix at once, where a key may start: what makes a line worth the per-row patterns (and what a hover
+# must not echo).
+ANY_PREFIX = re.compile(
+    "(?<![A-Za-z0-9])(?:" + "|".join(f"(?:{shape.prefix or re.escape(shape.written)})" for shape in KEY_SHAPES) + ")"
+)
 # The prefixes of tokens detect-secrets knows, so that 'xoxb-your-bot-token-here' is judged by its own part.
 KNOWN_PREFIXES: tuple[str, ...] = (
     r"gh[pousr]_",

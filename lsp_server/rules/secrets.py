@@ -126,6 +126,7 @@ _ENV_ASSIGNMENT = re.compile(
     r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*)"
     r"(=|:[ \t]+)[ \t]*([\"']?)([^\s\"'`,;\\]+)"
 )
+_ENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "CREDENTIAL", "AUTH")  # one is in every _ENV_ASSIGNMENT
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s<>\"'`]+")
 _QUERY = re.compile(r"[?&;]([A-Za-z][A-Za-z0-9_.-]{0,40})=([^&#\s\"'<>`)\]]+)")
 _QUERY_NAMES = re.compile(
@@ -150,10 +151,15 @@ def could_hold_secret(line: str) -> bool:
     """The gate before detect-secrets' plugins: a keyword of theirs, a private-key header, a URL with
     credentials, a token of 16+ characters with a digit, an Artifactory-like token, a quoted token of 8+
     characters, or a provider key's prefix. Also what says a value must not be echoed (hovers, messages)."""
+    return ANY_PREFIX.search(line) is not None or _gate(line)
+
+
+def _gate(line: str) -> bool:
+    """:func:`could_hold_secret` without the provider prefixes (``find_secrets`` has looked for them)."""
     lowered = line.lower()
     if any(word in lowered for word in _HINT_WORDS) and _HINT.search(line):
         return True
-    if _SHORT_TOKEN.search(line) or ANY_PREFIX.search(line):
+    if _SHORT_TOKEN.search(line):
         return True
     return any(any(c.isdigit() for c in match.group()) for match in _TOKEN.finditer(line))
 
@@ -266,11 +272,11 @@ def _value_of(secret: str) -> str:
 Span = tuple[int, int, str]  # start, end, kind
 
 
-def _key_hits(line: str) -> tuple[list[Span], list[Span]]:
+def _key_hits(line: str, prefixed: bool) -> tuple[list[Span], list[Span]]:
     """Provider keys on the line as the model reads it, mapped back to the written columns: the specific
-    rows' and the generic ones'. The exact reading (a column map) is made only when the line, or its quick
-    reading, holds a provider's prefix."""
-    if ANY_PREFIX.search(line) is None and (reads_as_written(line) or ANY_PREFIX.search(read_text(line)) is None):
+    rows' and the generic ones'. The exact reading (a column map) is made only when the line (``prefixed``),
+    or its quick reading, holds a provider's prefix."""
+    if not prefixed and (reads_as_written(line) or ANY_PREFIX.search(read_text(line)) is None):
         return [], []
     read = read_line(line)
     specific: list[Span] = []
@@ -285,6 +291,8 @@ def _key_hits(line: str) -> tuple[list[Span], list[Span]]:
 def _decoded_hits(line: str) -> list[Span]:
     """Keys inside percent-encoded URLs and base64 blobs (the whole URL or blob is the place)."""
     hits: list[Span] = []
+    if len(line) < 24:
+        return hits
     if "%" in line:
         for url in _URL.finditer(line):
             text = url.group()
@@ -329,6 +337,8 @@ def _assignment_hits(line: str) -> list[Span]:
     16 characters or more, not a path or a URL; after a colon it must mix letters and digits (prose writes
     'TOKEN: see below'). Shorter passwords are detect-secrets' keyword plugin's (``DB_PASSWORD=…``)."""
     hits: list[Span] = []
+    if not any(word in line for word in _ENV_WORDS):
+        return hits
     for match in _ENV_ASSIGNMENT.finditer(line):
         value = match.group(4)
         if len(value) < 16 or _path_like(value) or is_placeholder(own_part(value)):
@@ -370,10 +380,11 @@ def find_secrets(lines: Sequence[str], first_line: int = 0, *, yaml_lines: range
         if scanned > MAX_SCAN_CHARS:
             break
         line = raw[:MAX_LINE_CHARS]
-        specific, generic = _key_hits(line)
+        prefixed = ANY_PREFIX.search(line) is not None
+        specific, generic = _key_hits(line, prefixed)
         first = specific + _decoded_hits(line)
         last = generic + _assignment_hits(line) + _query_hits(line)
-        gated = could_hold_secret(line)
+        gated = prefixed or _gate(line)
         if not (gated or first or last):
             continue
         if names is None or cut is None:
