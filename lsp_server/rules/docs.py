@@ -157,7 +157,8 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
   prefix of a token detect-secrets knows (`ghp_`, `xoxb-`, `sk_live_`, `AKIA`, ...), is not part of
   the value it judges): a reference or template (`${VAR}`, `$VAR`, `{{x}}`, `<token>`, `%VAR%`,
   `$(cmd)`, `[NAME]`), an elision or mask (`...`, `…`, `****`, `xxxxxx`), three or fewer distinct
-  characters, a marker word anywhere ({markers}), or a value made only of common words and short
+  characters, a marker word anywhere ({markers}), an environment variable's name (`TWILIO_API_KEY`:
+  the value names where the secret is), or a value made only of common words and short
   or consecutive digits (`mypassword`, `your-api-key`, `changeme`, `secret123`, `12345678`; the word
   list is in the module). A random key of 16 characters or more never meets these (a test draws
   thousands per provider shape). Bounds per file: lines are scanned up to {line_chars} characters,

@@ -15,7 +15,9 @@ Documentation and skills are full of them (``qpdf --password=mypassword`` in a P
    (``example``, ``placeholder``, ``changeme``, ``your-api-key``, ...), six letters or more, so that
    a random key holds one by chance less than once in ten million (AWS's documented
    ``AKIAIOSFODNN7EXAMPLE`` is one);
-5. **made of words**: split at non-alphanumeric characters and at lower-to-upper case changes,
+5. **an environment variable's name** (the value names where the secret is): upper case with
+   underscores, one of its parts a word of :data:`WORDS` (``TWILIO_API_KEY``, ``MY_LLM_API_KEY``);
+6. **made of words**: split at non-alphanumeric characters and at lower-to-upper case changes,
    every letter run is a concatenation of :data:`WORDS` (``mypassword`` = my + password,
    ``YOUR_API_KEY``, ``changeme``, ``secret123``) or one letter repeated three times or more, and
    every digit run is at most four digits or a run of one digit or of consecutive digits
@@ -39,7 +41,7 @@ from functools import lru_cache
 
 MAX_VALUE = 512
 
-# Words a placeholder is made of (lower case). Rule 5 splits a letter run into these.
+# Words a placeholder is made of (lower case). Rule 6 splits a letter run into these.
 WORDS: frozenset[str] = frozenset(
     (
         "my",
@@ -219,6 +221,29 @@ WORDS: frozenset[str] = frozenset(
         "replicate",
         "cerebras",
         "live",
+        "pi",
+        "different",
+        "other",
+        "another",
+        "invalid",
+        "wrong",
+        "bad",
+        "old",
+        "custom",
+        "unused",
+        "fixed",
+        "base",
+        "url",
+        "endpoint",
+        "gateway",
+        "proxy",
+        "ollama",
+        "vllm",
+        "lmstudio",
+        "mcp",
+        "llm",
+        "model",
+        "provider",
     )
 )
 # Words that make any value a placeholder wherever they appear (rule 4; separators '-', '_', '.' and spaces
@@ -250,6 +275,7 @@ _HEX_LETTERS = re.compile(r"[a-fA-F]*")
 _PARTS = re.compile(r"[A-Za-z]+|[0-9]+")
 _CASE_CHANGE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _LONGEST_WORD = max(map(len, WORDS))
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def is_placeholder(value: str) -> bool:
@@ -260,6 +286,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if len(set(value)) <= 3:
         return True
+    if _VARIABLE_NAME.fullmatch(value) and any(part.lower() in WORDS for part in value.split("_")):
+        return True
     squeezed = _SEPARATORS.sub("", value).lower()
     if any(marker in squeezed for marker in MARKERS):
         return True
@@ -267,7 +295,7 @@ def is_placeholder(value: str) -> bool:
 
 
 def _made_of_words(value: str) -> bool:
-    """Rule 5. When every letter is a hex digit the value may be random hex, which breaks into short pieces
+    """Rule 6. When every letter is a hex digit the value may be random hex, which breaks into short pieces
     that happen to be words ('a', 'be', 'db') and short digit runs: then it also needs a piece of three
     letters or more and at least as many letters as digits."""
     letters = digits = 0

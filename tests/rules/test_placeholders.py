@@ -48,6 +48,10 @@ from tests.support.secret_disguises import PLACEHOLDER_VALUES, real_looking_key
         ("dummy", "words"),
         ("postgres", "words"),
         ("12345678", "digits"),
+        ("TWILIO_API_KEY", "variable name"),
+        ("MY_LLM_API_KEY", "variable name"),
+        ("your-pi-api-key", "words"),
+        ("ollama", "words"),
         ("2222", "digits"),
     ],
 )
