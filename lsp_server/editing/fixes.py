@@ -24,10 +24,10 @@ Fixes by rule (``Finding.data["fix"]`` names them in the registry):
 - ``skill/unknown-key``: remove the key with its nested lines (and all unknown keys at once);
 - ``skill/boolean-value``: write ``true`` or ``false``; ``skill/compatibility-not-string``: quote;
 - ``skill/windows-path``: forward slashes;
-- ``prompt/forged-tag`` (skills, context files, SYSTEM.md, APPEND_SYSTEM.md): write the tag's ``<`` as
-  ``&lt;`` (Pi sends the entity text as is, so the model reads no tag), or wrap the tag in a code span
-  (quoted text, not structure; the only fix offered in a skill description, where Pi escapes ``<``
-  itself), and escape every tag of the file at once;
+- ``prompt/forged-tag`` (skills, context files, SYSTEM.md, APPEND_SYSTEM.md): wrap the tag in a code span
+  (quoted text, not structure; not where a code span cannot go: in a fenced block, or around a tag
+  split over lines), or remove it, and quote every tag of the file at once. No escape: the rule reads
+  ``&lt;/project_context>`` as the tag it spells (models read entities), so escaping fixes nothing;
 - ``skill/name-mixed-scripts``: replace each look-alike letter by its one look-alike in the name's
   main script (``pdf-tооls`` -> ``pdf-tools``);
 - ``prompt/invisible-characters``: remove the run of invisible characters (or all of them in the file).
@@ -66,7 +66,7 @@ from lsp_server.editing.yamltext import (
     yaml_scalar,
 )
 from lsp_server.findings import Finding, Position
-from lsp_server.js.strings import js_len, js_slice_head
+from lsp_server.js.strings import js_len, js_slice_head, normalize_newlines
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
@@ -476,29 +476,33 @@ def _forward_slashes(doc: _Document, finding: Finding) -> list[Fix]:
     return [Fix(f"Use forward slashes: '{replacement}'", (finding,), (TextEdit(finding.range, replacement),))]
 
 
-def _escape_tag(doc: _Document, finding: Finding) -> list[Fix]:
+# Removing or quoting a tag must not empty the description (or the file) it is the whole of.
+TAG_GUARD = frozenset({"skill/description-missing", "skill/not-loaded", "context/empty"})
+
+
+def _tag_at(doc: _Document, finding: Finding) -> bool:
+    """Whether the finding's range still holds the tag it was computed for (line breaks as the rules read them)."""
+    return normalize_newlines(doc.index.slice(finding.range)) == finding.data.get("tag")
+
+
+def _quote_or_remove_tag(doc: _Document, finding: Finding) -> list[Fix]:
     data = finding.data
-    if doc.index.slice(finding.range) != data.get("tag"):
+    if not _tag_at(doc, finding):
         return []  # the text moved since the finding was computed
     fixes = []
     for kind in data.get("fixes", ()):
-        if kind == "escape":
-            text = str(data["escaped"])
-            fixes.append(Fix(f"Escape the tag: Pi sends '{text}'", (finding,), (TextEdit(finding.range, text),)))
-        elif kind == "code-span":
+        if kind == "code-span":
             text = str(data["codeSpan"])
             sent = escape_xml(text) if data.get("place") == "description" else text
-            fixes.append(
-                Fix(f"Quote the tag in a code span: Pi sends '{sent}'", (finding,), (TextEdit(finding.range, text),))
-            )
-    escapable = [f for f in doc.findings if f.code == finding.code and "escape" in f.data.get("fixes", ())]
-    if len(escapable) > 1 and "escape" in data.get("fixes", ()):
-        edits = [
-            TextEdit(f.range, str(f.data["escaped"])) for f in escapable if doc.index.slice(f.range) == f.data["tag"]
-        ]
-        if len(edits) == len(escapable):
-            title = f"Escape all {len(edits)} prompt tags in this file"
-            fixes.append(Fix(title, tuple(escapable), sorted_edits(edits), fix_all=True))
+            title = f"Quote the tag in a code span: Pi sends '{sent}'"
+            fixes.append(Fix(title, (finding,), (TextEdit(finding.range, text),), guarded=TAG_GUARD))
+        elif kind == "remove":
+            fixes.append(Fix("Remove the tag", (finding,), (TextEdit(finding.range, ""),), guarded=TAG_GUARD))
+    quotable = [f for f in doc.findings if f.code == finding.code and "code-span" in f.data.get("fixes", ())]
+    if len(quotable) > 1 and "code-span" in data.get("fixes", ()) and all(_tag_at(doc, f) for f in quotable):
+        edits = sorted_edits([TextEdit(f.range, str(f.data["codeSpan"])) for f in quotable])
+        title = f"Quote all {len(edits)} prompt tags in this file in code spans"
+        fixes.append(Fix(title, tuple(quotable), edits, fix_all=True, guarded=TAG_GUARD))
     return fixes
 
 
@@ -542,7 +546,7 @@ BUILDERS: dict[str, Builder] = {
     "skill/compatibility-not-string": _quote_compatibility,
     "skill/boolean-value": _set_boolean,
     "skill/windows-path": _forward_slashes,
-    "prompt/forged-tag": _escape_tag,
+    "prompt/forged-tag": _quote_or_remove_tag,
     "prompt/invisible-characters": _remove_invisible,
     "skill/name-mixed-scripts": _replace_confusables,
 }

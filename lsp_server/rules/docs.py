@@ -99,27 +99,76 @@ anywhere when named on the command line. These rules go beyond Pi, which checks 
 
 - `prompt/forged-tag` knows Pi's tags {pi_tags}, the role tags {role_tags}, and chat-template
   markers (`<|im_start|>`, `<|eot_id|>`, any `<|word|>`, `<<SYS>>`). Tag names match in any case,
-  with or without attributes. Inline code spans are quoted text and not reported; fenced blocks are
-  (the code-span fix is not offered there). In a skill description Pi escapes `<` as `&lt;`, so the
-  message says what the model then reads, and only the code-span fix is offered (an escape would
-  be escaped again: `&amp;lt;`). `<name>`, `<description>` and `<location>` are not reported: they
-  are the usual placeholders of instructions.
-- `prompt/invisible-characters`: U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+200B-U+200D,
-  U+2060, U+FEFF after the first character, and U+E0000-U+E007F (decoded to the ASCII they hide, at
-  most {hidden} characters in the message).
+  with or without attributes. The match runs on the text as the model reads it: each character
+  folded with NFKC (fullwidth `＜` U+FF1C and small-form `﹤` U+FE64 brackets, fullwidth letters),
+  default-ignorable characters dropped (a soft hyphen or zero-width space inside the tag), character
+  references decoded once as HTML decodes them (`&lt;`, `&gt;`, `&sol;`, `&shy;`, `&#60;`, `&#x3C;`;
+  `&amp;lt;` reads as `&lt;`), spaces allowed inside the brackets (`</ project_context >`; a spaced
+  tag has no attributes, so `a < skills and b > c` is not one) and line breaks inside a tag over up
+  to {tag_lines} lines. The finding covers the tag as written, across lines when it is split, and
+  says how it reads when that differs (`'&lt;/skill>' (read as '</skill>') closes ...`). Inline code
+  spans of the written line are quoted text and not reported; fenced blocks are. Quick fixes: quote
+  the tag in a code span (not in a fenced block or around a split tag) or remove it, and quote every
+  tag of the file at once; neither is offered when it would empty a description or the file. An
+  entity is not a fix: the model reads `&lt;/project_context>` as the tag it spells. In a skill
+  description Pi escapes `<` as `&lt;`, so the message says what the model then reads. `<name>`,
+  `<description>` and `<location>` are not reported: they are the usual placeholders of
+  instructions.
+- `prompt/invisible-characters`: every default-ignorable code point ({ignorable}; Unicode's
+  `Default_Ignorable_Code_Point`: bidi controls and marks, zero-width characters, U+FEFF after the
+  first character, the soft hyphen, Hangul fillers, variation selectors, tag characters) and
+  {other}. Tag characters are decoded to the ASCII they hide, a run of variation selectors to the
+  bytes it encodes (one byte per selector, as bytes are smuggled after an emoji) when they are
+  readable UTF-8, at most {hidden} characters in the message. Not reported, as legitimate: one
+  variation selector after a non-ASCII character (U+FE00-U+FE0F: ❤️, ☺︎, ≩︀), after `#`, `*` or a
+  digit followed by U+20E3 (the keycap 1️⃣), after a CJK ideograph (U+E0100-U+E01EF) or after a
+  Mongolian letter (U+180B-U+180D, U+180F), while two or more selectors in a row are reported
+  whole whatever comes before them; a zero-width joiner or non-joiner between two non-ASCII
+  characters (👩‍💻, Persian and Indic spelling); a bidi mark beside right-to-left letters; U+180E
+  between Mongolian letters; U+034F before a combining mark; U+115F/U+1160 next to a conjoining
+  jamo; the shorthand and musical format controls in their scripts; an emoji tag sequence of
+  U+1F3F4 with a region code of 3 to 6 tag letters or digits and U+E007F (the flags of England,
+  Scotland and Wales). The quick fix removes a run, or every run of the file.
 - `skill/name-mixed-scripts` uses Unicode's confusables and script data (`confusable-homoglyphs`).
-- `prompt/secret` runs detect-secrets' plugins in-process ({plugins}) with its default
-  false-positive filters and its `pragma: allowlist secret` comment; never its network
-  verification. Lines are read as the language they are in (frontmatter as YAML, fenced blocks by
-  their info string: {fences}; prose needs quotes around a keyword's value). Bounds per file: lines
-  are scanned up to {line_chars} characters, files up to {scan_chars} characters, at most
+- `prompt/secret` looks at each line in this order, the first to claim a place naming it:
+  1. the shapes of provider keys detect-secrets does not know, anywhere on the line (prose,
+     unlabeled fences, YAML values, URLs), on the line as the model reads it (a zero-width space
+     or fullwidth letters inside a key do not hide it), inside a percent-encoded URL, and inside a
+     base64 or base64url blob (alone or as a Basic `user:key` value) that decodes to one:
+
+     | kind | prefix | then |
+     | --- | --- | --- |
+{shapes}
+
+     Minimum lengths are below the real ones, so a key cut short in a paste is still found.
+  2. detect-secrets' plugins in-process ({plugins}) with its default false-positive filters and
+     its `pragma: allowlist secret` comment; never its network verification. Lines are read as the
+     language they are in (frontmatter as YAML, fenced blocks by their info string: {fences}; a line
+     shaped like a shell assignment, `NAME=value` or `export NAME=value`, as INI wherever it is;
+     other prose needs quotes around a keyword's value).
+  3. the generic `sk-` shape (OpenAI-style keys of DeepSeek, Moonshot, DashScope, ...), environment-style
+     assignments whose name says secret and whose value is a token of 16 characters or more, not a
+     path or a URL (`GITHUB_TOKEN=…`, `STRIPE_SECRET: …` with letters and digits; detect-secrets'
+     keyword list has no `TOKEN`), and URL query parameters named like a key
+     (`key`, `api_key`, `token`, `access_token`, `secret`, `password`, `sig`, `signature`) whose value
+     has 16 or more characters mixing letters and digits.
+
+  Placeholders are not reported (`lsp_server/rules/placeholders.py`; a provider's prefix, or the
+  prefix of a token detect-secrets knows (`ghp_`, `xoxb-`, `sk_live_`, `AKIA`, ...), is not part of
+  the value it judges): a reference or template (`${VAR}`, `$VAR`, `{{x}}`, `<token>`, `%VAR%`,
+  `$(cmd)`, `[NAME]`), an elision or mask (`...`, `…`, `****`, `xxxxxx`), three or fewer distinct
+  characters, a marker word anywhere ({markers}), an environment variable's name (`TWILIO_API_KEY`:
+  the value names where the secret is), or a value made only of common words and short
+  or consecutive digits (`mypassword`, `your-api-key`, `changeme`, `secret123`, `12345678`; the word
+  list is in the module). A random key of 16 characters or more never meets these (a test draws
+  thousands per provider shape). Bounds per file: lines are scanned up to {line_chars} characters,
+  files up to {scan_chars} characters, base64 blobs up to {blob_chars} characters, at most
   {max_findings} secrets reported; only lines with a keyword of the keyword plugin, a private-key
   header, a URL with credentials, a token of 16 or more characters with a digit, an
-  Artifactory-like token or a quoted token reach the plugins (and detect-secrets is imported then).
-  The value is never shown (not in the message, the data, hovers, code actions or logs). Known
-  gap: detect-secrets has no plugin for Anthropic keys or OpenAI project keys (`sk-ant-...`,
-  `sk-proj-...`), which are found only in a keyword assignment (`API_KEY = "..."`, `api_key: ...`
-  in YAML, `export API_KEY=...` in a shell block) or as a quoted high-entropy string.
+  Artifactory-like token, a quoted token or a provider prefix reach detect-secrets (and it is
+  imported then). The message says when the text reaches the provider (a skill's description with
+  every request, the rest of a skill when it is used, other files with every request; the `{when}`
+  fact). The value is never shown (not in the message, the data, hovers, code actions or logs).
 
 ## Left out (for now)
 
@@ -130,9 +179,13 @@ budget along the folder chain, and CLAUDE.md import graphs (cycles, depth) beyon
 """
 
 
+def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(f"U+{a:04X}" if a == b else f"U+{a:04X}-U+{b:04X}" for a, b in ranges)
+
+
 def _prompt_facts() -> dict[str, str]:
     """The tables behind the prompt rules, for the section that lists them."""
-    from lsp_server.rules import forged_tags, invisible_chars, secrets
+    from lsp_server.rules import forged_tags, invisible_chars, key_shapes, placeholders, secrets
 
     fences: dict[str, list[str]] = {}
     for language, name in secrets.FENCE_LANGUAGES.items():
@@ -140,12 +193,23 @@ def _prompt_facts() -> dict[str, str]:
     return {
         "pi_tags": ", ".join(f"`{name}`" for name in forged_tags.PI_TAGS),
         "role_tags": ", ".join(f"`{name}`" for name in forged_tags.ROLE_TAGS),
+        "tag_lines": str(forged_tags.MAX_TAG_LINES),
         "hidden": str(invisible_chars.HIDDEN_TEXT_SHOWN),
+        "ignorable": _ranges(invisible_chars.DEFAULT_IGNORABLE),
+        "other": _ranges(invisible_chars.OTHER_INVISIBLE) + " (line and paragraph separators, interlinear annotation)",
         "plugins": ", ".join(f"`{name}`" for _, name in secrets.PLUGINS),
         "fences": "; ".join(f"{', '.join(names)} as {kind}" for kind, names in fences.items()),
         "line_chars": f"{secrets.MAX_LINE_CHARS:,}",
         "scan_chars": f"{secrets.MAX_SCAN_CHARS:,}",
         "max_findings": str(secrets.MAX_FINDINGS),
+        "blob_chars": f"{secrets.MAX_BLOB_CHARS:,}",
+        "shapes": "\n".join(
+            f"     | {shape.kind} | `{shape.written}`"
+            + (f" (`{shape.prefix.replace('|', chr(92) + '|')}`)" if shape.prefix else "")
+            + f" | {shape.length if shape.exact else f'{shape.min_length}+'} of `[{shape.alphabet}]` |"
+            for shape in key_shapes.KEY_SHAPES
+        ),
+        "markers": ", ".join(f"`{marker}`" for marker in placeholders.MARKERS),
     }
 
 

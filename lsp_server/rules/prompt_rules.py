@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from lsp_server.findings import Range
 from lsp_server.prompt.skills_block import escape_xml
-from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
-from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
+from lsp_server.rules.forged_tags import code_span, find_forged_tags, visible
+from lsp_server.rules.invisible_chars import find_invisible
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.secrets import find_secrets
 from lsp_server.rules.volatile_content import check_volatile
@@ -29,49 +29,73 @@ At = Callable[[int, int, int], Range]
 
 
 def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
-    """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans)."""
+    """``prompt/forged-tag`` for every prompt tag or role marker in ``lines`` (outside code spans), however
+    it is spelled (the match runs on the text as the model reads it)."""
     if not em.enabled("prompt/forged-tag"):
         return
     for tag in find_forged_tags(lines, first):
         if place == "description":
             action = "imitates"
-            note = f"Pi escapes it as '{escape_xml(tag.text)}' in the skill list, but the model still reads a tag"
-            fixes = ["code-span"]
+            sent = escape_xml(tag.text)
+            if sent == tag.text:
+                note = "Pi sends it unchanged in the skill list, and the model reads a tag"
+            else:
+                note = f"Pi escapes it as '{visible(sent)}' in the skill list, but the model still reads a tag"
         else:
             action = "closes" if tag.closing else "opens"
             note = "the model may read what follows as another part of the prompt"
-            fixes = ["escape", "code-span"] if not tag.in_code_block else ["escape"]
-        facts = {"tag": tag.text, "action": action, "imitates": tag.imitates, "note": note}
-        data = {
-            "fix": "escape-tag",
-            "tag": tag.text,
-            "fixes": fixes,
-            "escaped": escaped(tag.text),
-            "codeSpan": code_span(tag.text),
-            "place": place,
-        }
-        em.emit("prompt/forged-tag", at(tag.line, tag.start, tag.end), facts, data)
+        # A code span quotes the tag (and is not reported); it cannot hold a line break or sit in a fenced block.
+        quotable = not tag.in_code_block and tag.last_line == tag.line
+        fixes = ["code-span", "remove"] if quotable else ["remove"]
+        read = f" (read as '{tag.read}')" if tag.read else ""
+        facts = {"tag": visible(tag.text), "read": read, "action": action, "imitates": tag.imitates, "note": note}
+        data = {"fix": "quote-or-remove-tag", "tag": tag.text, "fixes": fixes, "codeSpan": code_span(tag.text)}
+        data["place"] = place
+        where = at(tag.line, tag.start, tag.end)
+        if tag.last_line != tag.line:
+            where = Range(where.start, at(tag.last_line, tag.end, tag.end).end)
+        em.emit("prompt/forged-tag", where, facts, data)
 
 
 def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
-    """``prompt/invisible-characters`` for every run of bidi controls, zero-width or tag characters."""
+    """``prompt/invisible-characters`` for every run of invisible characters (bidi controls, zero-width and
+    format characters, fillers, variation selectors, tag characters) outside their legitimate uses."""
     if not em.enabled("prompt/invisible-characters"):
         return
     for run in find_invisible(lines, first):
         count = len(run.chars)
         what = f"{count} invisible character{'s' if count != 1 else ''} ({run.describe()})"
-        if run.has_tags:
-            what += f' spelling the hidden text "{hidden_ascii(run.chars)}"'
+        hidden = run.hidden()
+        if hidden is not None:
+            what += f' spelling the hidden text "{hidden}"'
         data = {"fix": "remove-invisible", "count": count, "codepoints": [f"U+{ord(c):04X}" for c in run.chars]}
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 
 
-def check_secrets(em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0)) -> None:
-    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown)."""
+SENT_EVERY_REQUEST = "this text is sent to the model provider with every request"
+SENT_DESCRIPTION = "a skill's description is sent to the model provider with every request"
+SENT_WHEN_USED = "a skill's file is sent to the model provider when the skill is used"
+
+
+def check_secrets(
+    em: Emitter,
+    lines: list[str],
+    first: int,
+    at: At,
+    yaml_lines: range = range(0),
+    when: Callable[[int], str] | None = None,
+) -> None:
+    """``prompt/secret`` for every secret found (the kind only: the value is never shown).
+
+    ``when(line)`` is the message's clause saying when the text of that line reaches the model provider
+    (the ``{when}`` fact); without it, :data:`SENT_EVERY_REQUEST`. Callers that know better (a skill's body
+    is sent only when the skill is used) pass their own, so the clause can come from the same resolution
+    that builds the prompt."""
     if not em.enabled("prompt/secret"):
         return
     for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
-        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), {"kind": hit.kind}, {"kind": hit.kind})
+        facts = {"kind": hit.kind, "when": when(hit.line) if when is not None else SENT_EVERY_REQUEST}
+        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), facts, {"kind": hit.kind})
 
 
 def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
@@ -79,4 +103,4 @@ def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: 
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
     check_secrets(em, lines, first, at)
-    check_volatile(em, lines, first, at, place)
+    check_volatile(em, lines, first, at, place)  # after the secrets: it leaves their places to them

@@ -511,24 +511,29 @@ _RULES: list[Rule] = [
     # -- text sent to the model (context files, SYSTEM.md, APPEND_SYSTEM.md, skills) ---------
     Rule(
         "prompt/forged-tag",
-        "Text that opens or closes one of the prompt's own tags, or a chat role marker.",
+        "Text that opens or closes one of the prompt's own tags, or a chat role marker, however it is spelled.",
         "Pi sends context files verbatim inside <project_instructions> within <project_context>, APPEND_SYSTEM.md "
         "inside <addendum> and an invoked skill inside <skill>; a '</project_context>' or '<system>' in that text "
-        "makes the model read what follows as another part of the prompt (the prompt-injection trick). Tags in "
-        "inline code spans are quoted and not reported.",
+        "makes the model read what follows as another part of the prompt (the prompt-injection trick). The match "
+        "runs on the text as the model reads it, so a tag disguised with entities (&lt;/project_context&gt;), "
+        "fullwidth or small-form brackets, spaces inside the brackets, invisible characters or a line break inside "
+        "it is found too, at its exact place. Tags in inline code spans are quoted and not reported.",
         _every(W),
-        {"*": "'{tag}' {action} {imitates}: {note}"},
-        fix="escape-tag",
+        {"*": "'{tag}'{read} {action} {imitates}: {note}"},
+        fix="quote-or-remove-tag",
         applies_to="prompt",
     ),
     Rule(
         "prompt/invisible-characters",
-        "Bidirectional controls, zero-width or Unicode tag characters in text sent to the model.",
+        "Invisible characters in text sent to the model: every default-ignorable code point and more.",
         "The model receives these characters but editors and reviews do not show them: bidi controls reorder "
-        "what is displayed, zero-width characters split words past a search, and tag characters (U+E0000-"
-        "U+E007F) are invisible ASCII that models read, the hidden-instruction trick (the message decodes "
-        "them). A joiner inside an emoji or a word of a non-Latin script, and a bidi mark beside right-to-left "
-        "letters, are not reported.",
+        "what is displayed, zero-width characters and soft hyphens split words past a search (and past the "
+        "forged-tag rule's own match, which is why it reads text without them), Hangul fillers render as blanks, "
+        "and tag characters (U+E0000-U+E007F) and runs of variation selectors are invisible data that models "
+        "read, the hidden-instruction trick (the message decodes them). Legitimate uses are not reported: one "
+        "variation selector after an emoji or another character with variation sequences, a joiner inside an "
+        "emoji or a word of a non-Latin script, a bidi mark beside right-to-left letters (the full list in "
+        '"Text sent to the model" below).',
         _every(W),
         {"*": "{what}, which the model receives and the editor does not show"},
         fix="remove-invisible",
@@ -539,13 +544,14 @@ _RULES: list[Rule] = [
         "An API key, token, password or private key in text sent to the model.",
         "Context files, SYSTEM.md, APPEND_SYSTEM.md and skills are sent to the model provider with every request "
         "(a skill's body when it is used), so a secret in them leaves the machine each time and stays in the "
-        "provider's logs. Found by detect-secrets' plugins and filters (see docs/rules.md); the finding names the "
-        "kind and the place, never the value. A line with 'pragma: allowlist secret' is not reported.",
+        "provider's logs. Found by the shapes of the model providers' keys (Anthropic, Google, OpenAI, OpenRouter, "
+        "Groq, xAI, Hugging Face, ...) anywhere in the text, also percent-encoded in a URL or base64-encoded, by "
+        "detect-secrets' plugins and filters, by environment-style assignments and URL query parameters named like "
+        "a key (see docs/rules.md). Placeholders (mypassword, <token>, ${VAR}, your-api-key, sk-ant-...) are not "
+        "reported. The finding names the kind and the place, never the value. A line with 'pragma: allowlist "
+        "secret' is not reported.",
         _every(W),
-        {
-            "*": "possible {kind}: this text is sent to the model provider with every request; move the secret to "
-            "an environment variable"
-        },
+        {"*": "possible {kind}: {when}; move the secret to an environment variable"},
         applies_to="prompt",
     ),
     # -- prompt cache ---------------------------------------------------------------------------

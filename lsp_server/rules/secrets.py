@@ -1,42 +1,64 @@
-"""Secrets in text that goes into the prompt, found by detect-secrets' plugins, never echoed.
+"""Secrets in text that goes into the prompt, in every disguise a model reads through, never echoed.
 
-A key in AGENTS.md, SYSTEM.md or a skill is sent to the model provider with every request. The
-detection is Yelp's ``detect-secrets`` (a maintained detector): its plugins (AWS, GitHub, GitLab,
-Slack, Stripe, OpenAI, JWT, private keys, basic-auth URLs, keyword assignments, high-entropy
-strings, ...) and its false-positive filters (sequential strings, UUIDs, ``${TEMPLATES}``,
-``$VARIABLES``, indirect references, ``id`` fields) run in-process on each line, with the
-``pragma: allowlist secret`` comment honoured as detect-secrets does. ``IPPublicDetector`` is
-left out (an address is not a secret). Verification against the providers is never run: the
-plugins' ``verify`` needs a network call and our settings never enable it.
+A key in AGENTS.md, SYSTEM.md or a skill is sent to the model provider with every request (a
+skill's body when the skill is used). Each line is looked at by, in this order (the first to claim
+a place names it):
 
-Its keyword plugin reads assignments by file type (``key = value`` in INI files, quotes required
-in code), so each line is scanned as the language it is written in: a skill's frontmatter as YAML,
-a fenced block by its info string (``bash``/``sh``/``env``/``ini`` as INI, ``yaml``, ``python``,
-``js``, ...), prose as text (quotes required).
+1. **provider key shapes** detect-secrets does not know (:mod:`lsp_server.rules.key_shapes`:
+   Anthropic, Google, OpenAI project keys, OpenRouter, Groq, xAI, Hugging Face, Perplexity, ...),
+   anywhere on the line (prose, unlabeled fences, YAML values, URLs), on the line as the model
+   reads it (:mod:`lsp_server.rules.model_reading`: a zero-width space or fullwidth letters inside
+   a key do not hide it), inside a percent-encoded URL, and inside a **base64** blob (alone or as a
+   Basic ``user:key`` value) that decodes to one;
+2. Yelp's **detect-secrets** plugins (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, JWT, private
+   keys, basic-auth URLs, keyword assignments, high-entropy strings, ...) with their false-positive
+   filters (sequential strings, UUIDs, ``${TEMPLATES}``, ``$VARIABLES``, indirect references,
+   ``id`` fields) and the ``pragma: allowlist secret`` comment honoured as detect-secrets does.
+   ``IPPublicDetector`` is left out (an address is not a secret); verification against the
+   providers is never run. Its keyword plugin reads assignments by file type, so each line is read
+   as the language it is written in: a skill's frontmatter as YAML, a fenced block by its info
+   string (``bash``/``sh``/``env``/``ini`` as INI, ``yaml``, ``python``, ``js``, ...), a line shaped
+   like a shell assignment (``NAME=value``, ``export NAME=value``) as INI wherever it is, other
+   prose as text (quotes required);
+3. the generic ``sk-`` key shape, **environment-style assignments** whose name says secret
+   (``GITHUB_TOKEN=…``, ``STRIPE_SECRET: …``; detect-secrets' keyword list has no ``TOKEN``) and
+   **URL query parameters** named like a key (``?api_key=…``, ``&token=…``, ``sig=…``).
 
-Bounded work: a line is handed to the plugins only when it could hold a secret (a keyword of the
-keyword plugin, a private-key header, a URL with credentials, a run of 16 or more token characters
-with a digit, an Artifactory-like token, a quoted token: :func:`could_hold_secret`, a superset of
-what the plugins match), at most the first :data:`MAX_LINE_CHARS` characters of a line, at most
-:data:`MAX_SCAN_CHARS` characters and :data:`MAX_FINDINGS` secrets per file. detect-secrets is
-imported on the first line that passes that gate (it takes half a second or more, mostly for
-``requests``), so workspaces without candidates never pay for it.
+Every value goes through :func:`lsp_server.rules.placeholders.is_placeholder` first: ``mypassword``,
+``<token>``, ``${VAR}``, ``sk-ant-api03-...`` and their kind are documentation, not secrets.
 
-A hit carries the detector's kind ("AWS Access Key") and the secret's columns; the secret's value
-never leaves this module (not in the finding's message or data).
+Bounded work: detect-secrets gets a line only when it could hold a secret (a keyword of the keyword
+plugin, a private-key header, a URL with credentials, a run of 16 or more token characters with a
+digit, an Artifactory-like token, a quoted token, a provider prefix: :func:`could_hold_secret`, a
+superset of what the plugins match); the own scans are regular expressions over the line. At most
+the first :data:`MAX_LINE_CHARS` characters of a line, :data:`MAX_SCAN_CHARS` characters and
+:data:`MAX_FINDINGS` secrets per file, and base64 blobs of at most :data:`MAX_BLOB_CHARS` characters.
+detect-secrets is imported on the first line that passes the gate (it takes half a second or more,
+mostly for ``requests``), so workspaces without candidates never pay for it.
+
+A hit carries its kind ("AWS Access Key", "Anthropic API Key (base64-encoded)") and its columns;
+the secret's value never leaves this module (not in the finding's message or data).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
+
+from lsp_server.rules.key_shapes import ANY_PREFIX, find_keys, own_part
+from lsp_server.rules.model_reading import read_line, read_text, reads_as_written
+from lsp_server.rules.placeholders import is_placeholder
 
 MAX_LINE_CHARS = 4096
 MAX_SCAN_CHARS = 1024 * 1024
 MAX_FINDINGS = 50
+MAX_BLOB_CHARS = 4096
 
 # detect-secrets' plugins, by module and class (every plugin it ships except IPPublicDetector).
 PLUGINS: tuple[tuple[str, str], ...] = (
@@ -81,6 +103,7 @@ FENCE_LANGUAGES: dict[str, str] = {
 }
 PROSE = "text.md"
 YAML = "frontmatter.yaml"
+ASSIGNMENT = "line.ini"  # a prose line shaped like a shell assignment
 
 # The gate: every plugin needs one of these to fire. Tokens of 16+ characters cover the fixed-format
 # keys (AWS 20, GitLab 20+, GitHub 40, Stripe, Slack, JWT, ...) and base64 entropy (4.5 bits needs 23+);
@@ -96,6 +119,22 @@ _HINT = re.compile(
     re.IGNORECASE,
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+.-]*)")
+_ASSIGNMENT_LINE = re.compile(r"^\s*(?:export\s+|set\s+|\$env:)?[A-Za-z_][A-Za-z0-9_.]*=\S")
+
+# Environment-style names that say secret (detect-secrets' keyword list lacks TOKEN, CREDENTIALS, AUTH).
+_ENV_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_])([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*)"
+    r"(=|:[ \t]+)[ \t]*([\"']?)([^\s\"'`,;\\]+)"
+)
+_ENV_WORDS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "CREDENTIAL", "AUTH")  # one is in every _ENV_ASSIGNMENT
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s<>\"'`]+")
+_QUERY = re.compile(r"[?&;]([A-Za-z][A-Za-z0-9_.-]{0,40})=([^&#\s\"'<>`)\]]+)")
+_QUERY_NAMES = re.compile(
+    r"(?:^|[_.-])(?:api[_-]?key|apikey|key|token|access[_-]?token|auth|secret|password|passwd|pwd|sig|signature)$",
+    re.IGNORECASE,
+)
+_BLOB = re.compile(rf"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{{24,{MAX_BLOB_CHARS}}}={{0,2}}(?![A-Za-z0-9+/=_-])")
+_PRINTABLE = re.compile(r"[\x20-\x7e\t]+")
 
 
 @dataclass(frozen=True)
@@ -109,8 +148,14 @@ class SecretHit:
 
 
 def could_hold_secret(line: str) -> bool:
-    """The gate before the plugins: a keyword of theirs, a private-key header, a URL with credentials,
-    a token of 16+ characters with a digit, an Artifactory-like token or a quoted token of 8+ characters."""
+    """The gate before detect-secrets' plugins: a keyword of theirs, a private-key header, a URL with
+    credentials, a token of 16+ characters with a digit, an Artifactory-like token, a quoted token of 8+
+    characters, or a provider key's prefix. Also what says a value must not be echoed (hovers, messages)."""
+    return ANY_PREFIX.search(line) is not None or _gate(line)
+
+
+def _gate(line: str) -> bool:
+    """:func:`could_hold_secret` without the provider prefixes (``find_secrets`` has looked for them)."""
     lowered = line.lower()
     if any(word in lowered for word in _HINT_WORDS) and _HINT.search(line):
         return True
@@ -149,14 +194,17 @@ class _Detector:
             or h.is_not_alphanumeric_string(secret)
         )
 
-    def scan(self, lines: list[str], index: int, filename: str) -> list[tuple[str, str]]:
-        """(kind, secret) for line ``index`` of ``lines`` (cut to MAX_LINE_CHARS), read as ``filename``'s type."""
+    def scan(
+        self, lines: list[str], index: int, filename: str, *, plugins: bool = True
+    ) -> list[tuple[str, str]] | None:
+        """(kind, secret) for line ``index`` of ``lines`` (cut to MAX_LINE_CHARS), read as ``filename``'s type
+        (``plugins=False``: none, only the allowlist's answer); ``None`` when the line is allowlisted."""
         line = lines[index].rstrip()
         context = self.snippet(lines=lines, line_number=index + 1)
         if self.allowlist.is_line_allowlisted(filename=filename, line=line, context=context):
-            return []
+            return None
         found: list[tuple[str, str]] = []
-        for plugin in self.plugins:
+        for plugin in self.plugins if plugins else ():
             for secret in plugin.analyze_line(filename=filename, line=line, line_number=index + 1, context=context):
                 value = secret.secret_value
                 if value and not self.filtered(value, line, plugin):
@@ -170,7 +218,8 @@ def _detector() -> _Detector:
 
 
 def _filenames(lines: Sequence[str], yaml_lines: range) -> list[str]:
-    """The type each line is read as: YAML for the frontmatter, a fence's language, else prose."""
+    """The type each line is read as: YAML for the frontmatter, a fence's language, a shell assignment's
+    INI, else prose."""
     names: list[str] = []
     fence: str | None = None
     language = PROSE
@@ -186,25 +235,138 @@ def _filenames(lines: Sequence[str], yaml_lines: range) -> list[str]:
             fence, language = None, PROSE
             names.append(PROSE)
         else:
-            names.append(language if fence is not None else PROSE)
+            name = language if fence is not None else PROSE
+            names.append(ASSIGNMENT if name == PROSE and _ASSIGNMENT_LINE.match(line) else name)
     return names
 
 
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9+/_.~-]")  # "=" only after a token (base64 padding), not before it
 
 
-def _place(line: str, value: str) -> tuple[int, int]:
-    """The columns of ``value`` in ``line``, widened to the whole token around it (a plugin may yield
-    only a prefix of what it matched: the GitHub plugin yields ``ghp``); the whole line if absent."""
+def _place(line: str, value: str) -> tuple[int, int, str]:
+    """The columns of ``value`` in ``line`` widened to the whole token around it (a plugin may yield only a
+    prefix of what it matched: the GitHub plugin yields ``ghp``), and that token; the whole line and the
+    value itself when the value is not on the line as written."""
     start = line.find(value)
     if start < 0:
-        return 0, len(line)
+        return 0, len(line), value
     end = start + len(value)
     while start > 0 and _TOKEN_CHAR.match(line[start - 1]):
         start -= 1
     while end < len(line) and (_TOKEN_CHAR.match(line[end]) or line[end] == "="):
         end += 1
-    return start, end
+    return start, end, line[start:end]
+
+
+_VALUE_END = re.compile(r"[\s\"'`]")
+
+
+def _value_of(secret: str) -> str:
+    """A plugin's value cut to its first word (the keyword plugin takes the rest of an INI line:
+    'mypassword --decrypt in.pdf'), without closing punctuation."""
+    cut = _VALUE_END.search(secret)
+    value = secret[: cut.start()] if cut else secret
+    return value.rstrip(";,)]}")
+
+
+Span = tuple[int, int, str]  # start, end, kind
+
+
+def _key_hits(line: str, prefixed: bool) -> tuple[list[Span], list[Span]]:
+    """Provider keys on the line as the model reads it, mapped back to the written columns: the specific
+    rows' and the generic ones'. The exact reading (a column map) is made only when the line (``prefixed``),
+    or its quick reading, holds a provider's prefix."""
+    if not prefixed and (reads_as_written(line) or ANY_PREFIX.search(read_text(line)) is None):
+        return [], []
+    read = read_line(line)
+    specific: list[Span] = []
+    generic: list[Span] = []
+    for key in find_keys(read.text):
+        if not is_placeholder(key.body):
+            start, end = read.original(key.start, key.end)
+            (generic if key.shape.generic else specific).append((start, end, key.shape.kind))
+    return specific, generic
+
+
+def _decoded_hits(line: str) -> list[Span]:
+    """Keys inside percent-encoded URLs and base64 blobs (the whole URL or blob is the place)."""
+    hits: list[Span] = []
+    if len(line) < 24:
+        return hits
+    if "%" in line:
+        for url in _URL.finditer(line):
+            text = url.group()
+            if "%" in text and any(not is_placeholder(k.body) for k in find_keys(unquote(text))):
+                hits.append((url.start(), url.end(), _kind_of_first(unquote(text), "")))
+    for blob in _BLOB.finditer(line):
+        decoded = _base64_text(blob.group())
+        if decoded is not None:
+            kind = _kind_of_first(decoded, " (base64-encoded)")
+            if kind:
+                hits.append((blob.start(), blob.end(), kind))
+    return hits
+
+
+def _kind_of_first(text: str, suffix: str) -> str:
+    for key in find_keys(text):
+        if not is_placeholder(key.body):
+            return key.shape.kind + suffix
+    return ""
+
+
+def _base64_text(blob: str) -> str | None:
+    """The printable ASCII text a base64 or base64url blob decodes to, else ``None``."""
+    data = blob.rstrip("=")
+    padded = data + "=" * (-len(data) % 4)
+    try:
+        if "-" in data or "_" in data:
+            raw = base64.urlsafe_b64decode(padded)
+        else:
+            raw = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    return text if _PRINTABLE.fullmatch(text) else None
+
+
+def _assignment_hits(line: str) -> list[Span]:
+    """``NAME=value`` / ``NAME: value`` with an environment-style name that says secret and a token's value:
+    16 characters or more, not a path or a URL; after a colon it must mix letters and digits (prose writes
+    'TOKEN: see below'). Shorter passwords are detect-secrets' keyword plugin's (``DB_PASSWORD=…``)."""
+    hits: list[Span] = []
+    if not any(word in line for word in _ENV_WORDS):
+        return hits
+    for match in _ENV_ASSIGNMENT.finditer(line):
+        value = match.group(4)
+        if len(value) < 16 or _path_like(value) or is_placeholder(own_part(value)):
+            continue
+        if match.group(2) != "=" and not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+            continue
+        hits.append((match.start(4), match.end(4), "Secret Assignment"))
+    return hits
+
+
+def _path_like(value: str) -> bool:
+    return value.startswith(("/", "~", ".")) or "://" in value or ("/" in value and "." in value)
+
+
+def _query_hits(line: str) -> list[Span]:
+    """URL query parameters named like a key whose value looks random (16+ characters, letters and digits)."""
+    if "://" not in line:
+        return []
+    hits: list[Span] = []
+    for url in _URL.finditer(line):
+        for match in _QUERY.finditer(url.group()):
+            value = unquote(match.group(2))
+            if not _QUERY_NAMES.search(match.group(1)) or len(value) < 16 or is_placeholder(own_part(value)):
+                continue
+            if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+                start = url.start() + match.start(2)
+                hits.append((start, start + len(match.group(2)), "Secret in a URL"))
+    return hits
 
 
 def find_secrets(lines: Sequence[str], first_line: int = 0, *, yaml_lines: range = range(0)) -> list[SecretHit]:
@@ -217,16 +379,33 @@ def find_secrets(lines: Sequence[str], first_line: int = 0, *, yaml_lines: range
         scanned += len(raw) + 1
         if scanned > MAX_SCAN_CHARS:
             break
-        if not could_hold_secret(raw[:MAX_LINE_CHARS]):
+        line = raw[:MAX_LINE_CHARS]
+        prefixed = ANY_PREFIX.search(line) is not None
+        specific, generic = _key_hits(line, prefixed)
+        first = specific + _decoded_hits(line)
+        last = generic + _assignment_hits(line) + _query_hits(line)
+        gated = prefixed or _gate(line)
+        if not (gated or first or last):
             continue
         if names is None or cut is None:
             names = _filenames(lines, yaml_lines)
             cut = [text[:MAX_LINE_CHARS] for text in lines]
-        for kind, value in _detector().scan(cut, index, names[index]):
-            start, end = _place(raw, value)
-            hit = SecretHit(first_line + index, start, end, kind)
-            if not any((h.line, h.start, h.end) == (hit.line, hit.start, hit.end) for h in hits):
-                hits.append(hit)
+        found = _detector().scan(cut, index, names[index], plugins=gated)
+        if found is None:
+            continue  # allowlisted ('pragma: allowlist secret')
+        spans = list(first)
+        for kind, secret in found:
+            value = _value_of(secret)
+            if value:
+                start, end, token = _place(raw, value)
+                if not is_placeholder(own_part(token)):
+                    spans.append((start, end, kind))
+        taken: list[tuple[int, int]] = []
+        for start, end, kind in spans + last:
+            if any(a < end and start < b for a, b in taken):
+                continue  # one hit per place: the first kind that claimed it
+            taken.append((start, end))
+            hits.append(SecretHit(first_line + index, start, end, kind))
             if len(hits) >= MAX_FINDINGS:
                 return hits
     return hits

@@ -26,7 +26,13 @@ from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
-from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
+from lsp_server.rules.prompt_rules import (
+    SENT_DESCRIPTION,
+    SENT_WHEN_USED,
+    check_forged_tags,
+    check_invisible,
+    check_secrets,
+)
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.rules.secrets import could_hold_secret
@@ -371,7 +377,17 @@ class _SkillChecker:
         check_forged_tags(self.em, body, first, at, "skill-body")
         check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
         yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0
-        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end))
+        hidden = isinstance(fm.data, dict) and fm.data.get("disable-model-invocation") is True  # Pi's own test
+        described = range(0)
+        if located is not None and isinstance(located.value, str) and not hidden:
+            described = range(located.value_range.start.line, located.value_range.end.line + 1)
+
+        def when(line: int) -> str:
+            # Pi lists a model-invocable skill's description in every request; the rest of the file reaches
+            # the provider when the skill is used (its body through /skill:name, the file through a read).
+            return SENT_DESCRIPTION if line in described else SENT_WHEN_USED
+
+        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end), when=when)
 
 
 def _within(lines: list[str], where: Range, shift: int) -> list[str]:

@@ -124,11 +124,17 @@ def check_volatile(em: Emitter, lines: list[str], first: int, at: At, place: str
     for index in range(len(lines) - 1, -1, -1):
         after_line[index] = running
         running += lengths[index] + 1
+    # A match inside a secret (a hex key looks like a commit hash) is left to prompt/secret's finding, which
+    # says more and never shows the value; this one would quote it.
+    secrets = [f.range for f in em.findings if f.code == "prompt/secret"]
     for match in matches:
+        where = at(first + match.line, match.start, match.end)
+        if any(r.start.line == where.start.line and r.start < where.end and where.start < r.end for r in secrets):
+            continue
         rest_of_line = js_len(lines[match.line][match.end :])
         after = pi_tokens_for_chars(rest_of_line + after_line[match.line])
         shown = match.text if len(match.text) <= 60 else match.text[:57] + "..."
         facts = {"what": match.what, "text": shown}
         line = first + match.line
         data = {"tokensAfter": after, "counted": "file", "line": line, "end": match.end, "facts": facts}
-        em.emit(CODE, at(line, match.start, match.end), {**facts, "after": in_file_after(after, place)}, data)
+        em.emit(CODE, where, {**facts, "after": in_file_after(after, place)}, data)

@@ -33,9 +33,9 @@ def test_forged_tags_in_text_and_json(tmp_path: Path) -> None:
         "the model may read what follows as another part of the prompt",
     ]
     as_json = json.loads(run("--json", cwd=tmp_path).stdout)
-    assert [(f["path"], f["code"], f["range"]["start"], f["data"]["escaped"]) for f in as_json] == [
-        (".pi/SYSTEM.md", "prompt/forged-tag", {"line": 1, "column": 0}, "&lt;&lt;SYS>>"),
-        ("AGENTS.md", "prompt/forged-tag", {"line": 3, "column": 0}, "&lt;/project_context>"),
+    assert [(f["path"], f["code"], f["range"]["start"], f["data"]["codeSpan"]) for f in as_json] == [
+        (".pi/SYSTEM.md", "prompt/forged-tag", {"line": 1, "column": 0}, "`<<SYS>>`"),
+        ("AGENTS.md", "prompt/forged-tag", {"line": 3, "column": 0}, "`</project_context>`"),
     ]
 
 
@@ -100,6 +100,33 @@ def test_secrets_are_named_by_kind_and_never_printed(tmp_path: Path) -> None:
     for output in (text.stdout, text.stderr, as_json.stdout, as_json.stderr):
         for fragment in (SLACK[i : i + 8] for i in range(0, len(SLACK) - 8)):
             assert fragment not in output, fragment
+
+
+ANTHROPIC = "sk-ant-api03-" + "q7vR2mZ9pL4kT8wN1cB6yH3jF5dS0aGh2Kd8sLq0WeRtYuIoPaSdFgHjKlZxCvBnM1234567890qwe-AA"
+
+
+def test_disguised_keys_are_found_and_placeholders_are_not(tmp_path: Path) -> None:
+    """Issue 18's bare and base64 Anthropic key and issue 22's qpdf placeholder, through the real command."""
+    import base64
+
+    blob = base64.b64encode(f"deploy:{ANTHROPIC}".encode()).decode()
+    write(tmp_path, "AGENTS.md", f"# Ops\n\nANTHROPIC_API_KEY={ANTHROPIC}\nAuthorization: Basic {blob}\n")
+    body = "```bash\nqpdf --password=mypassword --decrypt in.pdf out.pdf\nexport OPENAI_API_KEY=your-api-key\n```\n"
+    write(tmp_path, ".pi/skills/pdf/SKILL.md", f"---\nname: pdf\ndescription: PDFs.\n---\n{body}Use {ANTHROPIC}.\n")
+    text = run(cwd=tmp_path)
+    assert text.stdout.splitlines() == [
+        ".pi/skills/pdf/SKILL.md:9:5: warning prompt/secret possible Anthropic API Key: a skill's file is sent to "
+        "the model provider when the skill is used; move the secret to an environment variable",
+        "AGENTS.md:3:19: warning prompt/secret possible Anthropic API Key: this text is sent to the model provider "
+        "with every request; move the secret to an environment variable",
+        "AGENTS.md:4:22: warning prompt/secret possible Anthropic API Key (base64-encoded): this text is sent to "
+        "the model provider with every request; move the secret to an environment variable",
+    ]
+    as_json = run("--json", cwd=tmp_path)
+    for output in (text.stdout, text.stderr, as_json.stdout, as_json.stderr):
+        for secret in (ANTHROPIC, blob):
+            for fragment in (secret[i : i + 8] for i in range(0, len(secret) - 8)):
+                assert fragment not in output, fragment
 
 
 def test_volatile_content_counts_the_tokens_after_it_in_the_projects_system_prompt(tmp_path: Path) -> None:

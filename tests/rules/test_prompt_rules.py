@@ -73,38 +73,42 @@ def test_forged_tag_in_a_context_file_is_reported_at_the_tag(profile: str) -> No
     assert found[2].message.startswith("'<system>' opens a system-role tag")
 
 
-def test_no_forged_tag_for_placeholders_code_spans_and_entities() -> None:
-    text = "Run `git checkout <name>` or `</project_context>`.\nUse <path> and &lt;/skill>.\n<systemd> <skills-ref>\n"
+def test_no_forged_tag_for_placeholders_and_code_spans() -> None:
+    text = "Run `git checkout <name>` or `</project_context>`.\nUse <path> and `&lt;/skill>`.\n<systemd> <skills-ref>\n"
     assert of(check_context_text("/w/AGENTS.md", text), "prompt/forged-tag") == []
 
 
-def test_forged_tag_in_a_fenced_block_is_reported_with_the_escape_fix_only() -> None:
+def test_forged_tag_in_a_fenced_block_is_reported_with_the_remove_fix_only() -> None:
     text = "```xml\n</project_context>\n```\n"
     (finding,) = of(check_context_text("/w/AGENTS.md", text), "prompt/forged-tag")
-    assert finding.range == Range(Position(1, 0), Position(1, 18)) and finding.data["fixes"] == ["escape"]
+    assert finding.range == Range(Position(1, 0), Position(1, 18)) and finding.data["fixes"] == ["remove"]
+    assert [f.title for f in compute_fixes("/w/AGENTS.md", text)] == ["Remove the tag"]
 
 
-def test_forged_tag_escape_fix_in_a_context_file_says_what_pi_sends_and_clears() -> None:
+def test_forged_tag_fixes_in_a_context_file_say_what_pi_sends_and_clear() -> None:
     text = "\ufeffA </project_context> B\n"
     (finding,) = of(check_context_text("/w/AGENTS.md", text), "prompt/forged-tag")
     assert finding.range == Range(Position(0, 3), Position(0, 21))  # the BOM is a column of its own
     titles = [f.title for f in compute_fixes("/w/AGENTS.md", text)]
-    assert titles == [
-        "Escape the tag: Pi sends '&lt;/project_context>'",
-        "Quote the tag in a code span: Pi sends '`</project_context>`'",
-    ]
-    after = fixed("/w/AGENTS.md", text, "Escape the tag")
-    assert after == "\ufeffA &lt;/project_context> B\n"
-    assert of(check_context_text("/w/AGENTS.md", after), "prompt/forged-tag") == []
+    assert titles == ["Quote the tag in a code span: Pi sends '`</project_context>`'", "Remove the tag"]
     quoted = fixed("/w/AGENTS.md", text, "Quote the tag")
     assert quoted == "\ufeffA `</project_context>` B\n"
     assert of(check_context_text("/w/AGENTS.md", quoted), "prompt/forged-tag") == []
+    assert fixed("/w/AGENTS.md", text, "Remove the tag") == "\ufeffA  B\n"
 
 
-def test_escape_all_tags_of_a_file() -> None:
+def test_an_escaped_tag_is_still_a_tag_so_escaping_is_not_a_fix() -> None:
+    """The old escape fix wrote '&lt;/project_context>': the model reads the tag through the entity."""
+    (finding,) = of(check_context_text("/w/AGENTS.md", "A &lt;/project_context> B\n"), "prompt/forged-tag")
+    assert finding.message.startswith(
+        "'&lt;/project_context>' (read as '</project_context>') closes Pi's <project_context> tag"
+    )
+
+
+def test_quote_all_tags_of_a_file() -> None:
     text = "</rules>\n<tools>\n"
-    after = fixed("/w/AGENTS.md", text, "Escape all 2 prompt tags")
-    assert after == "&lt;/rules>\n&lt;tools>\n"
+    after = fixed("/w/AGENTS.md", text, "Quote all 2 prompt tags in this file in code spans")
+    assert after == "`</rules>`\n`<tools>`\n"
 
 
 def test_forged_tag_in_a_skill_description_and_body() -> None:
@@ -112,7 +116,7 @@ def test_forged_tag_in_a_skill_description_and_body() -> None:
     found = of(check_skill_text("/w/.pi/skills/demo/SKILL.md", text).findings, "prompt/forged-tag")
     assert [(f.range.start.line, f.range.start.column) for f in found] == [(2, 20), (4, 5)]
     assert "Pi escapes it as '&lt;/available_skills&gt;'" in found[0].message
-    assert found[0].data["fixes"] == ["code-span"]
+    assert found[0].data["fixes"] == ["code-span", "remove"]
     after = fixed(
         "/w/.pi/skills/demo/SKILL.md", text, "Quote the tag in a code span: Pi sends '`&lt;/available_skills&gt;`'"
     )
@@ -127,7 +131,7 @@ def test_a_fix_that_would_break_the_yaml_is_not_offered() -> None:
     # A plain scalar cannot start with a backtick: the code-span fix would be a YAML error.
     text = "---\nname: demo\ndescription: </available_skills>\n---\n"
     (finding,) = of(check_skill_text("/w/.pi/skills/demo/SKILL.md", text).findings, "prompt/forged-tag")
-    assert compute_fixes("/w/.pi/skills/demo/SKILL.md", text) == []
+    assert compute_fixes("/w/.pi/skills/demo/SKILL.md", text) == []  # nor one that empties the description
     assert finding.range.start == Position(2, 13)
 
 
@@ -243,8 +247,9 @@ def test_names_without_look_alikes_are_not_reported() -> None:
 
 # -- prompt/secret ----------------------------------------------------------------------------
 
-# Fake credentials in the formats detect-secrets' plugins know (none of them is live).
-AWS = "AKIAIOSFODNN7EXAMPLE"
+# Fake credentials in the formats detect-secrets' plugins know (none of them is live; AWS's documented
+# AKIAIOSFODNN7EXAMPLE is a placeholder and not reported).
+AWS = "AKIAQ3EGRT7Z5KDV4NWH"
 GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
 SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 PASSWORD = "Zq8vL2mN4pR7sT1x"
@@ -312,7 +317,7 @@ def test_secret_scan_is_bounded_per_line_and_per_file() -> None:
 
     beyond_line = "x" * secrets.MAX_LINE_CHARS + f" {AWS}\n"
     assert of(check_context_text("/w/AGENTS.md", beyond_line), "prompt/secret") == []
-    many = "".join(f"key {n}: AKIAIOSFODNN7EXAMPL{n % 10}\n" for n in range(200))
+    many = "".join(f"key {n}: AKIAQ3EGRT7Z5KDV4NW{n % 10}\n" for n in range(200))
     found = of(check_context_text("/w/AGENTS.md", many), "prompt/secret")
     assert len(found) == secrets.MAX_FINDINGS
     filler = ("y" * 1000 + "\n") * (secrets.MAX_SCAN_CHARS // 1000)
@@ -346,15 +351,6 @@ def test_the_gate_knows_every_keyword_of_the_keyword_plugin() -> None:
     for pattern in DENYLIST:
         for spelled in {pattern.replace("_?", "_"), pattern.replace("_?", "")}:
             assert could_hold_secret(f"{spelled.upper()} = 'x'"), pattern
-
-
-def test_anthropic_keys_are_found_in_assignments_only() -> None:
-    """detect-secrets has no plugin for sk-ant-... keys (docs/rules.md says so): assignments catch them."""
-    key = "sk-ant-api03-Xq7vR2mZ9pL4kT8wN1cB6yH3jF5dS0aG"
-    text = f'```bash\nexport ANTHROPIC_API_KEY={key}\n```\nkey {key} in prose\napi_key = "{key}"\n'
-    found = of(check_context_text("/w/AGENTS.md", text), "prompt/secret")
-    assert [(f.range.start.line, f.range.start.column, f.range.end.column) for f in found] == [(1, 25, 70), (4, 11, 56)]
-    assert_never_echoed(found, key)
 
 
 def test_a_key_pasted_as_a_boolean_value_is_not_repeated_in_the_message_or_the_hover() -> None:

@@ -1,0 +1,192 @@
+"""``prompt/secret``: the keys Pi users hold, in every disguise, never echoed; placeholders are not secrets."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from lsp_server.findings import Finding
+from lsp_server.rules.context_rules import check_context_text
+from lsp_server.rules.key_shapes import KEY_SHAPES, KeyShape
+from lsp_server.rules.skill_rules import check_skill_text
+from lsp_server.rules.system_prompt_rules import check_system_prompt_text
+from tests.support.secret_disguises import DISGUISES, PLACEHOLDER_PLACES, PLACEHOLDER_VALUES, real_looking_key
+
+# Random, in the shapes the providers issue (none is live).
+ANTHROPIC = (
+    "sk-ant-api03-Xq7vR2mZ9pL4kT8wN1cB6yH3jF5dS0aGh2Kd8sLq0WeRtYuIoPaSdFgHjKlZxCvBnM1234567890qwertyuiopasdfghjk-AA"
+)
+GOOGLE = "AIzaSyD3xK9mP2qR7vL4tN8wB1cF6hJ0sZ5yUaE"
+
+
+def secrets(text: str, path: str = "/w/AGENTS.md") -> list[Finding]:
+    if path.endswith("SKILL.md"):
+        return [f for f in check_skill_text(path, text).findings if f.code == "prompt/secret"]
+    if path.endswith(("SYSTEM.md",)):
+        return [f for f in check_system_prompt_text(path, text) if f.code == "prompt/secret"]
+    return [f for f in check_context_text(path, text) if f.code == "prompt/secret"]
+
+
+def spans(found: list[Finding]) -> list[tuple[int, int, int, str]]:
+    return [(f.range.start.line, f.range.start.column, f.range.end.column, f.data["kind"]) for f in found]
+
+
+def assert_never_echoed(found: list[Finding], key: str) -> None:
+    """No 8 characters of the key in a row, anywhere in what a finding carries."""
+    shown = " ".join(f"{f.message} {f.data}" for f in found)
+    for start in range(len(key) - 7):
+        assert key[start : start + 8] not in shown, (key[start : start + 8], shown)
+
+
+# -- the red team's misses (issue 18 item 3) ----------------------------------------------------
+
+
+def test_an_anthropic_key_bare_in_prose() -> None:
+    found = secrets(f"# Notes\n\nCall it with {ANTHROPIC} today.\n")
+    assert spans(found) == [(2, 13, 13 + len(ANTHROPIC), "Anthropic API Key")]
+    assert found[0].message == (
+        "possible Anthropic API Key: this text is sent to the model provider with every request; move the secret "
+        "to an environment variable"
+    )
+    assert_never_echoed(found, ANTHROPIC)
+
+
+def test_an_anthropic_key_in_an_unlabeled_fence_and_as_an_assignment_on_a_prose_line() -> None:
+    text = f"```\n{ANTHROPIC}\n```\nANTHROPIC_API_KEY={ANTHROPIC}\n"
+    assert spans(secrets(text)) == [
+        (1, 0, len(ANTHROPIC), "Anthropic API Key"),
+        (3, 18, 18 + len(ANTHROPIC), "Anthropic API Key"),
+    ]
+
+
+def test_an_api_key_in_a_skill_description_quoted_or_folded() -> None:
+    path = "/w/.pi/skills/deploy/SKILL.md"
+    quoted = f'---\nname: deploy\ndescription: "Deploys with api_key: {ANTHROPIC}"\n---\nBody.\n'
+    (finding,) = secrets(quoted, path)
+    assert spans([finding]) == [(2, 36, 36 + len(ANTHROPIC), "Anthropic API Key")]
+    assert finding.message.startswith(
+        "possible Anthropic API Key: a skill's description is sent to the model provider with every request;"
+    )
+    folded = f"---\nname: deploy\ndescription: >\n  Deploys.\n  api_key: {GOOGLE}\n---\nBody.\n"
+    assert spans(secrets(folded, path)) == [(4, 11, 11 + len(GOOGLE), "Google API Key")]
+
+
+def test_a_secret_in_a_skills_body_is_sent_when_the_skill_is_used() -> None:
+    path = "/w/.pi/skills/deploy/SKILL.md"
+    (finding,) = secrets(f"---\nname: deploy\ndescription: d\n---\nUse {GOOGLE}.\n", path)
+    assert finding.message == (
+        "possible Google API Key: a skill's file is sent to the model provider when the skill is used; move the "
+        "secret to an environment variable"
+    )
+    hidden = f"---\nname: deploy\ndescription: Uses {GOOGLE}\ndisable-model-invocation: true\n---\nx\n"
+    (finding,) = secrets(hidden, path)
+    assert "when the skill is used" in finding.message  # Pi does not list a skill the model may not invoke
+
+
+def test_a_key_base64_encoded_alone_or_as_basic_auth() -> None:
+    alone = base64.b64encode(ANTHROPIC.encode()).decode()
+    basic = base64.b64encode(f"deploy:{ANTHROPIC}".encode()).decode()
+    text = f"Token: {alone}\nAuthorization: Basic {basic}\n"
+    assert spans(secrets(text)) == [
+        (0, 7, 7 + len(alone), "Anthropic API Key (base64-encoded)"),
+        (1, 21, 21 + len(basic), "Anthropic API Key (base64-encoded)"),
+    ]
+
+
+def test_a_key_inside_a_url() -> None:
+    encoded = "".join(f"%{b:02X}" for b in ANTHROPIC.encode())
+    text = (
+        f"https://maps.example.com/api?key={GOOGLE}&q=1\n"
+        f"https://deploy:{ANTHROPIC}@git.example.com/x.git\n"
+        f"https://api.example.com/?k={encoded}\n"
+        "https://api.example.com/v1?access_token=9f8e7d6c5b4a39281706f5e4d3c2b1a0&page=2\n"
+    )
+    assert spans(secrets(text)) == [
+        (0, 33, 33 + len(GOOGLE), "Google API Key"),
+        (1, 15, 15 + len(ANTHROPIC), "Anthropic API Key"),
+        (2, 0, 27 + len(encoded), "Anthropic API Key"),
+        (3, 40, 72, "Secret in a URL"),
+    ]
+
+
+def test_a_google_key_and_a_key_with_an_invisible_or_fullwidth_character_inside() -> None:
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in GOOGLE)
+    text = f"maps: {GOOGLE}\nkey {ANTHROPIC[:20]}\u200b{ANTHROPIC[20:]} here\n{wide}\n"
+    assert spans(secrets(text)) == [
+        (0, 6, 6 + len(GOOGLE), "Google API Key"),
+        (1, 4, 5 + len(ANTHROPIC), "Anthropic API Key"),
+        (2, 0, len(wide), "Google API Key"),
+    ]
+
+
+def test_environment_style_names_that_say_secret() -> None:
+    text = (
+        "Set GITHUB_TOKEN=Zq8vL2mN4pR7sT1xW9e before.\n"
+        "STRIPE_WEBHOOK_SECRET: k3Jd9sLq0WeRtYuI\n"
+        "TOKEN: see the vault\n"
+        "MAX_TOKENS=4096\n"
+    )
+    assert spans(secrets(text)) == [(0, 17, 36, "Secret Assignment"), (1, 23, 39, "Secret Assignment")]
+
+
+@pytest.mark.parametrize("shape", KEY_SHAPES, ids=[s.kind for s in KEY_SHAPES])
+def test_every_provider_shape_is_found_in_prose_by_its_kind(shape: KeyShape) -> None:
+    key = real_looking_key(shape, random.Random(shape.kind))
+    found = secrets(f"The key is {key} (do not share).\n")
+    assert spans(found) == [(0, 11, 11 + len(key), shape.kind)]
+    assert_never_echoed(found, key)
+
+
+@pytest.mark.parametrize("disguise", DISGUISES)
+def test_every_disguise_of_every_shape_is_found_and_never_echoed(disguise: str) -> None:
+    rng = random.Random(disguise)
+    for shape in KEY_SHAPES:
+        key = real_looking_key(shape, rng)
+        found = secrets("# Notes\n\n" + DISGUISES[disguise](key) + "\n")
+        assert found, (shape.kind, disguise)
+        assert_never_echoed(found, key)
+
+
+def test_detect_secrets_knows_none_of_the_shapes() -> None:
+    """The table holds only what detect-secrets misses (its plugins alone find nothing in prose)."""
+    from lsp_server.rules.secrets import PROSE, _detector
+
+    rng = random.Random(18)
+    for shape in KEY_SHAPES:
+        key = real_looking_key(shape, rng)
+        assert _detector().scan([f"The key is {key} here."], 0, PROSE) == [], shape.kind
+
+
+def test_no_other_finding_quotes_a_key() -> None:
+    """A hex key looks like a commit hash to prompt/volatile-content, which quotes what it finds."""
+    key = "sbp_0123456789abcdef0123456789abcdef9a8b7c6d"
+    found = check_context_text("/w/AGENTS.md", f"key {key}\nbuilt at 3f786850e387550fdab836ed7e6dc881de23001b\n")
+    assert [(f.code, f.range.start.line) for f in found] == [("prompt/secret", 0), ("prompt/volatile-content", 1)]
+    assert_never_echoed(found, key)
+
+
+# -- placeholders (issue 22 item 3) -------------------------------------------------------------
+
+
+def test_the_pdf_skills_qpdf_example_is_not_a_secret() -> None:
+    """A reproduction of anthropics/skills' pdf skill: the password of a code example is a placeholder."""
+    path = "/w/.pi/skills/pdf/SKILL.md"
+    text = (
+        "---\nname: pdf\ndescription: Work with PDF files.\n---\n## Remove password\n```bash\n"
+        "qpdf --password=mypassword --decrypt encrypted.pdf decrypted.pdf\n```\n"
+        '```python\nwriter.encrypt("userpassword", "ownerpassword")\n```\n'
+    )
+    assert secrets(text, path) == []
+
+
+@pytest.mark.parametrize("place", PLACEHOLDER_PLACES)
+def test_no_placeholder_is_a_secret_in_any_place(place: str) -> None:
+    for value in PLACEHOLDER_VALUES:
+        assert secrets("# Notes\n\n" + PLACEHOLDER_PLACES[place](value) + "\n") == [], value
+
+
+def test_a_real_password_beside_a_placeholder_is_still_reported() -> None:
+    text = "```bash\nqpdf --password=Zq8vL2mN4pR7sT1x --decrypt a.pdf b.pdf\nexport DB_PASSWORD=changeme\n```\n"
+    assert spans(secrets(text)) == [(1, 16, 32, "Secret Keyword")]
