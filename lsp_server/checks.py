@@ -24,7 +24,13 @@ from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES,
 from lsp_server.context.walk import WalkBudget, WalkNote
 from lsp_server.findings import Finding, Range
 from lsp_server.js.strings import node_dir_sort_key
-from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
+from lsp_server.prompt.inclusion import Inclusions
+from lsp_server.rules.context_rules import (
+    check_context_file,
+    check_context_folder,
+    check_context_text,
+    inclusion_findings,
+)
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
@@ -270,9 +276,18 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def check_workspace(
-    paths: Sequence[str], profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+    paths: Sequence[str],
+    profile: ProfileId = DEFAULT_PROFILE,
+    *,
+    thresholds: Thresholds | None = None,
+    inclusions: Inclusions | None = None,
 ) -> CheckReport:
-    """Check every skill and context file below ``paths`` under ``profile``."""
+    """Check every skill and context file below ``paths`` under ``profile``.
+
+    ``inclusions`` is the project the check speaks of (its cwd and agent dir): whether a context
+    file is sent with every request, and every sentence that says so, come from it. Without it,
+    each context file's own folder stands for the cwd.
+    """
     profile = check_profile(profile)
     targets = find_targets(paths)
     index = SkillIndex(profile)
@@ -281,19 +296,42 @@ def check_workspace(
     findings: list[Finding] = []
     for path, _ in targets.skills:
         findings.extend(index.findings(path))
+    linked = linked_copies(targets.context_files)
     for path in targets.context_files:
-        findings.extend(check_context_file(path, profile, thresholds=thresholds))
+        if path in linked:  # another checked path is the same file: its findings are counted once, there
+            place = (inclusions or Inclusions.own_folder(os.path.dirname(path))).context(path)
+            findings.extend(inclusion_findings(place, profile))
+            continue
+        findings.extend(check_context_file(path, profile, thresholds=thresholds, inclusions=inclusions))
     for path in targets.system_prompt_files:
-        findings.extend(check_system_prompt_file(path, profile))
+        findings.extend(check_system_prompt_file(path, profile, inclusions=inclusions))
     reported = {(f.path, f.code) for f in findings}
     for folder in targets.context_folders:
-        findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
+        found = check_context_folder(folder, profile, inclusions=inclusions)
+        findings.extend(f for f in found if (f.path, f.code) not in reported)
     findings.extend(walk_findings(targets.walk_notes, profile))
     for path in targets.not_files:
         em = Emitter(path, profile)
         em.emit("skill/not-a-file", Range.file_start(), {"what": "a directory"})
         findings.extend(em.findings)
     return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
+
+
+def linked_copies(paths: Sequence[str]) -> set[str]:
+    """The paths whose file is also checked under another path (a link): all but one per file.
+
+    The one kept is a path that is not itself a link (the link's target), else the first: a
+    file's content findings are reported once, however many names it has.
+    """
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(os.path.realpath(path), []).append(path)
+    extra: set[str] = set()
+    for group in groups.values():
+        if len(group) > 1:
+            keep = next((path for path in group if not os.path.islink(path)), group[0])
+            extra.update(path for path in group if path != keep)
+    return extra
 
 
 def walk_findings(notes: Iterable[WalkNote], profile: ProfileId) -> list[Finding]:
@@ -330,7 +368,8 @@ class WorkspaceChecker:
         self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
         self.walk_notes: list[WalkNote] = []  # what the last workspace walk did not enter (the server logs it)
 
-    def _root_for(self, path: str) -> str | None:
+    def root_for(self, path: str) -> str | None:
+        """The innermost workspace folder holding ``path``."""
         absolute = os.path.abspath(path)
         matches = [r for r in self.roots if absolute.startswith(r.rstrip(os.sep) + os.sep)]
         return max(matches, key=len) if matches else None
@@ -351,16 +390,26 @@ class WorkspaceChecker:
         return self.apply(self.analyze(path, text, settings), settings)
 
     @staticmethod
-    def analyze(path: str, text: str | None, settings: PiContextSettings) -> FileAnalysis:
-        """The expensive, self-contained part of a check: safe in a worker thread (no shared state)."""
+    def analyze(
+        path: str, text: str | None, settings: PiContextSettings, inclusions: Inclusions | None = None
+    ) -> FileAnalysis:
+        """The expensive, self-contained part of a check: safe in a worker thread (no shared state).
+
+        ``inclusions``: the project of the workspace folder holding the file (the server passes it),
+        which decides whether a context file is sent with every request.
+        """
         profile, limits = settings.rule_profile, settings.limits
         if _is_context_name(os.path.basename(path)):
             if text is None:
                 return FileAnalysis(path, ())
-            own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
-            return FileAnalysis(path, tuple([*own, *check_context_text(path, text, profile, thresholds=limits)]))
+            place = (inclusions or Inclusions.own_folder(os.path.dirname(path))).context(path)
+            own = inclusion_findings(place, profile)
+            content = check_context_text(path, text, profile, thresholds=limits, inclusion=place)
+            return FileAnalysis(path, tuple([*own, *content]))
         if is_system_prompt_file(path):
-            return FileAnalysis(path, () if text is None else tuple(check_system_prompt_text(path, text, profile)))
+            if text is None:
+                return FileAnalysis(path, ())
+            return FileAnalysis(path, tuple(check_system_prompt_text(path, text, profile, inclusions=inclusions)))
         if text is None:
             return FileAnalysis(path, (), gone=True)
         return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
@@ -374,7 +423,7 @@ class WorkspaceChecker:
             return []
         if analysis.skill is None:
             return sort_findings(analysis.findings)
-        index.update(analysis.skill, placement_for(path, self._root_for(path)))
+        index.update(analysis.skill, placement_for(path, self.root_for(path)))
         return sort_findings(index.findings(path))
 
     def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:

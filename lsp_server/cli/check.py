@@ -48,6 +48,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from lsp_server.checks import check_workspace
     from lsp_server.findings import Severity
+    from lsp_server.prompt.inclusion import Inclusions
 
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.lexists(p)]
@@ -56,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = settings_from_args(args)
     profile = args.profile or settings.rule_profile
-    report = check_workspace(paths, profile, thresholds=settings.limits)
+    inputs = project_inputs(args, os.path.abspath(_project_cwd(args, paths)), settings)
+    inclusions = Inclusions(inputs.cwd, inputs.agent_dir)
+    report = check_workspace(paths, profile, thresholds=settings.limits, inclusions=inclusions)
     findings = [_display(f) for f in _placed(report.findings, args, paths, settings, profile)]
     if args.json:
         json.dump([f.to_json() for f in findings], sys.stdout, ensure_ascii=False, indent=1)
@@ -83,7 +86,7 @@ def _placed(findings: list[Any], args: argparse.Namespace, paths: list[str], set
 
     if not any(f.code == CODE for f in findings):
         return findings
-    cwd = args.cwd or (paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else os.getcwd())
+    cwd = _project_cwd(args, paths)
     tails = chars_after_files(open_project(project_inputs(args, os.path.abspath(cwd), settings)).build_prompt())
     by_path: dict[str, list[Any]] = {}
     for finding in findings:
@@ -95,6 +98,11 @@ def _placed(findings: list[Any], args: argparse.Namespace, paths: list[str], set
             placed = place_volatile(own, read_text(path).text, tails, profile)
         out.extend(placed)
     return out
+
+
+def _project_cwd(args: argparse.Namespace, paths: list[str]) -> str:
+    """The project the check speaks of: ``--cwd``, else the PATH when it is one folder, else the current directory."""
+    return str(args.cwd or (paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else os.getcwd()))
 
 
 def _display(finding: Any) -> Any:

@@ -58,7 +58,33 @@ files above the first are not read at all, and a check that outlasts the second 
 
 """
 
-_OUTRO = """## YAML errors: where positions can differ from Pi
+_OUTRO = """## When Pi sends a file: one resolution for every sentence
+
+Every finding that says when its text reaches the model (`context/too-large`, `context/token-heavy`,
+`context/shadowed`, `prompt/secret`), the hover on a context file's first line and the code lens come from
+one function, `Inclusions` in `lsp_server/prompt/inclusion.py`, asked about the project the check speaks of:
+`pi-context check --cwd DIR` (default: the PATH when it is one folder, else the current directory; the agent
+dir from `--agent-dir`, else Pi's) and, in the editor, the workspace folder holding the file. It answers from
+the resolution that builds the prompt (`pi-context prompt`), so the two never disagree. Pi 1.6.0's rule,
+checked against Pi by the `load_context_files` conformance requests (links included):
+
+- **One file per folder**: the first of `AGENTS.override.md`, `AGENTS.md`, `AGENTS.MD`, `CLAUDE.md`,
+  `CLAUDE.MD` that is a readable regular file (links followed; `agents.md` is not a candidate). A `CLAUDE.md`
+  beside an `AGENTS.md` gets `context/shadowed` and no cost finding; a `CLAUDE.md` that is a link to the
+  folder's `AGENTS.md` (or the same file under another spelling) gets no finding at all: its findings are
+  the `AGENTS.md`'s.
+- **Only the cwd, its parents and the agent dir**: such a file is "sent with every request". A folder's
+  file below the cwd is sent "only when started in DIR or below", and keeps its severity; one in a skill's
+  folder (a folder holding a SKILL.md, between it and the cwd) gets its cost findings as information,
+  since using the skill does not send it either.
+- **Paths, not files**: a folder's `AGENTS.md` that links to its parent's is sent twice when Pi starts
+  there (the finding says so); `check` reports the file's content findings once, on the link's target.
+- A skill's name and description are sent with every request (in the skills listing, unless
+  `disable-model-invocation: true` hides the skill: then only when invoked as `/skill:NAME`), the rest of
+  SKILL.md only when the skill is used. `.pi/SYSTEM.md` and `APPEND_SYSTEM.md` with every request when the
+  project is trusted; the agent dir's unless a trusted project has its own.
+
+## YAML errors: where positions can differ from Pi
 
 Pi's `yaml` package and the parser under pi-context (ruamel.yaml's scanner, with yaml's rules
 re-applied) agree on the line and column of every broken input in

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lsp_server.findings import Range
+from lsp_server.prompt.inclusion import EVERY_REQUEST
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.forged_tags import code_span, escaped, find_forged_tags
 from lsp_server.rules.invisible_chars import find_invisible, hidden_ascii
@@ -26,6 +27,7 @@ from lsp_server.rules.secrets import find_secrets
 from lsp_server.rules.volatile_content import check_volatile
 
 At = Callable[[int, int, int], Range]
+When = str | Callable[[int], str]  # when Pi sends the text: one clause, or one per line
 
 
 def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
@@ -66,17 +68,26 @@ def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 
 
-def check_secrets(em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0)) -> None:
-    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown)."""
+def check_secrets(
+    em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0), when: When = EVERY_REQUEST
+) -> None:
+    """``prompt/secret`` for every secret detect-secrets finds (the kind only: the value is never shown).
+
+    ``when`` says when Pi sends the text (:mod:`lsp_server.prompt.inclusion`): one clause for the
+    file, or one per line (a skill's description is in every request, its body only when used).
+    """
     if not em.enabled("prompt/secret"):
         return
     for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
-        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), {"kind": hit.kind}, {"kind": hit.kind})
+        facts = {"kind": hit.kind, "when": when if isinstance(when, str) else when(hit.line)}
+        em.emit("prompt/secret", at(hit.line, hit.start, hit.end), facts, {"kind": hit.kind})
 
 
-def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
+def check_prompt_text(
+    em: Emitter, lines: list[str], first: int, at: At, place: str, when: When = EVERY_REQUEST
+) -> None:
     """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
-    check_secrets(em, lines, first, at)
+    check_secrets(em, lines, first, at, when=when)
     check_volatile(em, lines, first, at, place)

@@ -24,6 +24,7 @@ from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, S
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
+from lsp_server.prompt.inclusion import skill_clause
 from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
@@ -132,7 +133,7 @@ class _SkillChecker:
         self.check_compatibility(fm, data)
         self.check_invocation(fm, data)
         self.check_body(fm)
-        self.check_prompt(fm)
+        self.check_prompt(fm, pi)
         loaded = pi.skill is not None
         return SkillCheck(self.path, tuple(self.em.findings), pi.name if loaded else None, loaded, name_range)
 
@@ -351,8 +352,12 @@ class _SkillChecker:
 
     # -- what goes into the prompt ------------------------------------------------------------
 
-    def check_prompt(self, fm: Frontmatter) -> None:
-        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body."""
+    def check_prompt(self, fm: Frontmatter, pi: SkillFileResult) -> None:
+        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body.
+
+        A secret's message says when Pi sends its line: the name and description with every request
+        (in the skills listing, unless the skill is hidden from it), the rest when the skill is used.
+        """
         lines = fm.split.normalized.split("\n")
         shift = 1 if fm.has_bom else 0
 
@@ -371,7 +376,20 @@ class _SkillChecker:
         check_forged_tags(self.em, body, first, at, "skill-body")
         check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
         yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0
-        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end))
+        listed = [fm.field(key) for key in ("name", "description")]
+        listing = {
+            line
+            for f in listed
+            if f is not None
+            for line in range(f.value_range.start.line, f.value_range.end.line + 1)
+        }
+        hidden = pi.skill is not None and pi.skill.disable_model_invocation
+        name = pi.skill.name if pi.skill is not None else pi.name
+
+        def when(line: int) -> str:
+            return skill_clause(in_listing=line in listing, hidden=hidden, name=name)
+
+        check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end), when=when)
 
 
 def _within(lines: list[str], where: Range, shift: int) -> list[str]:

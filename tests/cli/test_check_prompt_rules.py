@@ -86,10 +86,10 @@ def test_secrets_are_named_by_kind_and_never_printed(tmp_path: Path) -> None:
     write(tmp_path, ".pi/APPEND_SYSTEM.md", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")
     text = run(cwd=tmp_path)
     assert text.stdout.splitlines() == [
-        ".pi/APPEND_SYSTEM.md:1:1: warning prompt/secret possible Private Key: this text is sent to the model "
-        "provider with every request; move the secret to an environment variable",
-        "AGENTS.md:3:11: warning prompt/secret possible Slack Token: this text is sent to the model provider with "
-        "every request; move the secret to an environment variable",
+        ".pi/APPEND_SYSTEM.md:1:1: warning prompt/secret possible Private Key: Pi sends it with every request "
+        "(the addendum) when the project is trusted; move the secret to an environment variable",
+        "AGENTS.md:3:11: warning prompt/secret possible Slack Token: Pi sends it with every request; move the "
+        "secret to an environment variable",
     ]
     as_json = run("--json", cwd=tmp_path)
     found = json.loads(as_json.stdout)
