@@ -107,7 +107,7 @@ def test_compacting_at_another_leaf_parents_the_entry_there(env: dict[str, str],
 def test_an_unknown_leaf_fails_naming_the_file(env: dict[str, str], session: Path) -> None:
     done = _run(env, "compact", str(session), "--leaf", "nope")
     assert done.returncode == 1
-    assert done.stderr.strip() == f"pi-context: Entry nope not found in {session}"
+    assert done.stderr.strip() == f"pi-context: {session}: Entry nope not found"
 
 
 def test_a_session_too_small_fails_with_pis_reason(env: dict[str, str], tmp_path: Path) -> None:
@@ -116,14 +116,14 @@ def test_a_session_too_small_fails_with_pis_reason(env: dict[str, str], tmp_path
     path = write_session(tmp_path / "small.jsonl", chain.entries)
     done = _run(env, "compact", str(path))
     assert done.returncode == 1
-    assert done.stderr.strip() == f"pi-context: Nothing to compact (session too small): {path}"
+    assert done.stderr.strip() == f"pi-context: {path}: Nothing to compact (session too small)"
 
 
 def test_a_file_that_is_not_a_session_fails(env: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     path.write_text('{"hello": 1}\n', encoding="utf-8")
     done = _run(env, "compact", str(path))
-    assert done.returncode == 1 and f"Session file is not a valid pi session: {path}" in done.stderr
+    assert done.returncode == 1 and done.stderr == f"pi-context: {path}: not a valid Pi session\n"
 
 
 def test_a_bad_model_argument_is_a_usage_error(env: dict[str, str], session: Path) -> None:
@@ -159,7 +159,10 @@ def test_a_model_failure_exits_1_and_writes_nothing(env: dict[str, str], session
         done = _run({**env, "OPENAI_BASE_URL": server.openai_base_url}, "compact", str(session), "--model", "openai/m")
     assert done.returncode == 1
     assert "Summarization failed: generation hit the token cap and the summary is incomplete" in done.stderr
-    assert f"nothing written to {session}" in done.stderr
+    assert done.stderr.endswith(
+        f"pi-context: {session}: Summarization failed: generation hit the token cap and the summary is "
+        "incomplete: nothing written\n"
+    )
     assert session.read_bytes() == before
 
 

@@ -47,6 +47,8 @@ def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(h
     result = _run(home, "--costs", str(FIXTURES / "before-compaction.jsonl"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
+    assert lines[0].startswith("Workspace  ")  # the fixture's cwd is not on this machine: the output says so
+    lines = lines[lines.index("") + 1 :]
     assert lines[0].startswith("Costs  ")
     assert any(line.split()[:2] == ["0", "00000002"] and line.endswith("$0.0174") for line in lines)
     assert sum(1 for line in lines if "-- compaction" in line) == 2

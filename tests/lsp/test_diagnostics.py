@@ -234,3 +234,18 @@ async def test_a_context_file_below_the_folder_says_when_pi_sends_it(launch: Lau
     assert "Pi takes this file for its folder: Pi sends it with every request only when started in skills/react" in (
         hovered.contents.value
     )
+
+
+async def test_excluded_paths_get_no_diagnostics_and_fixtures_are_lowered(launch: Launch, workspace: Workspace) -> None:
+    """``piContext.check.exclude`` and ``check.fixtureFolders`` in the editor, as in ``pi-context check``."""
+    fixture = workspace.write("test/fixtures/skills/broken/SKILL.md", BROKEN)
+    draft = workspace.write("drafts/skills/wip/SKILL.md", BROKEN)
+    real = workspace.write(SKILL, BROKEN)
+    session = await launch("neovim", init_options={"piContext": {"check": {"exclude": ["drafts"]}}})
+    await wait_for_codes(session, real, ["skill/description-missing", "skill/not-loaded"])
+    await wait_for_codes(session, fixture, ["skill/description-missing", "skill/not-loaded"])
+    lowered = {d.code: d for d in session.client.diagnostics[session.workspace.uri(fixture)]}
+    assert lowered["skill/not-loaded"].severity == types.DiagnosticSeverity.Information
+    assert lowered["skill/not-loaded"].message.endswith("[test fixture (test/fixtures): error lowered to info]")
+    await session.state(idle=True)
+    assert codes(session, draft) == []
