@@ -350,3 +350,42 @@ def test_a_summary_that_removes_less_than_it_adds_says_the_requests_grow(env: di
     assert text[1:] == [
         f"every later request carries {-removed:,} more tokens: the summary is longer than the messages it replaces"
     ]
+
+
+def test_a_summarizer_run_is_priced_at_its_models_prices_with_the_usage_its_provider_reported(
+    env: dict[str, str], long_session: Path
+) -> None:
+    """Issue 22: the cost block of a real run used the session model's prices and Pi's estimates."""
+    session_rates = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+    summarizer_rates = {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25}
+    models = {
+        "providers": {
+            "anthropic": {"models": [{"id": "claude-test", "cost": session_rates}]},
+            "openai": {"models": [{"id": "summarizer-9", "cost": summarizer_rates}]},
+        }
+    }
+    (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    usage = {"input": 1200, "output": 300, "cacheRead": 800}
+    with FakeLlmServer(default=ScriptedResponse(text="## Goal\nFix crashes.", usage=usage)) as server:
+        run_env = {**env, "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test"}
+        done = _run(run_env, "compact", str(long_session), "--model", "openai/summarizer-9", "--dry-run", "--json")
+        text = _run(run_env, "compact", str(long_session), "--model", "openai/summarizer-9", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    cost = json.loads(done.stdout)["economics"]
+    assert cost["requests"] == 2
+    assert (cost["summaryModel"], cost["summaryPriceSource"], cost["summaryTokensSource"]) == (
+        "openai/summarizer-9",
+        "models.json",
+        "reported",
+    )
+    assert (cost["summaryInput"], cost["summaryOutput"]) == (2 * 2000, 2 * 300)  # as the provider counted them
+    per_call = (1 * 1200 + 5 * 300 + 0.1 * 800) / 1e6
+    assert cost["summaryCost"] == pytest.approx(2 * per_call)
+    assert (cost["model"], cost["priceSource"]) == ("anthropic/claude-test", "models.json")  # the savings' prices
+    assert cost["savingPerRequest"] == pytest.approx(0.3 * cost["removedPerRequest"] / 1e6)
+    block = text.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert block[0] == (
+        "2 summary calls: 4,000 tokens in (uncached), 600 out as the provider reported, "
+        f"${2 * per_call:,.4f} at openai/summarizer-9's prices [models.json]"
+    )
+    assert " each with a warm cache at anthropic/claude-test's prices [models.json]; " in block[1]

@@ -53,7 +53,10 @@ def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(h
     assert any(line.split()[:2] == ["0", "00000002"] and line.endswith("$0.0174") for line in lines)
     assert sum(1 for line in lines if "-- compaction" in line) == 2
     assert any(line.strip().startswith("turns on this branch: 484 requests, $42.5959") for line in lines)
-    assert any(line.strip().startswith("prices: anthropic/claude-opus-4-5: prices unknown") for line in lines)
+    assert "  prices: anthropic/claude-opus-4-5: $5/M input, $25/M output, $0.5/M cache read, $6.25/M cache write " in (
+        result.stdout
+    )  # no Pi installed here (PI_PACKAGE_DIR points nowhere): Pi 1.6.0's catalog as pi-context bundles it
+    assert "(Pi 1.6.0's model catalog, bundled snapshot)" in result.stdout
 
 
 EXAMPLE = FIXTURES.parents[2] / "examples" / "sessions" / "inventory-fix.jsonl"
@@ -63,7 +66,7 @@ def test_costs_say_what_pi_sends_the_session_when_it_loads_the_workspaces_files(
     """The example session recorded another project's AGENTS.md: resumed here, Pi patches two sections."""
     args = ("--cwd", str(home["proj"]), str(EXAMPLE))
     update = _costs(home, *args)["promptUpdate"]
-    assert update["mode"] == "replay"  # no prices or compat known: the prompt is resent at the start
+    assert update["mode"] == "replay"  # Pi 1.6.0 gives this model no mid-conversation system messages: resent
     assert list(update["patch"]) == ["project_context", "cwd"]
     assert "Use tabs." in update["patch"]["project_context"]
     cache = update["cache"]
