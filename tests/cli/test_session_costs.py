@@ -114,3 +114,28 @@ def test_numbers_too_large_for_a_double_count_as_absent_and_the_json_stays_valid
     for args in (("--costs", str(session)), (str(session),)):
         shown = _run(home, *args)
         assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+
+
+RECORDED = FIXTURES.parents[2] / "examples" / "sessions" / "release-notes-fix.jsonl"
+
+
+def test_the_sample_session_has_the_costs_real_pi_recorded_and_prices_without_an_installed_pi(
+    home: dict[str, Path],
+) -> None:
+    """README's ``--costs`` example: Pi 1.6.0 wrote it (tests/pi_rpc/test_example_session.py); no Pi is needed."""
+    ledger = _costs(home, str(RECORDED))
+    turns = ledger["turns"]
+    assert [(t["input"], t["cacheRead"], t["cacheWrite"], t["output"]) for t in turns] == [
+        (4, 0, 3180, 62),
+        (3, 3180, 156, 48),
+        (3, 3336, 64, 97),
+        (3, 3400, 121, 24),
+    ]
+    assert all(t["costSource"] == "recorded" and t["cost"] > 0 for t in turns)
+    assert [t["cost"] for t in turns] == [t["computedCost"] for t in turns]  # Pi's prices are the snapshot's
+    (prices,) = ledger["prices"]
+    assert prices["detail"].endswith("(Pi 1.6.0's model catalog, bundled snapshot)")
+    text = _run(home, "--costs", str(RECORDED)).stdout
+    assert (
+        "turns on this branch: 4 requests, $0.0197; input 13, cache read 9,916, cache write 3,521, output 231" in text
+    )
