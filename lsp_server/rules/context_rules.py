@@ -30,6 +30,8 @@ from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
 
 COST_CODES = ("context/too-large", "context/token-heavy")
+# What a finding says the model receives: not said of a file Pi never sends (pi profile).
+RECEIVED_CODES = frozenset({"prompt/forged-tag", "prompt/invisible-characters", "prompt/volatile-content"})
 
 
 def _lowered_in_skill_folder(findings: list[Finding], inclusion: ContextInclusion) -> list[Finding]:
@@ -93,6 +95,10 @@ def check_context_text(
         return _lowered_in_skill_folder(em.findings, place)
     check_references(em, path, lines, 0, at, "context")
     check_prompt_text(em, lines, 0, at, "context", when=when)
+    if profile == "pi" and not place.folder_file:
+        # Pi never sends this file (another file of its folder is taken): the rules that say the model
+        # receives its text do not apply; a secret stays reported, its message saying Pi does not send it.
+        em.findings[:] = [f for f in em.findings if f.code not in RECEIVED_CODES]
     base = os.path.dirname(path)
     for ref in find_imports(lines):
         where = at(ref.line, ref.start - 1, ref.end)

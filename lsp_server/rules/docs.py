@@ -71,9 +71,11 @@ checked against Pi by the `load_context_files` conformance requests (links inclu
 
 - **One file per folder**: the first of `AGENTS.override.md`, `AGENTS.md`, `AGENTS.MD`, `CLAUDE.md`,
   `CLAUDE.MD` that is a readable regular file (links followed; `agents.md` is not a candidate). A `CLAUDE.md`
-  beside an `AGENTS.md` gets `context/shadowed` and no cost finding; a `CLAUDE.md` that is a link to the
-  folder's `AGENTS.md` (or the same file under another spelling) gets no finding at all: its findings are
-  the `AGENTS.md`'s.
+  beside an `AGENTS.md` gets `context/shadowed` and no cost finding, and in the `pi` profile none of the
+  findings that say the model receives its text (`prompt/forged-tag`, `prompt/invisible-characters`,
+  `prompt/volatile-content`; a `prompt/secret` stays, saying Pi does not send it); a `CLAUDE.md` that is a link
+  to the folder's `AGENTS.md` (or the same file under another spelling) gets no finding at all: its findings
+  are the `AGENTS.md`'s.
 - **Only the cwd, its parents and the agent dir**: such a file is "sent with every request". A folder's
   file below the cwd is sent "only when started in DIR or below", and keeps its severity; one in a skill's
   folder (a folder holding a SKILL.md, between it and the cwd) gets its cost findings as information,

@@ -195,3 +195,13 @@ def test_a_hidden_skills_secret_is_sent_only_when_invoked(tmp_path: Path) -> Non
         "possible AWS Access Key: Pi sends it only when the skill is invoked as /skill:s (disable-model-invocation "
         "keeps the skill out of the listing)"
     )
+
+
+def test_a_shadowed_file_is_not_said_to_reach_the_model(tmp_path: Path) -> None:
+    """Pi never reads a CLAUDE.md beside an AGENTS.md: no 'the model receives' finding on it in the pi profile."""
+    write(tmp_path / "AGENTS.md", "# Rules\n")
+    claude = write(tmp_path / "CLAUDE.md", "Built on 2026-01-02.\n</project_context>\nzero\u200bwidth\n")
+    places = Inclusions(str(tmp_path), str(tmp_path / "agent"))
+    assert [f.code for f in check_context_file(str(claude), inclusions=places)] == ["context/shadowed"]
+    other = [f.code for f in check_context_file(str(claude), "claude-code", inclusions=places)]
+    assert "prompt/forged-tag" in other and "prompt/invisible-characters" in other  # Claude Code reads CLAUDE.md
