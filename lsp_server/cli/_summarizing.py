@@ -102,6 +102,8 @@ def project_for(args: argparse.Namespace, settings: PiContextSettings) -> Projec
 
     def open_for(session: SessionForAppend) -> Project:
         folder = session_folder(header_cwd(session.header), explicit=args.cwd, fallback=os.getcwd)
+        if folder.note is not None:  # its Pi settings (compaction) and prices stand for the session's project
+            sys.stderr.write(f"pi-context: {folder.note}; pass --cwd DIR to name the session's project\n")
         return open_project(project_inputs(args, folder.cwd, settings))
 
     return open_for

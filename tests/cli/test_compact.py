@@ -25,6 +25,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 150}}), encoding="utf-8")
     home = tmp_path / "home"
     home.mkdir()
+    (tmp_path / "project").mkdir()  # the sessions' cwd exists here: no note that another folder stands for it
     out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PI_CODING_AGENT_DIR"))}
     return {**out, "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
 
@@ -113,7 +114,7 @@ def test_an_unknown_leaf_fails_naming_the_file(env: dict[str, str], session: Pat
 def test_a_session_too_small_fails_with_pis_reason(env: dict[str, str], tmp_path: Path) -> None:
     chain = Chain()
     chain.user("hi")
-    path = write_session(tmp_path / "small.jsonl", chain.entries)
+    path = write_session(tmp_path / "small.jsonl", chain.entries, cwd=str(tmp_path / "project"))
     done = _run(env, "compact", str(path))
     assert done.returncode == 1
     assert done.stderr.strip() == f"pi-context: {path}: Nothing to compact (session too small)"
@@ -389,3 +390,16 @@ def test_a_summarizer_run_is_priced_at_its_models_prices_with_the_usage_its_prov
         f"${2 * per_call:,.4f} at openai/summarizer-9's prices [models.json]"
     )
     assert " each with a warm cache at anthropic/claude-test's prices [models.json]; " in block[1]
+
+
+def test_a_session_whose_cwd_is_not_here_says_which_folder_stands_for_its_project(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    chain = Chain()
+    chain.user("hi")
+    path = write_session(tmp_path / "away.jsonl", chain.entries, cwd="/nowhere/project")
+    done = _run(env, "compact", str(path), "--dry-run")
+    assert done.stderr.startswith(
+        f"pi-context: the session's cwd /nowhere/project does not exist here; using {os.getcwd()}; pass --cwd DIR "
+        "to name the session's project\n"
+    )
