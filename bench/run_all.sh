@@ -15,6 +15,7 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_yaml.py
   run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
+  run bench/bench_check_repos.py --runs 10
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10,100
   run bench/bench_compaction.py --mb 100 --runs 3
@@ -37,6 +38,7 @@ else
   run bench/bench_yaml.py
   run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
+  run bench/bench_check_repos.py
   run bench/bench_tokens.py
   run bench/bench_session.py --sizes 1,10
   run bench/bench_compaction.py --mb 10 --runs 2

@@ -16,17 +16,25 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 from lsp_server.context.walk import WalkBudget, WalkNote
 from lsp_server.findings import Finding, Range
+from lsp_server.fsread import open_regular
 from lsp_server.js.strings import node_dir_sort_key
-from lsp_server.rules.context_rules import check_context_file, check_context_folder, check_context_text
+from lsp_server.prompt.inclusion import Inclusions
+from lsp_server.rules.context_rules import (
+    check_context_file,
+    check_context_folder,
+    check_context_text,
+    inclusion_findings,
+)
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.registry import Emitter
+from lsp_server.rules.scope import CheckScope, explain_fixtures, relative_below
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
 from lsp_server.rules.system_prompt_rules import (
     SYSTEM_PROMPT_NAMES,
@@ -159,14 +167,20 @@ class Targets:
     system_prompt_files: list[str] = field(default_factory=list)  # SYSTEM.md / APPEND_SYSTEM.md where Pi reads them
     walk_notes: list[WalkNote] = field(default_factory=list)  # folders the bounded walk did not enter
     not_files: list[str] = field(default_factory=list)  # a SKILL.md that is a directory
+    not_checked: dict[str, str] = field(default_factory=dict)  # a named file that is none of these, and why
 
 
 def _is_context_name(name: str) -> bool:
     return name in CONTEXT_FILE_CANDIDATES
 
 
-def find_targets(paths: Sequence[str]) -> Targets:
-    """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
+def find_targets(paths: Sequence[str], scope: CheckScope | None = None) -> Targets:
+    """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe).
+
+    ``scope``'s exclude patterns leave paths below a folder of ``paths`` out (an excluded folder is
+    not entered); a file named in ``paths`` itself is always a target.
+    """
+    excluding = scope is not None and bool(scope.exclude)
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
     system_files: list[str] = []
@@ -175,6 +189,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     visited: set[str] = set()
     budget = WalkBudget()
     not_files: list[str] = []
+    not_checked: dict[str, str] = {}
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
         real = os.path.realpath(path)
@@ -206,6 +221,8 @@ def find_targets(paths: Sequence[str]) -> Targets:
         skills_root = _skills_root(os.path.join(directory, "x"))
         for entry in entries:
             path = os.path.join(directory, entry.name)
+            if excluding and scope is not None and scope.excluded(os.path.relpath(path, root).replace(os.sep, "/")):
+                continue
             is_dir = _is_dir(entry)
             if entry.name == SKILL_FILE_NAME and not is_dir:
                 add_skill(path, root)
@@ -232,9 +249,27 @@ def find_targets(paths: Sequence[str]) -> Targets:
                 context_files.append(path)
             elif name in SYSTEM_PROMPT_NAMES:
                 system_files.append(path)  # named on the command line: checked wherever it is
-            else:
+            elif name == SKILL_FILE_NAME:
                 add_skill(path, os.path.dirname(os.path.dirname(path)))
-    return Targets(skills, context_files, folders, system_files, budget.notes, not_files)
+            elif _has_frontmatter(path):  # as Pi's --skill FILE would read it: a skill if it has a description
+                add_skill(path, os.path.dirname(os.path.dirname(path)), loose=True)
+            else:
+                not_checked[path] = "not a SKILL.md, context or system prompt file, and no frontmatter (not a skill)"
+    return Targets(skills, context_files, folders, system_files, budget.notes, not_files, not_checked)
+
+
+def _has_frontmatter(path: str) -> bool:
+    """The file starts with ``---`` (after a BOM): Pi's frontmatter, so it may be a skill."""
+    opened = open_regular(path)
+    if isinstance(opened, str):
+        return True  # unreadable: checking it reports why
+    handle, _ = opened
+    with handle:
+        try:
+            start = handle.read(8)
+        except OSError:
+            return True
+    return start.removeprefix(b"\xef\xbb\xbf").startswith(b"---")
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -256,8 +291,12 @@ def _loose_candidate(directory: str, skills_root: tuple[str, str, int], names: s
 @dataclass(frozen=True)
 class CheckReport:
     findings: list[Finding]
-    skills_checked: int
+    skills_checked: int  # SKILL.md files and loose .md candidates, together
     context_files_checked: int
+    loose_candidates: int = 0  # of ``skills_checked``: loose .md files Pi would consider in a skills folder
+    system_prompt_files_checked: int = 0
+    loose_loaded: int = 0  # of ``loose_candidates``: those Pi loads as skills (they have a description)
+    not_checked: Mapping[str, str] = field(default_factory=dict)  # named files that are none of these, and why
 
     def has_errors(self) -> bool:
         from lsp_server.findings import Severity
@@ -270,30 +309,74 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def check_workspace(
-    paths: Sequence[str], profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+    paths: Sequence[str],
+    profile: ProfileId = DEFAULT_PROFILE,
+    *,
+    thresholds: Thresholds | None = None,
+    inclusions: Inclusions | None = None,
+    scope: CheckScope | None = None,
 ) -> CheckReport:
-    """Check every skill and context file below ``paths`` under ``profile``."""
+    """Check every skill and context file below ``paths`` under ``profile``.
+
+    ``inclusions`` is the project the check speaks of (its cwd and agent dir): whether a context
+    file is sent with every request, and every sentence that says so, come from it. Without it,
+    each context file's own folder stands for the cwd. ``scope``: paths left out, and the fixture
+    folders whose findings are explained and lowered (:mod:`lsp_server.rules.scope`).
+    """
     profile = check_profile(profile)
-    targets = find_targets(paths)
+    scope = scope or CheckScope()
+    targets = find_targets(paths, scope)
     index = SkillIndex(profile)
     for path, placement in targets.skills:
         index.update(check_skill_file(path, profile, thresholds=thresholds), placement)
     findings: list[Finding] = []
     for path, _ in targets.skills:
         findings.extend(index.findings(path))
+    linked = linked_copies(targets.context_files)
     for path in targets.context_files:
-        findings.extend(check_context_file(path, profile, thresholds=thresholds))
+        if path in linked:  # another checked path is the same file: its findings are counted once, there
+            place = (inclusions or Inclusions.own_folder(os.path.dirname(path))).context(path)
+            findings.extend(inclusion_findings(place, profile))
+            continue
+        findings.extend(check_context_file(path, profile, thresholds=thresholds, inclusions=inclusions))
     for path in targets.system_prompt_files:
-        findings.extend(check_system_prompt_file(path, profile))
+        findings.extend(check_system_prompt_file(path, profile, inclusions=inclusions))
     reported = {(f.path, f.code) for f in findings}
     for folder in targets.context_folders:
-        findings.extend(f for f in check_context_folder(folder, profile) if (f.path, f.code) not in reported)
+        found = check_context_folder(folder, profile, inclusions=inclusions)
+        findings.extend(f for f in found if (f.path, f.code) not in reported)
     findings.extend(walk_findings(targets.walk_notes, profile))
     for path in targets.not_files:
         em = Emitter(path, profile)
         em.emit("skill/not-a-file", Range.file_start(), {"what": "a directory"})
         findings.extend(em.findings)
-    return CheckReport(sort_findings(findings), len(targets.skills), len(targets.context_files))
+    folders = [path for path in paths if os.path.isdir(path)]
+    return CheckReport(
+        sort_findings(explain_fixtures(findings, folders, scope)),
+        len(targets.skills),
+        len(targets.context_files),
+        sum(1 for _, placement in targets.skills if placement.loose_candidate),
+        len(targets.system_prompt_files),
+        sum(1 for path, placement in targets.skills if placement.loose_candidate and index.entries[path].check.loaded),
+        targets.not_checked,
+    )
+
+
+def linked_copies(paths: Sequence[str]) -> set[str]:
+    """The paths whose file is also checked under another path (a link): all but one per file.
+
+    The one kept is a path that is not itself a link (the link's target), else the first: a
+    file's content findings are reported once, however many names it has.
+    """
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(os.path.realpath(path), []).append(path)
+    extra: set[str] = set()
+    for group in groups.values():
+        if len(group) > 1:
+            keep = next((path for path in group if not os.path.islink(path)), group[0])
+            extra.update(path for path in group if path != keep)
+    return extra
 
 
 def walk_findings(notes: Iterable[WalkNote], profile: ProfileId) -> list[Finding]:
@@ -330,7 +413,8 @@ class WorkspaceChecker:
         self.roots: list[str] = []  # workspace folders, for skills outside .pi/.agents skills folders
         self.walk_notes: list[WalkNote] = []  # what the last workspace walk did not enter (the server logs it)
 
-    def _root_for(self, path: str) -> str | None:
+    def root_for(self, path: str) -> str | None:
+        """The innermost workspace folder holding ``path``."""
         absolute = os.path.abspath(path)
         matches = [r for r in self.roots if absolute.startswith(r.rstrip(os.sep) + os.sep)]
         return max(matches, key=len) if matches else None
@@ -341,7 +425,20 @@ class WorkspaceChecker:
             index = self.indexes[profile] = SkillIndex(profile)
         return index
 
+    def excluded(self, path: str, settings: PiContextSettings) -> bool:
+        """``piContext.check.exclude`` leaves the file out (matched below its workspace folder)."""
+        if not settings.check.exclude:
+            return False
+        relative = relative_below(path, self.roots)
+        if relative is None:
+            return False
+        scope = settings.check.scope()
+        parts = relative.split("/")
+        return any(scope.excluded("/".join(parts[: index + 1])) for index in range(len(parts)))
+
     def wants(self, path: str, settings: PiContextSettings) -> bool:
+        if self.excluded(path, settings):
+            return False
         name = os.path.basename(path)
         if name == SKILL_FILE_NAME or _is_context_name(name) or is_system_prompt_file(path):
             return True
@@ -351,16 +448,26 @@ class WorkspaceChecker:
         return self.apply(self.analyze(path, text, settings), settings)
 
     @staticmethod
-    def analyze(path: str, text: str | None, settings: PiContextSettings) -> FileAnalysis:
-        """The expensive, self-contained part of a check: safe in a worker thread (no shared state)."""
+    def analyze(
+        path: str, text: str | None, settings: PiContextSettings, inclusions: Inclusions | None = None
+    ) -> FileAnalysis:
+        """The expensive, self-contained part of a check: safe in a worker thread (no shared state).
+
+        ``inclusions``: the project of the workspace folder holding the file (the server passes it),
+        which decides whether a context file is sent with every request.
+        """
         profile, limits = settings.rule_profile, settings.limits
         if _is_context_name(os.path.basename(path)):
             if text is None:
                 return FileAnalysis(path, ())
-            own = [f for f in check_context_folder(os.path.dirname(path), profile) if f.path == path]
-            return FileAnalysis(path, tuple([*own, *check_context_text(path, text, profile, thresholds=limits)]))
+            place = (inclusions or Inclusions.own_folder(os.path.dirname(path))).context(path)
+            own = inclusion_findings(place, profile)
+            content = check_context_text(path, text, profile, thresholds=limits, inclusion=place)
+            return FileAnalysis(path, tuple([*own, *content]))
         if is_system_prompt_file(path):
-            return FileAnalysis(path, () if text is None else tuple(check_system_prompt_text(path, text, profile)))
+            if text is None:
+                return FileAnalysis(path, ())
+            return FileAnalysis(path, tuple(check_system_prompt_text(path, text, profile, inclusions=inclusions)))
         if text is None:
             return FileAnalysis(path, (), gone=True)
         return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
@@ -369,13 +476,13 @@ class WorkspaceChecker:
         """Record an analysis in the skill index (collisions) and return the file's findings: on one thread."""
         index = self._index(settings.rule_profile)
         path = analysis.path
-        if analysis.gone:
+        if analysis.gone or self.excluded(path, settings):
             index.remove(path)
             return []
         if analysis.skill is None:
-            return sort_findings(analysis.findings)
-        index.update(analysis.skill, placement_for(path, self._root_for(path)))
-        return sort_findings(index.findings(path))
+            return sort_findings(explain_fixtures(analysis.findings, self.roots, settings.check.scope()))
+        index.update(analysis.skill, placement_for(path, self.root_for(path)))
+        return sort_findings(explain_fixtures(index.findings(path), self.roots, settings.check.scope()))
 
     def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:
         """Other skills whose collision findings depend on ``path`` (same group and name)."""
@@ -388,7 +495,7 @@ class WorkspaceChecker:
 
     def workspace_files(self, roots: Sequence[str], settings: PiContextSettings) -> Iterable[str]:
         self.roots = [os.path.abspath(r) for r in roots]
-        targets = find_targets(roots)
+        targets = find_targets(roots, settings.check.scope())
         self.walk_notes = targets.walk_notes
         return [path for path, _ in targets.skills] + targets.context_files + targets.system_prompt_files
 

@@ -554,11 +554,20 @@ class BranchSummaryArgs(WireModel):
 
 
 class CompactionEconomicsInfo(WireModel):
-    """What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md)."""
+    """What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md).
+
+    The summary calls of a run with pi-context's HTTP summarizer are priced at that model's prices
+    (``summaryModel``), with the usage its provider reported (``summaryTokensSource``).
+    """
 
     requests: int = Field(description="Summary calls (two for a split turn); Pi sends them without caching.")
-    summary_input: int = Field(description="Tokens sent to the summarizer (Pi's chars/4), all new input.")
-    summary_output: int = Field(description="The summary's tokens.")
+    summary_input: int = Field(
+        description="Tokens sent to the summarizer: the provider's count when it reported one (input, cache reads "
+        "and writes), else Pi's chars/4, all new input."
+    )
+    summary_output: int = Field(
+        description="The summary's tokens: the provider's output count when it reported one, else Pi's chars/4."
+    )
     summary_cost: Number | None = Field(
         default=None, description="US dollars for the summary calls; null: prices unknown."
     )
@@ -581,6 +590,19 @@ class CompactionEconomicsInfo(WireModel):
         default="summary",
         description="Where summaryOutput comes from: the summary itself, or (before Pi writes it) the previous "
         "compaction summary's length, or an assumed 1,000 tokens.",
+    )
+    summary_model: str | None = Field(
+        default=None,
+        description="The summarizer's model whose prices summaryCost is at (a run with pi-context's HTTP "
+        "summarizer); null: the session's model (`model`), which Pi summarizes with.",
+    )
+    summary_price_source: Literal["models.json", "pi", "unknown"] | None = Field(
+        default=None, description="Where summaryModel's prices come from; null with summaryModel."
+    )
+    summary_tokens_source: Literal["reported", "estimated"] = Field(
+        default="estimated",
+        description="summaryInput and summaryOutput: the usage the summarizer's provider reported for every call, "
+        "or Pi's chars/4 estimates.",
     )
 
 

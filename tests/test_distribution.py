@@ -75,6 +75,7 @@ def test_wheel_and_sdist_build_and_pass_twine_check(tmp_path: Path) -> None:
     assert "Programming Language :: Python :: 3.11" in classifiers
     assert any(url.startswith("Repository, https://") for url in meta.get_all("Project-URL") or [])
     assert "lsp_server/py.typed" in names
+    assert "lsp_server/cost/pi_catalog.json" in names  # prices without an installed Pi (cost/catalog_snapshot.py)
     assert not [n for n in names if n.startswith(("tests/", "vscode-extension/", "bench/"))]
     with tarfile.open(sdist) as tf:
         members = tf.getnames()

@@ -6,7 +6,8 @@ stand-in that keeps its lengths, escapes and character classes, so Pi's estimate
 weighted estimator count the same; the recorders apply it as they write. Here: what a stand-in keeps
 and what a scrub leaves alone (our own text, no Pi needed), that the committed recordings are scrubbed,
 and, with Pi's own sentences read from the installed package (never written here), that no committed
-file under ``tests/``, ``docs/`` or ``vscode-extension/test/`` holds one (the oracle's goldens included).
+file under ``tests/``, ``docs/``, ``vscode-extension/test/`` or ``examples/`` holds one (the oracle's goldens
+included; the sample session real Pi wrote, examples/sessions/release-notes-fix.jsonl, too).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from tests.support.pi_prose import (
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION_GOLDEN = ROOT / "tests" / "cost" / "golden" / "real-pi.session.jsonl"
+EXAMPLE_SESSION = ROOT / "examples" / "sessions" / "release-notes-fix.jsonl"  # tests/pi_rpc/test_example_session.py
 CHAT_FIXTURES = ROOT / "vscode-extension" / "test" / "fixtures" / "chat"
 PROTOCOL_EXAMPLES = ROOT / "docs" / "protocol-examples.json"
-SCANNED = ("tests/", "docs/", "vscode-extension/test/")
+SCANNED = ("tests/", "docs/", "vscode-extension/test/", "examples/")
 # Not scanned: Pi's own test fixtures, copied unchanged under Pi's licence (tests/fixtures/pi/README.md),
 # whose sessions quote an older Pi's prompt and which the conformance goldens depend on byte for byte.
 # The oracle's goldens are scanned: regen_goldens.py stores Pi's answers with its prose taken out
@@ -160,7 +162,7 @@ def test_a_scrubbed_file_changes_only_the_strings_it_replaces() -> None:
 def recordings() -> list[tuple[str, Any]]:
     """Every committed recording of real Pi, as values: the session golden, the chat streams, the chat examples."""
     found: list[tuple[str, Any]] = []
-    for path in [SESSION_GOLDEN, *sorted(CHAT_FIXTURES.glob("*.jsonl"))]:
+    for path in [SESSION_GOLDEN, EXAMPLE_SESSION, *sorted(CHAT_FIXTURES.glob("*.jsonl"))]:
         lines = path.read_text(encoding="utf-8").splitlines()
         found.append((path.name, [json.loads(line) for line in lines if line.strip()]))
     examples = json.loads(PROTOCOL_EXAMPLES.read_text(encoding="utf-8"))

@@ -196,15 +196,25 @@ def _prompt_update(
 def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
     """A compaction's or branch summary's cost in three lines (see docs/cost.md)."""
     calls = f"{economics.requests} summary call{'s' if economics.requests != 1 else ''}"
-    lines = [
-        f"{calls}: {_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out, "
-        f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
-    ]
+    tokens = f"{_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out"
+    if economics.summary_model is None:  # the calls as Pi makes them, with the session's model
+        priced = f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
+        lines = [f"{calls}: {tokens}, {priced}"]
+    else:  # pi-context's summarizer made them: its model's prices, the usage its provider reported
+        counted = (
+            "as the provider reported"
+            if economics.summary_tokens_source == "reported"
+            else "by Pi's estimate (the provider reported no usage)"
+        )
+        source = economics.summary_price_source or "unknown"
+        priced = f"{_usd(economics.summary_cost)} at {economics.summary_model}'s prices [{source}]"
+        lines = [f"{calls}: {tokens} {counted}, {priced}"]
+    later = "" if economics.summary_model is None else f" at {economics.model}'s prices [{economics.price_source}]"
     if economics.removed_per_request > 0:
         lines.append(
             f"every later request carries {_n(economics.removed_per_request)} fewer tokens "
             f"({_n(economics.context_before)} -> {_n(economics.context_after)}), "
-            f"saving {_usd(economics.saving_per_request)} each with a warm cache; "
+            f"saving {_usd(economics.saving_per_request)} each with a warm cache{later}; "
             f"the first one rewrites the cache ({_usd(economics.rewrite_cost)})"
         )
         even = economics.break_even_requests

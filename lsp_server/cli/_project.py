@@ -74,6 +74,22 @@ def _byte_count(text: str) -> int:
     return value
 
 
+def missing_cwd(args: argparse.Namespace) -> bool:
+    """``--cwd`` names no folder: an error (exit 2), never a prompt built for a folder that is not there."""
+    cwd = getattr(args, "cwd", None)
+    return cwd is not None and not os.path.isdir(cwd)
+
+
+def cwd_error(args: argparse.Namespace) -> int | None:
+    """Print ``pi-context: DIR: ...`` and return the usage status when ``--cwd`` is not a folder."""
+    from lsp_server.cli._errors import EXIT_USAGE, fail
+
+    if not missing_cwd(args):
+        return None
+    reason = "not a folder" if os.path.lexists(args.cwd) else "no such folder"
+    return fail(args.cwd, f"{reason} (--cwd)", EXIT_USAGE)
+
+
 def session_limits(settings: PiContextSettings) -> SessionReadLimits:
     """How much of a session file is read, from the settings (the flag is already folded in)."""
     return SessionReadLimits(max_bytes=settings.limits.session_max_bytes)

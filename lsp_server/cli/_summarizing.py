@@ -30,7 +30,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
-from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
+from lsp_server.cli import _errors as errors
+from lsp_server.cli._errors import EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from lsp_server.cli._project import (
+    add_project_arguments,
+    cwd_error,
+    project_inputs,
+    session_limits,
+    settings_from_args,
+)
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
@@ -47,10 +55,7 @@ from lsp_server.settings.pi_context import PiContextSettings, SummarizerSettings
 
 T = TypeVar("T")
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
-EXIT_CANCELLED = 130
+__all__ = ["EXIT_CANCELLED", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE"]  # the CLI's statuses (_errors.py)
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, *, instructions_help: str) -> None:
@@ -95,9 +100,9 @@ def _seconds(text: str) -> float:
 _seconds.__name__ = "number of seconds"  # what argparse calls it in "invalid number of seconds value"
 
 
-def fail(message: str, code: int = EXIT_FAILURE) -> int:
-    sys.stderr.write(f"pi-context: {message}\n")
-    return code
+def fail(message: str, code: int = EXIT_FAILURE, path: str | None = None) -> int:
+    """``pi-context: PATH: reason`` (:func:`lsp_server.cli._errors.fail`)."""
+    return errors.fail(path, message, code)
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,8 @@ def project_for(args: argparse.Namespace, settings: PiContextSettings) -> Projec
 
     def open_for(session: SessionForAppend) -> Project:
         folder = session_folder(header_cwd(session.header), explicit=args.cwd, fallback=os.getcwd)
+        if folder.note is not None:  # its Pi settings (compaction) and prices stand for the session's project
+            sys.stderr.write(f"pi-context: {folder.note}; pass --cwd DIR to name the session's project\n")
         return open_project(project_inputs(args, folder.cwd, settings))
 
     return open_for
@@ -144,13 +151,18 @@ def plan_and_run(
     """What ``compact`` and ``branch-summary`` do: plan the job (a refusal exits 1, a bad summarizer 2),
     show the plan unless ``--json``, run it with progress and Ctrl-C, and report (:func:`report_outcome`)."""
     settings = settings_from_args(args)
+    bad_cwd = cwd_error(args)
+    if bad_cwd is not None:
+        return bad_cwd
+    if not os.path.lexists(args.file):
+        return fail("no such file or directory", EXIT_USAGE, args.file)
     summarizer = summarizer_from_args(args, settings.summarizer)
     if isinstance(summarizer, str):
         return fail(summarizer, EXIT_USAGE)
     try:
         job = plan_job(project_for(args, settings), summarizer.config, session_limits(settings))
     except JobRefused as exc:
-        return fail(str(exc))
+        return fail(str(exc), path=args.file)
     if not args.json:
         show_plan(job, summarizer)
     result = run_job_cancellable(job, summarizer)
@@ -315,7 +327,7 @@ def report_outcome(
         if json_report is not None:
             print_json(json_report())
         if outcome.failure is not None:
-            return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE)
+            return fail(outcome.failure, EXIT_CANCELLED if outcome.cancelled else EXIT_FAILURE, path)
         if json_report is None:
             print_outcome()
         return EXIT_OK

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from lsp_server.cli._project import add_project_arguments, project_inputs, settings_from_args
+from lsp_server.cli._project import add_project_arguments, cwd_error, project_inputs, settings_from_args
 from lsp_server.project.project import open_project
 from lsp_server.project.prompt_state import PromptOptions
 
@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    bad_cwd = cwd_error(args)
+    if bad_cwd is not None:
+        return bad_cwd
     project = open_project(project_inputs(args, args.cwd or os.getcwd(), settings_from_args(args)))
     tools = tuple(name.strip() for name in args.tools.split(",") if name.strip()) if args.tools is not None else None
     snapshot = project.build_prompt(

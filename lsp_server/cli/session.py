@@ -24,8 +24,15 @@ from lsp_server import protocol
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
+from lsp_server.cli._errors import EXIT_USAGE, cli_reason, fail
 from lsp_server.cli._ledger_text import print_ledger
-from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
+from lsp_server.cli._project import (
+    add_project_arguments,
+    cwd_error,
+    project_inputs,
+    session_limits,
+    settings_from_args,
+)
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
 from lsp_server.context.paths import resolve_path
 from lsp_server.fsread import is_directory
@@ -69,19 +76,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_run)
 
 
-def _fail(message: str) -> int:
-    sys.stderr.write(f"pi-context: {message}\n")
-    return 1
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.context_window is not None and args.context_window <= 0:
-        return _fail("--context-window must be a positive number of tokens")
+        return fail(None, "--context-window must be a positive number of tokens", EXIT_USAGE)
+    bad_cwd = cwd_error(args)
+    if bad_cwd is not None:
+        return bad_cwd
     if args.list or args.file is None:
         return _list(args, None)
     path = resolve_path(args.file)
     if is_directory(path):
         return _list(args, path)
+    if not os.path.lexists(path):
+        return fail(path, "no such file or directory", EXIT_USAGE)
     return _show(args, path)
 
 
@@ -119,26 +126,26 @@ def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
 
 
 def _load(path: str, limits: SessionReadLimits) -> SessionFile | str:
-    """The session, or the error to print."""
-    if not os.path.exists(path):
-        return f"{path}: no such file"
+    """The session, or the reason to print after its path."""
     session = load_session(path, limits)
     if session.error is not None:
-        return session.error if path in session.error else f"{path}: {session.error}"
+        return cli_reason(session.error, path)
     if session.header is None:
-        return f"Session file is not a valid pi session: {path} (no session header)"
+        return "not a valid Pi session (no session header)"
     return session
 
 
 def _show(args: argparse.Namespace, path: str) -> int:
     loaded = _load(path, session_limits(settings_from_args(args)))
     if isinstance(loaded, str):
-        return _fail(loaded)
+        return fail(path, loaded)
     session = loaded
     if args.leaf is not None and args.leaf not in session.index.by_id:
-        return _fail(f"{path}: no entry with id {args.leaf!r}")
+        return fail(path, f"no entry with id {args.leaf!r} (--leaf)")
     workspace = _workspace(args, header_cwd(session.header))
     analysis = analyze(workspace.snapshot, session, args.leaf)
+    if not args.json:
+        _print_workspace(sys.stdout, workspace)
     if args.costs:
         result = turn_ledger(workspace.snapshot, session, args.leaf, analysis)
         if args.json:
@@ -158,6 +165,21 @@ def _show(args: argparse.Namespace, path: str) -> int:
     else:
         _print_text(sys.stdout, session, analysis, workspace, report)
     return 0
+
+
+def _print_workspace(out: TextIO, workspace: Workspace) -> None:
+    """Which folder stands for the session's project, when it is not the session's own cwd, and why.
+
+    The workspace's prompt, Pi's settings and models.json come from it (the projected request of a
+    session that stores no prompt, ``--costs``' prices and Pi's patch), so a session from another
+    machine must not be shown against an unrelated folder without saying so.
+    """
+    if workspace.note is None:
+        return
+    out.write(
+        f"Workspace  {workspace.cwd}\n  {workspace.note}: its prompt, settings and models.json stand for the "
+        "session's project; pass --cwd DIR to name the project\n\n"
+    )
 
 
 def _report(session: SessionFile, analysis: SessionAnalysis, workspace: Workspace) -> dict[str, Any]:
@@ -273,12 +295,14 @@ def _print_request(out: TextIO, request: ProjectedRequest, workspace: Workspace)
     }[system.origin]
     if system.origin == "workspace":
         untrusted = workspace.snapshot.project.untrusted_note()
-        origin += "".join(f"; {note}" for note in (workspace.note, untrusted) if note)
+        origin += f"; {untrusted}" if untrusted else ""  # the workspace note is the output's first line
     counter = request.estimator.label
     out.write(
         f"\nRequest  {request.model.name} · thinking {request.thinking_level} · {len(request.messages):,} messages\n"
     )
     out.write(f"  system prompt: {origin}; {_n(system.pi_tokens)} tokens (Pi) / {_n(system.tokens)} ({counter})\n")
+    if request.estimator.note:  # the estimator asked for could not be used (e.g. exact counts for Claude)
+        out.write(f"  note: {request.estimator.note}\n")
     rows = [["#", "role/kind", "entry", "pi", "est.", "preview"]]
     for message in request.messages:
         kind = message.role if message.kind == message.role else f"{message.role}/{message.kind}"

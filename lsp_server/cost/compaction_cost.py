@@ -11,6 +11,11 @@ that read is the saving per request, and the break-even point is the one-time co
 calls plus the rewrite) over it. A branch summary removes nothing from the branch it is added to:
 it only adds its summary, so it has a cost and no break-even.
 
+That is what Pi pays with the session's model. A summary pi-context's own summarizer made (``compact
+--model anthropic/...``, an endpoint in the settings) was paid at that model's prices instead, and its
+provider reported the tokens: :class:`SummarizerCalls` prices the calls so, with the reported usage
+(the savings stay at the session model's prices: later requests use it).
+
 Before a summary exists (the chat's preview: Pi will write it), its length is estimated
 (:func:`expected_summary_tokens`): the branch's previous compaction summary when there is one (Pi
 updates it, so the new one is about as long), else :data:`ASSUMED_SUMMARY_TOKENS`; the answer says
@@ -34,6 +39,19 @@ from lsp_server.tokens.pi import pi_text_tokens
 ASSUMED_SUMMARY_TOKENS: Final = 1000
 
 SummaryOutputSource = Literal["summary", "previous", "assumed"]
+SummaryTokensSource = Literal["reported", "estimated"]
+
+
+@dataclass(frozen=True)
+class SummarizerCalls:
+    """The summary calls as a real summarizer made them (``pi-context compact --model ...``, an endpoint).
+
+    They are priced at the summarizer model's prices, not the session's, and with the usage the
+    provider reported for each call when it reported one (cache reads and writes included).
+    """
+
+    prices: ModelPrices
+    usage: tuple[UsageCounts, ...] = ()  # one per call; empty: the provider reported none
 
 
 def call_input_tokens(system: str, messages: Sequence[Any]) -> int:
@@ -63,6 +81,9 @@ class CompactionEconomics:
     price_source: str
     model: str
     summary_output_source: SummaryOutputSource = "summary"  # the summary itself, or an estimate of it
+    summary_model: str | None = None  # the summarizer's model, when the calls are priced at its prices
+    summary_price_source: str | None = None
+    summary_tokens_source: SummaryTokensSource = "estimated"  # summaryInput/Output: the provider's usage, or Pi's
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +100,9 @@ class CompactionEconomics:
             "priceSource": self.price_source,
             "model": self.model,
             "summaryOutputSource": self.summary_output_source,
+            "summaryModel": self.summary_model,
+            "summaryPriceSource": self.summary_price_source,
+            "summaryTokensSource": self.summary_tokens_source,
         }
 
 
@@ -89,20 +113,34 @@ def compaction_economics(
     context_before: int,
     prices: ModelPrices,
     summary_output_source: SummaryOutputSource = "summary",
+    *,
+    summarizer: SummarizerCalls | None = None,
 ) -> CompactionEconomics:
     """``call_inputs``: each summary call's prompt tokens; ``summarized_tokens``: what the cut removes
-    (0 for a branch summary); ``context_before``: Pi's context tokens now."""
+    (0 for a branch summary); ``context_before``: Pi's context tokens now; ``prices``: the session
+    model's (later requests, and the summary calls as Pi would make them with that model).
+
+    ``summarizer``: the calls were made by another model (a run of pi-context's summarizer): they are
+    priced at its prices, with the usage its provider reported when there is one for every call.
+    """
     removed = summarized_tokens - summary_tokens
     after = max(context_before - removed, 0)
     summary_cost = rewrite = saving = None
     break_even: int | None = None
     rates = prices.rates
-    if rates is not None:
+    summary_prices = summarizer.prices if summarizer is not None else prices
+    reported = summarizer.usage if summarizer is not None and len(summarizer.usage) == len(call_inputs) else ()
+    if reported:
+        summary_input = int(sum(usage.prompt_tokens for usage in reported))
+        summary_output = int(sum(usage.output for usage in reported))
+        usages = list(reported)
+    else:
+        summary_input, summary_output = sum(call_inputs), summary_tokens
         per_call_output = summary_tokens / len(call_inputs) if call_inputs else 0
-        summary_cost = sum(
-            calculate_cost(rates, prices.tiers, UsageCounts(input=tokens, output=per_call_output)).total
-            for tokens in call_inputs
-        )
+        usages = [UsageCounts(input=tokens, output=per_call_output) for tokens in call_inputs]
+    if summary_prices.rates is not None:
+        summary_cost = sum(calculate_cost(summary_prices.rates, summary_prices.tiers, usage).total for usage in usages)
+    if rates is not None:
         write = UsageCounts(cache_write=after) if rates.cache_write > 0 else UsageCounts(input=after)
         rewrite = (
             calculate_cost(rates, prices.tiers, write).total
@@ -117,12 +155,12 @@ def compaction_economics(
             if removed > 0
             else 0.0
         )
-        if saving > 0:
+        if saving > 0 and summary_cost is not None:
             break_even = max(math.ceil((summary_cost + rewrite) / saving), 0)
     return CompactionEconomics(
         len(call_inputs),
-        sum(call_inputs),
-        summary_tokens,
+        summary_input,
+        summary_output,
         summary_cost,
         removed,
         context_before,
@@ -133,4 +171,7 @@ def compaction_economics(
         prices.price_source,
         prices.name,
         summary_output_source,
+        summarizer.prices.name if summarizer is not None else None,
+        summarizer.prices.price_source if summarizer is not None else None,
+        "reported" if reported else "estimated",
     )

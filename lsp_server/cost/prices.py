@@ -8,8 +8,10 @@ per million tokens: ``input``, ``output``, ``cacheRead``, ``cacheWrite``, option
 1. **models.json** -- a provider's ``models`` entry in ``<agentDir>/models.json`` (Pi gives a custom
    model without ``cost`` all-zero prices, and no cache lifetime unless it sets ``promptCache``);
    ``modelOverrides[<id>]`` then patches single rates and lifetimes of any model of the provider;
-2. **pi** -- pi-ai's catalog of an installed Pi (``pi-ai/dist/providers/data/<provider>.json``);
-3. **unknown** -- neither knows the model: no price and no lifetime, never a guess.
+2. **pi** -- pi-ai's catalog of an installed Pi (``pi-ai/dist/providers/data/<provider>.json``), or,
+   when no Pi is installed, the snapshot of Pi 1.6.0's catalog bundled with pi-context
+   (:mod:`lsp_server.cost.catalog_snapshot`; the detail names it);
+3. **unknown** -- none knows the model: no price and no lifetime, never a guess.
 
 :func:`calculate_cost` is ``calculateCost`` step by step (same operations in the same order, so the
 floating-point results are the same numbers; a conformance golden checks it against Pi).
@@ -29,6 +31,7 @@ from lsp_server.budget.models import (
     model_name,
     read_models_json,
 )
+from lsp_server.cost.catalog_snapshot import CatalogSnapshot, bundled_snapshot
 
 PriceSource = Literal["models.json", "pi", "unknown"]
 CacheRetention = Literal["short", "long", "none"]
@@ -127,6 +130,7 @@ class ModelPrices:
     cache_long_s: float | None
     cache_source: PriceSource
     notes: tuple[str, ...] = ()
+    catalog: str | None = None  # for "pi": which catalog, when it is the bundled snapshot (no Pi installed)
     # compat.supportsMidConvoSystemMessages: a changed system prompt is sent as a system message at the
     # end (the cached prefix survives) instead of a new prompt at the start (pi-ai's default: false).
     mid_conversation_system: bool = False
@@ -152,10 +156,11 @@ class ModelPrices:
             return f"{self.name}: prices unknown ({_SOURCE_WORDS[self.price_source]})"
         r = self.rates
         tiers = f", {len(self.tiers)} tier{'s' if len(self.tiers) != 1 else ''}" if self.tiers else ""
+        source = self.catalog if self.price_source == "pi" and self.catalog else _SOURCE_WORDS[self.price_source]
         return (
             f"{self.name}: ${_rate(r.input)}/M input, ${_rate(r.output)}/M output, "
             f"${_rate(r.cache_read)}/M cache read, "
-            f"${_rate(r.cache_write)}/M cache write{tiers} ({_SOURCE_WORDS[self.price_source]})"
+            f"${_rate(r.cache_write)}/M cache write{tiers} ({source})"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -250,20 +255,30 @@ def parse_lifetimes(value: Any) -> tuple[float | None, float | None] | None:
 class PriceCatalog:
     """Resolves ``(provider, model id)`` to :class:`ModelPrices`; catalog files are read once each, lazily."""
 
-    def __init__(self, *, models_json: ModelsJson | None = None, data_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        models_json: ModelsJson | None = None,
+        data_dir: str | None = None,
+        snapshot: CatalogSnapshot | None = None,
+    ) -> None:
+        """``data_dir``: an installed Pi's catalog; ``snapshot``: the catalog used when there is none."""
         self.models_json = models_json
         self.data_dir = data_dir
+        self.snapshot = snapshot if data_dir is None else None
         self._catalog: dict[str, dict[str, Mapping[str, Any]]] = {}
         self._resolved: dict[tuple[str | None, str | None], ModelPrices] = {}
 
     @classmethod
     def for_agent_dir(cls, agent_dir: str, *, package_dir: str | None = None) -> PriceCatalog:
         """The usual catalog: the agent dir's models.json and an installed Pi's model data if any."""
-        return cls(models_json=read_models_json(agent_dir), data_dir=find_pi_ai_data_dir(package_dir))
+        data_dir = find_pi_ai_data_dir(package_dir)
+        snapshot = bundled_snapshot() if data_dir is None else None
+        return cls(models_json=read_models_json(agent_dir), data_dir=data_dir, snapshot=snapshot)
 
     def _catalog_model(self, provider: str, model_id: str) -> Mapping[str, Any] | None:
         if self.data_dir is None:
-            return None
+            return self.snapshot.model(provider, model_id) if self.snapshot is not None else None
         models = self._catalog.get(provider)
         if models is None:
             models = {model["id"]: model for model in catalog_chat_models(self.data_dir, provider)}  # later groups win
@@ -301,6 +316,9 @@ class PriceCatalog:
             if entry is not None:
                 base = _from_definition(provider, model_id, entry, "pi", default_cost=None)
                 base = replace(base, mid_conversation_system=_mid_conversation(entry.get("compat")))
+                if self.snapshot is not None:
+                    note = f"no Pi installed: prices from {self.snapshot.label} (pi-context's copy)"
+                    base = replace(base, catalog=self.snapshot.label, notes=(*base.notes, note))
         overrides = config.get("modelOverrides")
         override = overrides.get(model_id) if isinstance(overrides, Mapping) else None
         if base is None:

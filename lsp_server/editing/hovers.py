@@ -25,6 +25,7 @@ from lsp_server.context.yaml import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
 from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_len
+from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
 from lsp_server.rules.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
 from lsp_server.rules.secrets import could_hold_secret
 from lsp_server.tokens.pi import pi_tokens_for_chars
@@ -237,20 +238,29 @@ _STATUS = {
 }
 
 
-def context_file_hover(path: str, text: str, position: Position) -> HoverInfo | None:
-    """On a context file's first line: the candidate Pi takes in this folder, and this file's cost."""
+def context_file_hover(
+    path: str, text: str, position: Position, inclusion: ContextInclusion | None = None
+) -> HoverInfo | None:
+    """On a context file's first line: the candidate Pi takes in this folder, and when it sends this file.
+
+    ``inclusion`` is the file's place in its project's prompt (the server passes the code lens's,
+    ``FileRole.inclusion``); without a project the file's own folder stands for the cwd.
+    """
     if position.line != 0:
         return None
     choice = choose_context_file(os.path.dirname(path))
+    place = inclusion or Inclusions.own_folder(os.path.dirname(os.path.abspath(path))).context(path)
     name = os.path.basename(path)
-    chosen = choice.chosen.path if choice.chosen is not None else None
-    if chosen is not None and os.path.basename(chosen) == name:
-        tokens = pi_tokens_for_chars(js_len(text.lstrip("\ufeff")))
-        verdict = f"Pi takes this file for its folder: about {tokens} tokens in every request (Pi's estimate)."
-    elif chosen is not None:
-        verdict = f"Pi ignores this file: `{os.path.basename(chosen)}` in the same folder comes first."
+    tokens = pi_tokens_for_chars(js_len(text.lstrip("\ufeff")))
+    winner = f"`{os.path.basename(place.winner)}`" if place.winner is not None else "another file"
+    if place.kind == "shadowed":
+        verdict = f"Pi ignores this file: {winner} in the same folder comes first."
+    elif place.kind == "same-file":
+        verdict = f"Pi ignores this name: it is the same file as {winner}, which Pi takes for this folder."
+    elif place.folder_file:
+        verdict = f"Pi takes this file for its folder: {place.clause()}; about {tokens} tokens (Pi's estimate)."
     else:
-        verdict = "Pi takes no file in this folder (none of the candidates can be read)."
+        verdict = f"{place.clause()}."
     lines = [f"**`{name}`** · context file", "", verdict, "", "Pi takes the first regular, readable file of:"]
     statuses = {candidate.name: candidate.status for candidate in choice.candidates}
     for candidate in CONTEXT_FILE_CANDIDATES:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from lsp_server.context.context_files import DirectoryContext
 from lsp_server.context.names import (
     APPEND_SYSTEM_PROMPT_FILE,
     CONTEXT_FILE_CANDIDATES,
@@ -31,6 +30,7 @@ from lsp_server.context.names import (
 from lsp_server.context.paths import is_path_within
 from lsp_server.js.strings import strip_bom
 from lsp_server.project.prompt_state import PromptSnapshot, section_tokens
+from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
@@ -49,6 +49,7 @@ class FileRole:
     body: TokenPair | None = None  # a skill's body, paid only when the model reads it
     reason: str | None = None  # not loaded (or not listed): why
     is_skill: bool = False  # a SKILL.md (or a loose skill file): the title says whether Pi loads it
+    inclusion: ContextInclusion | None = None  # a context file: its place, as the rules and the hover say it
 
     @property
     def loaded(self) -> bool:
@@ -119,39 +120,27 @@ def _section_position(snapshot: PromptSnapshot, name: str) -> tuple[int, int] | 
     return (names.index(name) + 1, len(names)) if name in names else None
 
 
-def _context_file_role(snapshot: PromptSnapshot, path: str) -> FileRole:
+def inclusions(snapshot: PromptSnapshot) -> Inclusions:
+    """The snapshot's own context-file resolution, asked about one file (the prompt and the lens agree)."""
     discovery = snapshot.resources.context
-    loaded = [item.path for item in discovery.loaded]
-    if path in loaded:
-        item = discovery.loaded[loaded.index(path)]
+    return Inclusions(snapshot.cwd, snapshot.agent_dir, enabled=discovery.enabled, discovery=discovery)
+
+
+def _context_file_role(snapshot: PromptSnapshot, path: str) -> FileRole:
+    inclusion = inclusions(snapshot).context(path)
+    if inclusion.sent and inclusion.position is not None:
+        item = snapshot.resources.context.loaded[inclusion.position - 1]
         block = f'<project_instructions path="{item.path}">\n{item.content}\n</project_instructions>'
         return FileRole(
-            path, "project_context", loaded.index(path) + 1, len(loaded), "file", count_pair(snapshot, block)
+            path,
+            "project_context",
+            inclusion.position,
+            inclusion.count,
+            "file",
+            count_pair(snapshot, block),
+            inclusion=inclusion,
         )
-    if not discovery.enabled:
-        return FileRole(path, reason="context files are switched off")
-    directory = posixpath.dirname(path)
-    entry = next((d for d in discovery.directories if d.directory == directory), None)
-    if entry is None:
-        return FileRole(path, reason="Pi reads context files only from the cwd, its parent folders and the agent dir")
-    return FileRole(path, reason=_not_loaded_reason(entry, path))
-
-
-def _not_loaded_reason(entry: DirectoryContext, path: str) -> str:
-    candidate = next((c for c in entry.candidates if c.path == path), None)
-    if candidate is None:
-        return "the file does not exist on disk yet"
-    if candidate.status == "outranked" and entry.chosen is not None:
-        return f"shadowed by {posixpath.basename(entry.chosen.path)}"
-    if candidate.status == "unreadable":
-        return f"Pi cannot read it ({candidate.error})"
-    if candidate.status == "not-a-file":
-        return "not a regular file"
-    if entry.excluded == "worktree-shadowed":
-        return f"shadowed by the worktree's own {posixpath.basename(path)}"
-    if entry.excluded == "duplicate":
-        return "already loaded from another folder"
-    return "not part of the prompt"
+    return FileRole(path, reason=inclusion.reason(), inclusion=inclusion)
 
 
 def _prompt_file_role(snapshot: PromptSnapshot, path: str, name: str) -> FileRole:

@@ -37,10 +37,16 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.compaction.summarize import ProgressCallback, SummaryOptions
-from lsp_server.cost.compaction_cost import CompactionEconomics, call_input_tokens, compaction_economics
-from lsp_server.cost.prices import ModelPrices
+from lsp_server.cost.compaction_cost import (
+    CompactionEconomics,
+    SummarizerCalls,
+    call_input_tokens,
+    compaction_economics,
+)
+from lsp_server.cost.prices import ModelPrices, UsageCounts
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.factory import SummarizerConfig
+from lsp_server.llm.providers import OFFLINE
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
@@ -187,6 +193,7 @@ class Job:
     replace_instructions: bool = False
     counter: TokenCounter | None = None  # the project's estimator for the session's model (the summary's size)
     prices: ModelPrices | None = None  # the session model's prices: what Pi would pay for the summary calls
+    summarizer_prices: ModelPrices | None = None  # an HTTP summarizer's model: what the calls made here cost
 
     def describe(self) -> str:
         """One line for the progress UI: what will be summarized."""
@@ -251,6 +258,7 @@ def plan_compaction_job(
         compaction=plan,
         counter=_counter(project, plan.model),
         prices=_prices(project, plan.model),
+        summarizer_prices=_summarizer_prices(project, config),
     )
 
 
@@ -289,6 +297,7 @@ def plan_branch_job(
         replace_instructions=args.replace_instructions,
         counter=_counter(project, model),
         prices=_prices(project, model),
+        summarizer_prices=_summarizer_prices(project, config),
     )
 
 
@@ -298,20 +307,39 @@ def _prices(project: Project, model: ModelRef | None) -> ModelPrices:
     return project.prices.prices_for(provider, model_id)
 
 
+def _summarizer_prices(project: Project, config: SummarizerConfig) -> ModelPrices | None:
+    """The summarizer model's prices (its wire format as Pi's provider: ``anthropic``, ``openai``); None offline."""
+    if config.kind == OFFLINE or config.model is None:
+        return None
+    return project.prices.prices_for(config.kind, config.model)
+
+
 def _economics(job: Job, calls: Sequence[tuple[str, AssistantReply]], summary: str) -> CompactionEconomics | None:
-    """The summary calls' cost and, for a compaction, what it saves (see :mod:`lsp_server.cost.compaction_cost`)."""
+    """The summary calls' cost and, for a compaction, what it saves (see :mod:`lsp_server.cost.compaction_cost`).
+
+    An HTTP summarizer's calls are priced at its model's prices with the usage its provider reported
+    (when it reported some for every call); the offline summarizer's, as Pi would make them with the
+    session's model.
+    """
     if job.prices is None or not calls:
         return None
     inputs = []
-    for key, _reply in calls:
+    usage: list[UsageCounts] = []
+    for key, reply in calls:
         system, messages = json.loads(key)[:2]
         inputs.append(call_input_tokens(str(system), messages))
+        if reply.usage.total_tokens > 0:
+            got = reply.usage
+            usage.append(UsageCounts(got.input, got.output, got.cache_read, got.cache_write))
+    summarizer = SummarizerCalls(job.summarizer_prices, tuple(usage)) if job.summarizer_prices is not None else None
     summarized = context_before = 0
     if job.compaction is not None:
         prep = job.compaction.preparation
         summarized = sum(estimate_tokens(m) for m in [*prep.messages_to_summarize, *prep.turn_prefix_messages])
         context_before = int(prep.tokens_before)
-    return compaction_economics(inputs, pi_text_tokens(summary), summarized, context_before, job.prices)
+    return compaction_economics(
+        inputs, pi_text_tokens(summary), summarized, context_before, job.prices, summarizer=summarizer
+    )
 
 
 def _counter(project: Project, model: ModelRef | None) -> TokenCounter:

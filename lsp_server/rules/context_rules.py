@@ -1,21 +1,26 @@
 """Checks for context files (AGENTS.md, CLAUDE.md, ...): one file, and one folder's candidates.
 
-Pi sends every context file with every request, so the useful checks are about cost (bytes,
-Pi's token estimate), content Pi sends but cannot use (an empty file, ``@imports`` it does not
-expand, links to missing files, invalid UTF-8) and files that are not what Pi loads: a directory
-named AGENTS.md, or a CLAUDE.md shadowed by an AGENTS.md in the same folder (Pi takes one file
-per folder, in the order of ``CONTEXT_FILE_CANDIDATES``).
+A context file's text is sent with every request only where Pi takes it: the folder's first
+candidate (``CONTEXT_FILE_CANDIDATES``), in the cwd, one of its parents or the agent dir. Whether
+that holds for a file, and the sentence that says so, come from
+:class:`~lsp_server.prompt.inclusion.Inclusions`, the resolution that builds the prompt, so a
+finding never claims what ``pi-context prompt`` contradicts. The checks are about cost (bytes,
+Pi's token estimate: only on the file Pi takes for its folder), content Pi sends but cannot use (an
+empty file, ``@imports`` it does not expand, links to missing files, invalid UTF-8) and files that
+are not what Pi loads: a directory named AGENTS.md, or a CLAUDE.md shadowed by an AGENTS.md in the
+same folder. A CLAUDE.md that is the same file as the folder's AGENTS.md (a link) gets no findings
+of its own: they are the AGENTS.md's.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import replace
 
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
-from lsp_server.findings import Finding, Position, Range
+from lsp_server.findings import Finding, Position, Range, Severity
 from lsp_server.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
 from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
+from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.references import find_imports
@@ -24,43 +29,19 @@ from lsp_server.rules.skill_rules import check_references
 from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
 
-
-@dataclass(frozen=True)
-class FolderCandidates:
-    """What Pi sees among a folder's candidate names."""
-
-    folder: str
-    winner: str | None  # the file Pi loads from this folder
-    shadowed: tuple[str, ...]  # regular files with a candidate name that lose to ``winner``
-    directories: tuple[str, ...]  # candidate names that exist but are not regular files (skipped)
+COST_CODES = ("context/too-large", "context/token-heavy")
+# What a finding says the model receives: not said of a file Pi never sends (pi profile).
+RECEIVED_CODES = frozenset({"prompt/forged-tag", "prompt/invisible-characters", "prompt/volatile-content"})
 
 
-def folder_candidates(folder: str) -> FolderCandidates:
-    """Pi's per-folder choice: the first candidate that is a regular file wins."""
-    winner: str | None = None
-    shadowed: list[str] = []
-    directories: list[str] = []
-    seen: list[str] = []
-    for name in CONTEXT_FILE_CANDIDATES:
-        path = os.path.join(folder, name)
-        if os.path.lexists(path) and not is_regular_file(path):
-            directories.append(path)
-            continue
-        if not is_regular_file(path) or any(_same_file(path, other) for other in seen):
-            continue  # missing, or the same file under another spelling (case-insensitive disks)
-        seen.append(path)
-        if winner is None:
-            winner = path
-        else:
-            shadowed.append(path)
-    return FolderCandidates(folder, winner, tuple(shadowed), tuple(directories))
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+def _lowered_in_skill_folder(findings: list[Finding], inclusion: ContextInclusion) -> list[Finding]:
+    """Cost findings on a context file inside a skill's folder are information: Pi sends it only if started there."""
+    if inclusion.kind != "started-there" or inclusion.skill_folder is None:
+        return findings
+    return [
+        replace(f, severity=Severity.INFORMATION) if f.code in COST_CODES and f.severity < Severity.INFORMATION else f
+        for f in findings
+    ]
 
 
 def check_context_text(
@@ -71,11 +52,22 @@ def check_context_text(
     thresholds: Thresholds | None = None,
     size: int | None = None,
     invalid_utf8: InvalidUtf8 | None = None,
+    inclusion: ContextInclusion | None = None,
 ) -> list[Finding]:
-    """Findings about one context file's content (positions in ``text`` as given)."""
+    """Findings about one context file's content (positions in ``text`` as given).
+
+    ``inclusion`` is the file's place in the project's prompt (:meth:`Inclusions.context`); without
+    it the file is taken as its folder's file with Pi started in that folder. The cost rules run
+    only on a file Pi takes for its folder, and every finding that says when the text is sent
+    says it from ``inclusion``.
+    """
     profile = check_profile(profile)
     thresholds = thresholds or Thresholds()
+    place = inclusion or ContextInclusion(path, "every-request", os.path.dirname(path))
+    when = place.clause()
     em = Emitter(path, profile)
+    if place.kind == "same-file":
+        return em.findings  # the folder's file under another name: its findings are that file's
     if invalid_utf8 is not None:
         where = Range.at(invalid_utf8.line, invalid_utf8.column, invalid_utf8.line, invalid_utf8.column + 1)
         em.emit("context/invalid-utf8", where, {"offset": invalid_utf8.byte_offset})
@@ -84,11 +76,13 @@ def check_context_text(
     if not js_trim(content):
         em.emit("context/empty", Range.file_start())
         return em.findings
-    if byte_size > thresholds.context_max_bytes:
-        em.emit("context/too-large", Range.file_start(), {"size": byte_size, "limit": thresholds.context_max_bytes})
+    if place.folder_file and byte_size > thresholds.context_max_bytes:
+        facts = {"size": byte_size, "limit": thresholds.context_max_bytes, "when": when}
+        em.emit("context/too-large", Range.file_start(), facts)
     tokens = pi_text_tokens(content)
-    if tokens > thresholds.context_max_tokens:
-        em.emit("context/token-heavy", Range.file_start(), {"tokens": tokens, "limit": thresholds.context_max_tokens})
+    if place.folder_file and tokens > thresholds.context_max_tokens:
+        facts = {"tokens": tokens, "limit": thresholds.context_max_tokens, "when": when}
+        em.emit("context/token-heavy", Range.file_start(), facts)
     lines = normalize_newlines(content).split("\n")  # without the BOM: ``at`` adds its column
     shift = 1 if text.startswith("\ufeff") else 0
 
@@ -98,9 +92,13 @@ def check_context_text(
 
     if byte_size > BODY_CHECK_MAX_BYTES:
         em.emit("file/body-not-checked", Range.file_start(), {"size": byte_size, "limit": BODY_CHECK_MAX_BYTES})
-        return em.findings
+        return _lowered_in_skill_folder(em.findings, place)
     check_references(em, path, lines, 0, at, "context")
-    check_prompt_text(em, lines, 0, at, "context")
+    check_prompt_text(em, lines, 0, at, "context", when=when)
+    if profile == "pi" and not place.folder_file:
+        # Pi never sends this file (another file of its folder is taken): the rules that say the model
+        # receives its text do not apply; a secret stays reported, its message saying Pi does not send it.
+        em.findings[:] = [f for f in em.findings if f.code not in RECEIVED_CODES]
     base = os.path.dirname(path)
     for ref in find_imports(lines):
         where = at(ref.line, ref.start - 1, ref.end)
@@ -109,21 +107,35 @@ def check_context_text(
             target = os.path.expanduser(ref.target) if ref.target.startswith("~/") else os.path.join(base, ref.target)
             if not exists(target):
                 em.emit("context/import-missing", where, {"target": ref.target})
-    return em.findings
+    return _lowered_in_skill_folder(em.findings, place)
 
 
-def check_context_folder(folder: str, profile: ProfileId = DEFAULT_PROFILE) -> list[Finding]:
-    """Findings about which candidate Pi picks in ``folder`` (shadowed files, directories)."""
+def inclusion_findings(inclusion: ContextInclusion, profile: ProfileId = DEFAULT_PROFILE) -> list[Finding]:
+    """What the file's place says by itself: another candidate of its folder wins, or it is not a file."""
     profile = check_profile(profile)
-    candidates = folder_candidates(folder)
-    findings: list[Finding] = []
-    for directory in candidates.directories:
-        findings.extend(_not_a_file(directory, profile))
-    for path in candidates.shadowed:
+    path = inclusion.path
+    if inclusion.kind == "not-a-file" or (inclusion.kind == "absent" and os.path.lexists(path)):
+        return _not_a_file(path, profile)  # absent but there: a dangling link (Pi's existsSync says no)
+    if inclusion.kind == "shadowed":
         em = Emitter(path, profile)
-        winner = os.path.basename(candidates.winner or "")
-        em.emit("context/shadowed", Range.file_start(), {"winner": winner}, {"winnerPath": candidates.winner})
-        findings.extend(em.findings)
+        winner = os.path.basename(inclusion.winner or "")
+        em.emit("context/shadowed", Range.file_start(), {"winner": winner}, {"winnerPath": inclusion.winner})
+        return em.findings
+    return []
+
+
+def check_context_folder(
+    folder: str, profile: ProfileId = DEFAULT_PROFILE, *, inclusions: Inclusions | None = None
+) -> list[Finding]:
+    """Findings about which candidate Pi picks in ``folder`` (shadowed files, directories)."""
+    from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
+
+    places = inclusions or Inclusions.own_folder(folder)
+    findings: list[Finding] = []
+    for name in CONTEXT_FILE_CANDIDATES:
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):
+            findings.extend(inclusion_findings(places.context(path), profile))
     return findings
 
 
@@ -140,17 +152,22 @@ def _not_a_file(path: str, profile: ProfileId) -> list[Finding]:
 
 
 def check_context_file(
-    path: str, profile: ProfileId = DEFAULT_PROFILE, *, thresholds: Thresholds | None = None
+    path: str,
+    profile: ProfileId = DEFAULT_PROFILE,
+    *,
+    thresholds: Thresholds | None = None,
+    inclusions: Inclusions | None = None,
 ) -> list[Finding]:
-    """One context file from disk: content findings plus whether Pi would pick it in its folder."""
+    """One context file from disk: where it stands in the project's prompt, and its content's findings.
+
+    ``inclusions`` is the project's resolution (the check's cwd and agent dir); without it the
+    file's own folder stands for the cwd.
+    """
     profile = check_profile(profile)
-    findings: list[Finding] = []
-    folder = os.path.dirname(path) or "."
-    candidates = folder_candidates(folder)
-    if path in candidates.shadowed:
-        findings.extend(f for f in check_context_folder(folder, profile) if f.path == path)
-    if not is_regular_file(path):
-        return findings + _not_a_file(path, profile)
+    inclusion = (inclusions or Inclusions.own_folder(os.path.dirname(os.path.abspath(path)))).context(path)
+    findings = inclusion_findings(inclusion, profile)
+    if inclusion.kind in ("not-a-file", "same-file", "absent") or not is_regular_file(path):
+        return findings
     result = read_text(path)
     if result.text is None:
         em = Emitter(path, profile)
@@ -161,7 +178,13 @@ def check_context_file(
         invalid = InvalidUtf8(invalid.line, invalid.column - 1, invalid.byte_offset, invalid.count)
     findings.extend(
         check_context_text(
-            path, strip_bom(result.text), profile, thresholds=thresholds, size=result.size, invalid_utf8=invalid
+            path,
+            strip_bom(result.text),
+            profile,
+            thresholds=thresholds,
+            size=result.size,
+            invalid_utf8=invalid,
+            inclusion=inclusion,
         )
     )
     return findings

@@ -15,7 +15,8 @@ _INTRO = """# Rules
 Generated from `lsp_server/rules/profiles.py` (the profiles) and `lsp_server/rules/registry.py` (the rules)
 by `python -m lsp_server.rules.docs`; do not edit by hand.
 
-`pi-context check [PATH...] [--profile P] [--cwd DIR] [--json]` and the language server report these rules.
+`pi-context check [PATH...] [--profile P] [--exclude GLOB] [--cwd DIR] [--json]` and the language server report
+these rules.
 Codes are `<area>/<problem>` slugs. Every finding has a range: the value or key it is about, the
 frontmatter's opening fence when a key is missing (the first line when there is no frontmatter),
 or the start of the file for whole-file problems. Lengths in Pi's messages are UTF-16 units, as Pi
@@ -58,7 +59,61 @@ files above the first are not read at all, and a check that outlasts the second 
 
 """
 
-_OUTRO = """## YAML errors: where positions can differ from Pi
+_OUTRO = """## When Pi sends a file: one resolution for every sentence
+
+Every finding that says when its text reaches the model (`context/too-large`, `context/token-heavy`,
+`context/shadowed`, `prompt/secret`), the hover on a context file's first line and the code lens come from
+one function, `Inclusions` in `lsp_server/prompt/inclusion.py`, asked about the project the check speaks of:
+`pi-context check --cwd DIR` (default: the PATH when it is one folder, else the current directory; the agent
+dir from `--agent-dir`, else Pi's) and, in the editor, the workspace folder holding the file. It answers from
+the resolution that builds the prompt (`pi-context prompt`), so the two never disagree. Pi 1.6.0's rule,
+checked against Pi by the `load_context_files` conformance requests (links included):
+
+- **One file per folder**: the first of `AGENTS.override.md`, `AGENTS.md`, `AGENTS.MD`, `CLAUDE.md`,
+  `CLAUDE.MD` that is a readable regular file (links followed; `agents.md` is not a candidate). A `CLAUDE.md`
+  beside an `AGENTS.md` gets `context/shadowed` and no cost finding, and in the `pi` profile none of the
+  findings that say the model receives its text (`prompt/forged-tag`, `prompt/invisible-characters`,
+  `prompt/volatile-content`; a `prompt/secret` stays, saying Pi does not send it); a `CLAUDE.md` that is a link
+  to the folder's `AGENTS.md` (or the same file under another spelling) gets no finding at all: its findings
+  are the `AGENTS.md`'s.
+- **Only the cwd, its parents and the agent dir**: such a file is "sent with every request". A folder's
+  file below the cwd is sent "only when started in DIR or below", and keeps its severity; one in a skill's
+  folder (a folder holding a SKILL.md, between it and the cwd) gets its cost findings as information,
+  since using the skill does not send it either.
+- **Paths, not files**: a folder's `AGENTS.md` that links to its parent's is sent twice when Pi starts
+  there (the finding says so); `check` reports the file's content findings once, on the link's target.
+- A skill's name and description are sent with every request (in the skills listing, unless
+  `disable-model-invocation: true` hides the skill: then only when invoked as `/skill:NAME`), the rest of
+  SKILL.md only when the skill is used. `.pi/SYSTEM.md` and `APPEND_SYSTEM.md` with every request when the
+  project is trusted; the agent dir's unless a trusted project has its own.
+
+## Which files a check covers
+
+`pi-context check [PATH...]` walks the folders it is given (`.git`, `node_modules`, virtual environments and
+tool caches are skipped) for every `SKILL.md`, every loose `.md` file Pi would consider in a `.pi/skills` or
+`.agents/skills` folder (its summary names those "loose .md candidates", and how many have a description, so
+Pi loads them as skills), every context file and every `SYSTEM.md` / `APPEND_SYSTEM.md` in a `.pi` folder or an
+agent dir. A file named on the command line is checked as what its name says; any other named file is checked
+as a skill only when it starts with a frontmatter (as Pi's `--skill FILE` would read it), and otherwise is
+reported as not checked (`pi-context: README.md: not checked: ...`), not counted.
+
+- `--exclude GLOB` (repeatable) and the `check.exclude` setting leave paths out: a glob without a `/`
+  matches a file or folder name at any depth (`fixtures`, `*.draft.md`), one with a `/` the path below the
+  checked folder, or in the editor below the workspace folder (`packages/*/test/fixtures`, `**/testdata`), with
+  minimatch's rules. An excluded folder is not entered; a file named on the command line is checked anyway.
+- **Test fixtures are explained, not hidden.** A finding in a file below a folder named in
+  `check.fixtureFolders` (default `fixtures`, `__fixtures__`, `testdata`; below the checked folder, so
+  checking a fixture folder itself reports as usual) keeps its code and message, is lowered to info when it
+  was an error or a warning, and ends with `[test fixture (<folder>): <severity> lowered to info]`; `--json`
+  adds `data.fixture` and the original `data.severity`. So a repository whose tests keep skills broken on
+  purpose (pi-mono's `packages/coding-agent/test/fixtures`) passes `check` at its root (exit 0), and the
+  summary line counts the findings lowered. `check.fixtureFolders: []` turns this off.
+
+Positions: the text output is `path:line:column` counted from 1 (columns in characters); `--json` gives
+each finding an LSP-style `range` counted from 0 (`{"start": {"line": 0, "column": 0}, ...}`, columns in
+characters, which the language server converts to the client's encoding).
+
+## YAML errors: where positions can differ from Pi
 
 Pi's `yaml` package and the parser under pi-context (ruamel.yaml's scanner, with yaml's rules
 re-applied) agree on the line and column of every broken input in

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lsp_server.findings import Range
+from lsp_server.prompt.inclusion import EVERY_REQUEST
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.forged_tags import code_span, find_forged_tags, visible
 from lsp_server.rules.invisible_chars import find_invisible
@@ -26,6 +27,7 @@ from lsp_server.rules.secrets import find_secrets
 from lsp_server.rules.volatile_content import check_volatile
 
 At = Callable[[int, int, int], Range]
+When = str | Callable[[int], str]  # when Pi sends the text: one clause, or one per line
 
 
 def check_forged_tags(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
@@ -72,35 +74,26 @@ def check_invisible(em: Emitter, lines: list[str], first: int, at: At) -> None:
         em.emit("prompt/invisible-characters", at(run.line, run.start, run.end), {"what": what}, data)
 
 
-SENT_EVERY_REQUEST = "this text is sent to the model provider with every request"
-SENT_DESCRIPTION = "a skill's description is sent to the model provider with every request"
-SENT_WHEN_USED = "a skill's file is sent to the model provider when the skill is used"
-
-
 def check_secrets(
-    em: Emitter,
-    lines: list[str],
-    first: int,
-    at: At,
-    yaml_lines: range = range(0),
-    when: Callable[[int], str] | None = None,
+    em: Emitter, lines: list[str], first: int, at: At, yaml_lines: range = range(0), when: When = EVERY_REQUEST
 ) -> None:
     """``prompt/secret`` for every secret found (the kind only: the value is never shown).
 
-    ``when(line)`` is the message's clause saying when the text of that line reaches the model provider
-    (the ``{when}`` fact); without it, :data:`SENT_EVERY_REQUEST`. Callers that know better (a skill's body
-    is sent only when the skill is used) pass their own, so the clause can come from the same resolution
-    that builds the prompt."""
+    ``when`` says when Pi sends the text (:mod:`lsp_server.prompt.inclusion`): one clause for the
+    file, or one per line (a skill's description is in every request, its body only when used).
+    """
     if not em.enabled("prompt/secret"):
         return
     for hit in find_secrets(lines, first, yaml_lines=yaml_lines):
-        facts = {"kind": hit.kind, "when": when(hit.line) if when is not None else SENT_EVERY_REQUEST}
+        facts = {"kind": hit.kind, "when": when if isinstance(when, str) else when(hit.line)}
         em.emit("prompt/secret", at(hit.line, hit.start, hit.end), facts, {"kind": hit.kind})
 
 
-def check_prompt_text(em: Emitter, lines: list[str], first: int, at: At, place: str) -> None:
+def check_prompt_text(
+    em: Emitter, lines: list[str], first: int, at: At, place: str, when: When = EVERY_REQUEST
+) -> None:
     """Every ``prompt/*`` rule over a whole file's text placed at ``place`` (skills: see ``check_skill_prompt``)."""
     check_forged_tags(em, lines, first, at, place)
     check_invisible(em, lines, first, at)
-    check_secrets(em, lines, first, at)
+    check_secrets(em, lines, first, at, when=when)
     check_volatile(em, lines, first, at, place)  # after the secrets: it leaves their places to them

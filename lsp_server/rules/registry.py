@@ -445,17 +445,20 @@ _RULES: list[Rule] = [
     Rule(
         "context/too-large",
         "The context file is larger than the configured byte limit.",
-        "Context files are sent with every request. The default limit is 32 KiB (Codex's project_doc_max_bytes).",
+        "Pi sends the context file of the cwd and of each of its parents with every request. The default limit is "
+        "32 KiB (Codex's project_doc_max_bytes). Reported on the file Pi takes for its folder, with when Pi sends it "
+        "(a file below the cwd only when Pi starts there; one in a skill's folder is information only).",
         _every(W),
-        {"*": "context file is {size} bytes (limit {limit}); it is sent with every request"},
+        {"*": "context file is {size} bytes (limit {limit}); {when}"},
         applies_to="context",
     ),
     Rule(
         "context/token-heavy",
         "The context file costs more tokens than the configured limit.",
-        "Estimated with Pi's own rule (characters / 4); every request pays for it.",
+        "Estimated with Pi's own rule (characters / 4); every request Pi sends it with pays for it (when: as for "
+        "context/too-large).",
         _every(INFO),
-        {"*": "context file is about {tokens} tokens (limit {limit}); it is sent with every request"},
+        {"*": "context file is about {tokens} tokens (limit {limit}); {when}"},
         applies_to="context",
     ),
     Rule(

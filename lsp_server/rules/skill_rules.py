@@ -24,15 +24,10 @@ from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, S
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
+from lsp_server.prompt.inclusion import skill_clause
 from lsp_server.rules.mixed_scripts import find_mixed_scripts
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
-from lsp_server.rules.prompt_rules import (
-    SENT_DESCRIPTION,
-    SENT_WHEN_USED,
-    check_forged_tags,
-    check_invisible,
-    check_secrets,
-)
+from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.rules.secrets import could_hold_secret
@@ -138,7 +133,7 @@ class _SkillChecker:
         self.check_compatibility(fm, data)
         self.check_invocation(fm, data)
         self.check_body(fm)
-        self.check_prompt(fm)
+        self.check_prompt(fm, pi)
         loaded = pi.skill is not None
         return SkillCheck(self.path, tuple(self.em.findings), pi.name if loaded else None, loaded, name_range)
 
@@ -357,8 +352,12 @@ class _SkillChecker:
 
     # -- what goes into the prompt ------------------------------------------------------------
 
-    def check_prompt(self, fm: Frontmatter) -> None:
-        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body."""
+    def check_prompt(self, fm: Frontmatter, pi: SkillFileResult) -> None:
+        """The ``prompt/*`` rules on the description (in ``<available_skills>``) and the body.
+
+        A secret's message says when Pi sends its line: the name and description with every request
+        (in the skills listing, unless the skill is hidden from it), the rest when the skill is used.
+        """
         lines = fm.split.normalized.split("\n")
         shift = 1 if fm.has_bom else 0
 
@@ -377,15 +376,18 @@ class _SkillChecker:
         check_forged_tags(self.em, body, first, at, "skill-body")
         check_invisible(self.em, lines, 0, at)  # the whole file: name, description and body
         yaml_end = fm.body_start_line() - 1 if fm.has_frontmatter else 0
-        hidden = isinstance(fm.data, dict) and fm.data.get("disable-model-invocation") is True  # Pi's own test
-        described = range(0)
-        if located is not None and isinstance(located.value, str) and not hidden:
-            described = range(located.value_range.start.line, located.value_range.end.line + 1)
+        listed = [fm.field(key) for key in ("name", "description")]
+        listing = {
+            line
+            for f in listed
+            if f is not None
+            for line in range(f.value_range.start.line, f.value_range.end.line + 1)
+        }
+        hidden = pi.skill is not None and pi.skill.disable_model_invocation
+        name = pi.skill.name if pi.skill is not None else pi.name
 
         def when(line: int) -> str:
-            # Pi lists a model-invocable skill's description in every request; the rest of the file reaches
-            # the provider when the skill is used (its body through /skill:name, the file through a read).
-            return SENT_DESCRIPTION if line in described else SENT_WHEN_USED
+            return skill_clause(in_listing=line in listing, hidden=hidden, name=name)
 
         check_secrets(self.em, lines, 0, at, yaml_lines=range(1, yaml_end), when=when)
 

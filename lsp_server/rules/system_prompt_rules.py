@@ -14,6 +14,7 @@ from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_D
 from lsp_server.findings import Finding, Position, Range
 from lsp_server.fsread import is_regular_file, read_text
 from lsp_server.js.strings import normalize_newlines, strip_bom
+from lsp_server.prompt.inclusion import Inclusions
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
@@ -31,8 +32,14 @@ def is_system_prompt_file(path: str) -> bool:
     return os.path.basename(parent) == "agent" and os.path.basename(os.path.dirname(parent)) == PROJECT_CONFIG_DIR
 
 
-def check_system_prompt_text(path: str, text: str, profile: ProfileId = DEFAULT_PROFILE) -> list[Finding]:
-    """Findings about a SYSTEM.md / APPEND_SYSTEM.md whose content is ``text`` (positions in ``text``)."""
+def check_system_prompt_text(
+    path: str, text: str, profile: ProfileId = DEFAULT_PROFILE, *, inclusions: Inclusions | None = None
+) -> list[Finding]:
+    """Findings about a SYSTEM.md / APPEND_SYSTEM.md whose content is ``text`` (positions in ``text``).
+
+    ``inclusions`` (the project's cwd and agent dir) says when Pi sends it; without it the project
+    is the folder that holds the ``.pi`` folder.
+    """
     profile = check_profile(profile)
     em = Emitter(path, profile)
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -47,15 +54,26 @@ def check_system_prompt_text(path: str, text: str, profile: ProfileId = DEFAULT_
         return Range(Position(line, start + extra), Position(line, end + extra))
 
     place = "append" if os.path.basename(path) == APPEND_SYSTEM_PROMPT_FILE else "system"
-    check_prompt_text(em, lines, 0, at, place)
+    check_prompt_text(em, lines, 0, at, place, when=(inclusions or _own_project(path)).system_prompt(path))
     return em.findings
 
 
-def check_system_prompt_file(path: str, profile: ProfileId = DEFAULT_PROFILE) -> list[Finding]:
+def _own_project(path: str) -> Inclusions:
+    """Without a project: the folder holding ``.pi`` is the cwd, and an agent dir's file is the agent dir's."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder) == PROJECT_CONFIG_DIR:
+        project = os.path.dirname(folder)
+        return Inclusions(project, os.path.join(project, PROJECT_CONFIG_DIR, "agent"))
+    return Inclusions(folder, folder)
+
+
+def check_system_prompt_file(
+    path: str, profile: ProfileId = DEFAULT_PROFILE, *, inclusions: Inclusions | None = None
+) -> list[Finding]:
     """One SYSTEM.md / APPEND_SYSTEM.md from disk (nothing when it is not a readable regular file)."""
     if not is_regular_file(path):
         return []
     result = read_text(path)
     if result.text is None:
         return []
-    return check_system_prompt_text(path, strip_bom(result.text), profile)
+    return check_system_prompt_text(path, strip_bom(result.text), profile, inclusions=inclusions)

@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.project.sessions import SessionListCache, SessionStore
     from lsp_server.project.summaries import PreviewCache
     from lsp_server.project.usage import UsageStore
+    from lsp_server.prompt.inclusion import Inclusions
     from lsp_server.server.config import ServerSettings
     from lsp_server.server.projects import OpenProjects
     from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
@@ -516,8 +517,9 @@ class PiLanguageServer(LanguageServer):
         self.stats.count(path, source.version)
         settings = self.settings
         budget_s = settings.limits.check_budget_ms / 1000
+        inclusions = self.inclusions_for(path)
         async with self._check_slots:
-            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings)
+            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings, inclusions)
             try:
                 analysis = await asyncio.wait_for(asyncio.shield(work), budget_s)
             except TimeoutError:
@@ -537,6 +539,19 @@ class PiLanguageServer(LanguageServer):
             for other in sorted((before | self.dependents(path)) - {path}):
                 self.request_check(other, delay_s=0, propagate=False)
         return entry
+
+    def inclusions_for(self, path: str) -> Inclusions:
+        """The project a file's findings speak of: the workspace folder holding it (else its own folder).
+
+        Whether a context file is sent with every request depends on the cwd Pi starts in; the server's
+        cwd for a file is its workspace folder, with that folder's agent dir (as its prompt is built).
+        """
+        from lsp_server.prompt.inclusion import Inclusions
+
+        holding = [root for root in self.roots if path.startswith(root.rstrip(os.sep) + os.sep)]
+        root = max(holding, key=len) if holding else os.path.dirname(path)
+        inputs = self.projects.inputs_for(root)
+        return Inclusions(inputs.cwd, inputs.agent_dir)
 
     def _publish_not_fully_checked(
         self, path: str, text: str | None, version: int | None, settings: ServerSettings, budget_s: float

@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from lsp_server import fsread
 from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_format_setting_description
 from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
+from lsp_server.rules.scope import DEFAULT_FIXTURE_FOLDERS, CheckScope
 from lsp_server.settings.limits import Thresholds
 from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 from lsp_server.tokens.counter import ModelFamily, TokenEstimator
@@ -134,6 +135,29 @@ class PiAgentSettings(_Model):
     )
 
 
+class CheckSettings(_Model):
+    exclude: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Paths the check leaves out: a glob without a slash matches a file or folder name at any depth "
+            '("fixtures", "*.draft.md"), one with a slash the path relative to the checked folder '
+            '("packages/*/test/fixtures"). The command line adds --exclude GLOB.'
+        ),
+    )
+    fixture_folders: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_FIXTURE_FOLDERS),
+        description=(
+            "Folder names that hold test fixtures: a finding in a file below one is kept, lowered to info at most "
+            "and marked [test fixture (folder): ...], so fixtures broken on purpose do not fail the check. "
+            "[] turns it off."
+        ),
+    )
+
+    def scope(self) -> CheckScope:
+        """These settings as the check's scope (flags add their patterns with ``CheckScope``'s fields)."""
+        return CheckScope(tuple(self.exclude), tuple(self.fixture_folders))
+
+
 class PiContextSettings(_Model):
     """Everything pi-context itself can be told; all of it goes beyond Pi."""
 
@@ -154,6 +178,7 @@ class PiContextSettings(_Model):
         default=300, ge=0, le=60_000, description="Longest wait before re-checking in a burst of edits (one: at once)."
     )
     limits: Thresholds = Field(default_factory=Thresholds)
+    check: CheckSettings = Field(default_factory=CheckSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     pi: PiAgentSettings = Field(default_factory=PiAgentSettings)
 

@@ -34,7 +34,7 @@ def test_findings_are_printed_sorted_with_1_based_positions(tmp_path: Path) -> N
         ".pi/skills/b/SKILL.md:2:7: warning skill/name-invalid-chars "
         "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)",
     ]
-    assert "2 skill file(s), 0 context file(s) checked (pi profile): 0 errors, 2 warnings" in result.stderr
+    assert "2 SKILL.md files, 0 context files checked (pi profile): 0 errors, 2 warnings" in result.stderr
 
 
 def test_an_error_finding_exits_1(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_json_output(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run("--profile", "cursor", cwd=tmp_path).returncode == 2
     missing = run("nope", cwd=tmp_path)
-    assert missing.returncode == 2 and "no such file or directory: nope" in missing.stderr
+    assert missing.returncode == 2 and missing.stderr == "pi-context: nope: no such file or directory\n"
 
 
 def test_hostile_files_never_produce_a_traceback(tmp_path: Path) -> None:

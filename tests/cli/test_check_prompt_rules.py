@@ -86,10 +86,10 @@ def test_secrets_are_named_by_kind_and_never_printed(tmp_path: Path) -> None:
     write(tmp_path, ".pi/APPEND_SYSTEM.md", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")
     text = run(cwd=tmp_path)
     assert text.stdout.splitlines() == [
-        ".pi/APPEND_SYSTEM.md:1:1: warning prompt/secret possible Private Key: this text is sent to the model "
-        "provider with every request; move the secret to an environment variable",
-        "AGENTS.md:3:11: warning prompt/secret possible Slack Token: this text is sent to the model provider with "
-        "every request; move the secret to an environment variable",
+        ".pi/APPEND_SYSTEM.md:1:1: warning prompt/secret possible Private Key: Pi sends it with every request "
+        "(the addendum) when the project is trusted; move the secret to an environment variable",
+        "AGENTS.md:3:11: warning prompt/secret possible Slack Token: Pi sends it with every request; move the "
+        "secret to an environment variable",
     ]
     as_json = run("--json", cwd=tmp_path)
     found = json.loads(as_json.stdout)
@@ -115,12 +115,12 @@ def test_disguised_keys_are_found_and_placeholders_are_not(tmp_path: Path) -> No
     write(tmp_path, ".pi/skills/pdf/SKILL.md", f"---\nname: pdf\ndescription: PDFs.\n---\n{body}Use {ANTHROPIC}.\n")
     text = run(cwd=tmp_path)
     assert text.stdout.splitlines() == [
-        ".pi/skills/pdf/SKILL.md:9:5: warning prompt/secret possible Anthropic API Key: a skill's file is sent to "
-        "the model provider when the skill is used; move the secret to an environment variable",
-        "AGENTS.md:3:19: warning prompt/secret possible Anthropic API Key: this text is sent to the model provider "
-        "with every request; move the secret to an environment variable",
-        "AGENTS.md:4:22: warning prompt/secret possible Anthropic API Key (base64-encoded): this text is sent to "
-        "the model provider with every request; move the secret to an environment variable",
+        ".pi/skills/pdf/SKILL.md:9:5: warning prompt/secret possible Anthropic API Key: Pi sends it only when the "
+        "skill is used; move the secret to an environment variable",
+        "AGENTS.md:3:19: warning prompt/secret possible Anthropic API Key: Pi sends it with every request; move the "
+        "secret to an environment variable",
+        "AGENTS.md:4:22: warning prompt/secret possible Anthropic API Key (base64-encoded): Pi sends it with every "
+        "request; move the secret to an environment variable",
     ]
     as_json = run("--json", cwd=tmp_path)
     for output in (text.stdout, text.stderr, as_json.stdout, as_json.stderr):

@@ -25,6 +25,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 150}}), encoding="utf-8")
     home = tmp_path / "home"
     home.mkdir()
+    (tmp_path / "project").mkdir()  # the sessions' cwd exists here: no note that another folder stands for it
     out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PI_CODING_AGENT_DIR"))}
     return {**out, "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent)}
 
@@ -107,23 +108,23 @@ def test_compacting_at_another_leaf_parents_the_entry_there(env: dict[str, str],
 def test_an_unknown_leaf_fails_naming_the_file(env: dict[str, str], session: Path) -> None:
     done = _run(env, "compact", str(session), "--leaf", "nope")
     assert done.returncode == 1
-    assert done.stderr.strip() == f"pi-context: Entry nope not found in {session}"
+    assert done.stderr.strip() == f"pi-context: {session}: Entry nope not found"
 
 
 def test_a_session_too_small_fails_with_pis_reason(env: dict[str, str], tmp_path: Path) -> None:
     chain = Chain()
     chain.user("hi")
-    path = write_session(tmp_path / "small.jsonl", chain.entries)
+    path = write_session(tmp_path / "small.jsonl", chain.entries, cwd=str(tmp_path / "project"))
     done = _run(env, "compact", str(path))
     assert done.returncode == 1
-    assert done.stderr.strip() == f"pi-context: Nothing to compact (session too small): {path}"
+    assert done.stderr.strip() == f"pi-context: {path}: Nothing to compact (session too small)"
 
 
 def test_a_file_that_is_not_a_session_fails(env: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     path.write_text('{"hello": 1}\n', encoding="utf-8")
     done = _run(env, "compact", str(path))
-    assert done.returncode == 1 and f"Session file is not a valid pi session: {path}" in done.stderr
+    assert done.returncode == 1 and done.stderr == f"pi-context: {path}: not a valid Pi session\n"
 
 
 def test_a_bad_model_argument_is_a_usage_error(env: dict[str, str], session: Path) -> None:
@@ -159,7 +160,10 @@ def test_a_model_failure_exits_1_and_writes_nothing(env: dict[str, str], session
         done = _run({**env, "OPENAI_BASE_URL": server.openai_base_url}, "compact", str(session), "--model", "openai/m")
     assert done.returncode == 1
     assert "Summarization failed: generation hit the token cap and the summary is incomplete" in done.stderr
-    assert f"nothing written to {session}" in done.stderr
+    assert done.stderr.endswith(
+        f"pi-context: {session}: Summarization failed: generation hit the token cap and the summary is "
+        "incomplete: nothing written\n"
+    )
     assert session.read_bytes() == before
 
 
@@ -347,3 +351,55 @@ def test_a_summary_that_removes_less_than_it_adds_says_the_requests_grow(env: di
     assert text[1:] == [
         f"every later request carries {-removed:,} more tokens: the summary is longer than the messages it replaces"
     ]
+
+
+def test_a_summarizer_run_is_priced_at_its_models_prices_with_the_usage_its_provider_reported(
+    env: dict[str, str], long_session: Path
+) -> None:
+    """Issue 22: the cost block of a real run used the session model's prices and Pi's estimates."""
+    session_rates = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+    summarizer_rates = {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25}
+    models = {
+        "providers": {
+            "anthropic": {"models": [{"id": "claude-test", "cost": session_rates}]},
+            "openai": {"models": [{"id": "summarizer-9", "cost": summarizer_rates}]},
+        }
+    }
+    (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    usage = {"input": 1200, "output": 300, "cacheRead": 800}
+    with FakeLlmServer(default=ScriptedResponse(text="## Goal\nFix crashes.", usage=usage)) as server:
+        run_env = {**env, "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test"}
+        done = _run(run_env, "compact", str(long_session), "--model", "openai/summarizer-9", "--dry-run", "--json")
+        text = _run(run_env, "compact", str(long_session), "--model", "openai/summarizer-9", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    cost = json.loads(done.stdout)["economics"]
+    assert cost["requests"] == 2
+    assert (cost["summaryModel"], cost["summaryPriceSource"], cost["summaryTokensSource"]) == (
+        "openai/summarizer-9",
+        "models.json",
+        "reported",
+    )
+    assert (cost["summaryInput"], cost["summaryOutput"]) == (2 * 2000, 2 * 300)  # as the provider counted them
+    per_call = (1 * 1200 + 5 * 300 + 0.1 * 800) / 1e6
+    assert cost["summaryCost"] == pytest.approx(2 * per_call)
+    assert (cost["model"], cost["priceSource"]) == ("anthropic/claude-test", "models.json")  # the savings' prices
+    assert cost["savingPerRequest"] == pytest.approx(0.3 * cost["removedPerRequest"] / 1e6)
+    block = text.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
+    assert block[0] == (
+        "2 summary calls: 4,000 tokens in (uncached), 600 out as the provider reported, "
+        f"${2 * per_call:,.4f} at openai/summarizer-9's prices [models.json]"
+    )
+    assert " each with a warm cache at anthropic/claude-test's prices [models.json]; " in block[1]
+
+
+def test_a_session_whose_cwd_is_not_here_says_which_folder_stands_for_its_project(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    chain = Chain()
+    chain.user("hi")
+    path = write_session(tmp_path / "away.jsonl", chain.entries, cwd="/nowhere/project")
+    done = _run(env, "compact", str(path), "--dry-run")
+    assert done.stderr.startswith(
+        f"pi-context: the session's cwd /nowhere/project does not exist here; using {os.getcwd()}; pass --cwd DIR "
+        "to name the session's project\n"
+    )

@@ -85,7 +85,7 @@ def test_check_stops_at_the_limit_and_says_where(tmp_path: Path, make: object, m
     assert "Traceback" not in result.stderr
     assert result.returncode == 0, result.stderr
     assert any(message in line for line in result.stdout.splitlines()), result.stdout
-    assert "1 skill file(s)" in result.stderr or "2 skill file(s)" in result.stderr
+    assert "1 SKILL.md file," in result.stderr or "2 SKILL.md files," in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,8 @@ def test_a_file_that_is_not_a_session_is_a_clear_error(home: dict[str, Path], tm
 
 def test_a_missing_file_is_a_clear_error(home: dict[str, Path], tmp_path: Path) -> None:
     result = _run(home, str(tmp_path / "gone.jsonl"))
-    assert (result.returncode, result.stderr.strip()) == (1, f"pi-context: {tmp_path / 'gone.jsonl'}: no such file")
+    gone = tmp_path / "gone.jsonl"
+    assert (result.returncode, result.stderr) == (2, f"pi-context: {gone}: no such file or directory\n")
 
 
 def test_skipped_lines_are_reported_with_their_line_numbers(home: dict[str, Path], tmp_path: Path) -> None:

@@ -47,11 +47,16 @@ def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(h
     result = _run(home, "--costs", str(FIXTURES / "before-compaction.jsonl"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
+    assert lines[0].startswith("Workspace  ")  # the fixture's cwd is not on this machine: the output says so
+    lines = lines[lines.index("") + 1 :]
     assert lines[0].startswith("Costs  ")
     assert any(line.split()[:2] == ["0", "00000002"] and line.endswith("$0.0174") for line in lines)
     assert sum(1 for line in lines if "-- compaction" in line) == 2
     assert any(line.strip().startswith("turns on this branch: 484 requests, $42.5959") for line in lines)
-    assert any(line.strip().startswith("prices: anthropic/claude-opus-4-5: prices unknown") for line in lines)
+    assert "  prices: anthropic/claude-opus-4-5: $5/M input, $25/M output, $0.5/M cache read, $6.25/M cache write " in (
+        result.stdout
+    )  # no Pi installed here (PI_PACKAGE_DIR points nowhere): Pi 1.6.0's catalog as pi-context bundles it
+    assert "(Pi 1.6.0's model catalog, bundled snapshot)" in result.stdout
 
 
 EXAMPLE = FIXTURES.parents[2] / "examples" / "sessions" / "inventory-fix.jsonl"
@@ -61,7 +66,7 @@ def test_costs_say_what_pi_sends_the_session_when_it_loads_the_workspaces_files(
     """The example session recorded another project's AGENTS.md: resumed here, Pi patches two sections."""
     args = ("--cwd", str(home["proj"]), str(EXAMPLE))
     update = _costs(home, *args)["promptUpdate"]
-    assert update["mode"] == "replay"  # no prices or compat known: the prompt is resent at the start
+    assert update["mode"] == "replay"  # Pi 1.6.0 gives this model no mid-conversation system messages: resent
     assert list(update["patch"]) == ["project_context", "cwd"]
     assert "Use tabs." in update["patch"]["project_context"]
     cache = update["cache"]
@@ -109,3 +114,28 @@ def test_numbers_too_large_for_a_double_count_as_absent_and_the_json_stays_valid
     for args in (("--costs", str(session)), (str(session),)):
         shown = _run(home, *args)
         assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+
+
+RECORDED = FIXTURES.parents[2] / "examples" / "sessions" / "release-notes-fix.jsonl"
+
+
+def test_the_sample_session_has_the_costs_real_pi_recorded_and_prices_without_an_installed_pi(
+    home: dict[str, Path],
+) -> None:
+    """README's ``--costs`` example: Pi 1.6.0 wrote it (tests/pi_rpc/test_example_session.py); no Pi is needed."""
+    ledger = _costs(home, str(RECORDED))
+    turns = ledger["turns"]
+    assert [(t["input"], t["cacheRead"], t["cacheWrite"], t["output"]) for t in turns] == [
+        (4, 0, 3180, 62),
+        (3, 3180, 156, 48),
+        (3, 3336, 64, 97),
+        (3, 3400, 121, 24),
+    ]
+    assert all(t["costSource"] == "recorded" and t["cost"] > 0 for t in turns)
+    assert [t["cost"] for t in turns] == [t["computedCost"] for t in turns]  # Pi's prices are the snapshot's
+    (prices,) = ledger["prices"]
+    assert prices["detail"].endswith("(Pi 1.6.0's model catalog, bundled snapshot)")
+    text = _run(home, "--costs", str(RECORDED)).stdout
+    assert (
+        "turns on this branch: 4 requests, $0.0197; input 13, cache read 9,916, cache write 3,521, output 231" in text
+    )

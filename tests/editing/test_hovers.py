@@ -99,7 +99,8 @@ def test_a_context_file_that_wins_its_folder_shows_its_cost(tmp_path: Path) -> N
     (tmp_path / "CLAUDE.md").write_text("x")
     info = context_file_hover(str(tmp_path / "AGENTS.md"), "# Rules\nabcd\n", Position(0, 3))
     assert info is not None and info.range == Range(Position(0, 0), Position(0, 7))
-    assert "Pi takes this file for its folder: about 4 tokens in every request" in info.markdown
+    verdict = "Pi takes this file for its folder: Pi sends it with every request; about 4 tokens (Pi's estimate)."
+    assert verdict in info.markdown
     assert "- `AGENTS.md`: used\n- `AGENTS.MD`: absent\n- `CLAUDE.md`: ignored: an earlier name wins" in info.markdown
 
 

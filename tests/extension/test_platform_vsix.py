@@ -254,7 +254,7 @@ def test_the_cli_installs_from_the_built_wheel_as_a_tool_offline(vsix: Path, tmp
     check = subprocess.run([str(cli), "check", "."], capture_output=True, text=True, env=env, cwd=workspace)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "skills/demo/SKILL.md:2:7: warning skill/name-invalid-chars" in check.stdout, check.stdout
-    assert "1 skill file(s), 1 context file(s) checked" in check.stderr + check.stdout, check.stdout + check.stderr
+    assert "1 SKILL.md file, 1 context file checked" in check.stderr + check.stdout, check.stdout + check.stderr
 
 
 def test_the_universal_packaging_refuses_a_stale_bundle(tmp_path: Path) -> None:

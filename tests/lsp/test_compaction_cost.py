@@ -13,13 +13,21 @@ from tests.lsp.conftest import Launch, Workspace, plain
 from tests.lsp.test_summaries import SUMMARY, endpoint
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
-RATES = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+RATES = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}  # the session's model
+SUMMARIZER_RATES = {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25}  # endpoint(llm)'s summary-model
+USAGE = {"input": 1500, "output": 200, "cacheRead": 100}  # what the model server reports for each call
 
 
 @pytest.fixture
 def llm() -> Iterator[FakeLlmServer]:
-    with FakeLlmServer(default=ScriptedResponse(text=SUMMARY)) as server:
+    with FakeLlmServer(default=ScriptedResponse(text=SUMMARY, usage=USAGE)) as server:
         yield server
+
+
+def summary_call_cost() -> float:
+    """One summary call at the summarizer's prices, with the usage its provider reported."""
+    rates = SUMMARIZER_RATES
+    return (rates["input"] * USAGE["input"] + rates["output"] * USAGE["output"] + rates["cacheRead"] * 100) / 1e6
 
 
 def pi_tokens(text: str) -> int:
@@ -28,13 +36,15 @@ def pi_tokens(text: str) -> int:
 
 def price_the_session_model(workspace: Workspace) -> None:
     models = {"providers": {"anthropic": {"modelOverrides": {"claude-sonnet-4-5": {"cost": RATES}},
-                                          "models": [{"id": "claude-sonnet-4-5"}]}}}  # fmt: skip
+                                          "models": [{"id": "claude-sonnet-4-5"}]},
+                            "openai": {"models": [{"id": "summary-model", "cost": SUMMARIZER_RATES}]}}}  # fmt: skip
     (workspace.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
 
 
 async def test_a_compaction_preview_prices_the_summary_calls_the_model_received(
     launch: Launch, workspace: Workspace, llm: FakeLlmServer
 ) -> None:
+    """The calls the summarizer made, at its model's prices with its provider's usage; the savings at the session's."""
     price_the_session_model(workspace)
     path = install_session(workspace)
     session = await launch(init_options=endpoint(llm))
@@ -42,16 +52,14 @@ async def test_a_compaction_preview_prices_the_summary_calls_the_model_received(
     economics = outcome["economics"]
     calls = llm.requests
     assert economics["requests"] == len(calls) == 2  # the cut splits a turn: history, then the turn prefix
-    sizes = []
-    for call in calls:
-        system, user = call.body["messages"]
-        content = user["content"]
-        text = content if isinstance(content, str) else "".join(block["text"] for block in content)
-        sizes.append(pi_tokens(system["content"]) + pi_tokens(text))
-    assert economics["summaryInput"] == sum(sizes)
-    assert economics["summaryOutput"] == pi_tokens(outcome["summary"])
-    output = economics["summaryOutput"] / 2
-    assert economics["summaryCost"] == pytest.approx(sum((3 / 1e6) * s + (15 / 1e6) * output for s in sizes))
+    assert (economics["summaryModel"], economics["summaryPriceSource"], economics["summaryTokensSource"]) == (
+        "openai/summary-model",
+        "models.json",
+        "reported",
+    )
+    assert economics["summaryInput"] == 2 * (USAGE["input"] + USAGE["cacheRead"])  # as the provider counted them
+    assert economics["summaryOutput"] == 2 * USAGE["output"]
+    assert economics["summaryCost"] == pytest.approx(2 * summary_call_cost())
     assert economics["contextBefore"] == outcome["tokensBefore"]
     removed = economics["removedPerRequest"]
     assert 0 < removed < economics["contextBefore"]
@@ -77,10 +85,6 @@ async def test_a_branch_summary_preview_costs_its_call_and_saves_nothing(
     assert economics["requests"] == len(llm.requests) == 1
     assert economics["removedPerRequest"] == -pi_tokens(outcome["summary"])
     assert "breakEvenRequests" not in economics  # never: nothing is removed (null values are left out)
-    (call,) = llm.requests
-    system, user = call.body["messages"]
-    content = user["content"]
-    text = content if isinstance(content, str) else "".join(block["text"] for block in content)
-    assert economics["summaryInput"] == pi_tokens(system["content"]) + pi_tokens(text)
-    expected = (3 / 1e6) * economics["summaryInput"] + (15 / 1e6) * economics["summaryOutput"]
-    assert economics["summaryCost"] == pytest.approx(expected)
+    assert economics["summaryInput"] == USAGE["input"] + USAGE["cacheRead"]
+    assert economics["summaryCost"] == pytest.approx(summary_call_cost())
+    assert (economics["model"], economics["summaryModel"]) == ("anthropic/claude-sonnet-4-5", "openai/summary-model")

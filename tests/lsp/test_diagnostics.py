@@ -201,3 +201,51 @@ async def test_under_the_vscode_profile_another_editor_gets_every_finding(launch
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
         lambda: {"skill/name-invalid-chars", "skill/unknown-key"} <= set(codes(session, path)),
     )
+
+
+async def test_a_context_file_below_the_folder_says_when_pi_sends_it(launch: Launch, workspace: Workspace) -> None:
+    """The server's findings and hover speak of the workspace folder as Pi's cwd (issue 22, items 1-2)."""
+    big = "Keep functions small.\n" * 2000  # 44,000 bytes
+    workspace.write("skills/react/SKILL.md", "---\nname: react\ndescription: React rules.\n---\n")
+    guide = workspace.write("skills/react/AGENTS.md", big)
+    root = workspace.write("AGENTS.md", big)
+    claude = workspace.write("CLAUDE.md", big)  # a copy beside AGENTS.md: Pi ignores it
+    session = await launch("neovim")
+    await wait_for_codes(session, claude, ["context/shadowed"])
+    await wait_for_codes(session, guide, ["context/token-heavy", "context/too-large"])
+    await wait_for_codes(session, root, ["context/token-heavy", "context/too-large"])
+    by_code = {d.code: d for d in session.client.diagnostics[session.workspace.uri(guide)]}
+    assert by_code["context/too-large"].severity == types.DiagnosticSeverity.Information
+    assert by_code["context/too-large"].message == (
+        "context file is 44000 bytes (limit 32768); Pi sends it with every request only when started in "
+        "skills/react or below (it is not in the cwd or a parent of it); using the skill does not send it"
+    )
+    (too_large,) = [d for d in session.client.diagnostics[session.workspace.uri(root)] if d.code == "context/too-large"]
+    assert too_large.severity == types.DiagnosticSeverity.Warning
+    assert too_large.message == "context file is 44000 bytes (limit 32768); Pi sends it with every request"
+    session.open(guide, big)
+    hovered = await session.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=session.workspace.uri(guide)),
+            position=types.Position(line=0, character=1),
+        )
+    )
+    assert hovered is not None and isinstance(hovered.contents, types.MarkupContent)
+    assert "Pi takes this file for its folder: Pi sends it with every request only when started in skills/react" in (
+        hovered.contents.value
+    )
+
+
+async def test_excluded_paths_get_no_diagnostics_and_fixtures_are_lowered(launch: Launch, workspace: Workspace) -> None:
+    """``piContext.check.exclude`` and ``check.fixtureFolders`` in the editor, as in ``pi-context check``."""
+    fixture = workspace.write("test/fixtures/skills/broken/SKILL.md", BROKEN)
+    draft = workspace.write("drafts/skills/wip/SKILL.md", BROKEN)
+    real = workspace.write(SKILL, BROKEN)
+    session = await launch("neovim", init_options={"piContext": {"check": {"exclude": ["drafts"]}}})
+    await wait_for_codes(session, real, ["skill/description-missing", "skill/not-loaded"])
+    await wait_for_codes(session, fixture, ["skill/description-missing", "skill/not-loaded"])
+    lowered = {d.code: d for d in session.client.diagnostics[session.workspace.uri(fixture)]}
+    assert lowered["skill/not-loaded"].severity == types.DiagnosticSeverity.Information
+    assert lowered["skill/not-loaded"].message.endswith("[test fixture (test/fixtures): error lowered to info]")
+    await session.state(idle=True)
+    assert codes(session, draft) == []

@@ -34,7 +34,8 @@ def test_a_candidate_outranked_in_its_folder_is_shadowed(project: Project) -> No
 def test_a_context_file_off_the_ancestor_chain_is_not_read(project: Project) -> None:
     nested = project.write("docs/AGENTS.md", "# Docs\n")
     assert role(project, str(nested)).reason == (
-        "Pi reads context files only from the cwd, its parent folders and the agent dir"
+        "Pi reads context files only from the cwd, its parent folders and the agent dir; it is sent when Pi starts "
+        "in docs or below"
     )
 
 

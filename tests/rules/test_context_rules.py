@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 from lsp_server.findings import Position, Range, Severity
+from lsp_server.prompt.inclusion import Inclusions
 from lsp_server.rules.context_rules import (
     check_context_file,
     check_context_folder,
     check_context_text,
-    folder_candidates,
 )
 from lsp_server.settings.limits import Thresholds
 
@@ -62,7 +62,9 @@ def test_claude_md_shadowed_by_agents_md(tmp_path: Path) -> None:
 def test_a_directory_named_like_a_candidate_is_skipped(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").mkdir()
     write(tmp_path / "CLAUDE.md", "c")
-    assert folder_candidates(str(tmp_path)).winner == str(tmp_path / "CLAUDE.md")
+    assert Inclusions.own_folder(str(tmp_path)).context(str(tmp_path / "AGENTS.md")).winner == str(
+        tmp_path / "CLAUDE.md"
+    )
     findings = check_context_folder(str(tmp_path))
     assert codes(findings) == ["context/not-a-file"] and "is a directory" in findings[0].message
 

@@ -277,7 +277,7 @@ def test_secrets_in_a_context_file_are_reported_by_kind_at_their_place(profile: 
         (8, 21, 53, "Secret Keyword"),
     ]
     assert found[0].message == (
-        "possible AWS Access Key: this text is sent to the model provider with every request; move the secret to "
+        "possible AWS Access Key: Pi sends it with every request; move the secret to "
         "an environment variable"
     )
     assert_never_echoed(found, AWS, GITHUB, PASSWORD, HEX)

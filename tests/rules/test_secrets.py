@@ -47,8 +47,7 @@ def test_an_anthropic_key_bare_in_prose() -> None:
     found = secrets(f"# Notes\n\nCall it with {ANTHROPIC} today.\n")
     assert spans(found) == [(2, 13, 13 + len(ANTHROPIC), "Anthropic API Key")]
     assert found[0].message == (
-        "possible Anthropic API Key: this text is sent to the model provider with every request; move the secret "
-        "to an environment variable"
+        "possible Anthropic API Key: Pi sends it with every request; move the secret to an environment variable"
     )
     assert_never_echoed(found, ANTHROPIC)
 
@@ -67,7 +66,8 @@ def test_an_api_key_in_a_skill_description_quoted_or_folded() -> None:
     (finding,) = secrets(quoted, path)
     assert spans([finding]) == [(2, 36, 36 + len(ANTHROPIC), "Anthropic API Key")]
     assert finding.message.startswith(
-        "possible Anthropic API Key: a skill's description is sent to the model provider with every request;"
+        "possible Anthropic API Key: Pi sends it with every request (the skill's name and description are in the "
+        "skills listing);"
     )
     folded = f"---\nname: deploy\ndescription: >\n  Deploys.\n  api_key: {GOOGLE}\n---\nBody.\n"
     assert spans(secrets(folded, path)) == [(4, 11, 11 + len(GOOGLE), "Google API Key")]
@@ -77,12 +77,11 @@ def test_a_secret_in_a_skills_body_is_sent_when_the_skill_is_used() -> None:
     path = "/w/.pi/skills/deploy/SKILL.md"
     (finding,) = secrets(f"---\nname: deploy\ndescription: d\n---\nUse {GOOGLE}.\n", path)
     assert finding.message == (
-        "possible Google API Key: a skill's file is sent to the model provider when the skill is used; move the "
-        "secret to an environment variable"
+        "possible Google API Key: Pi sends it only when the skill is used; move the secret to an environment variable"
     )
     hidden = f"---\nname: deploy\ndescription: Uses {GOOGLE}\ndisable-model-invocation: true\n---\nx\n"
     (finding,) = secrets(hidden, path)
-    assert "when the skill is used" in finding.message  # Pi does not list a skill the model may not invoke
+    assert "only when the skill is invoked as /skill:deploy" in finding.message  # Pi does not list it
 
 
 def test_a_key_base64_encoded_alone_or_as_basic_auth() -> None:

@@ -12,8 +12,11 @@ and compares.
     python vscode-extension/scripts/record_cost_fixtures.py --print  # print them as one JSON object
 
 Projects are built under a fixed folder (:data:`ROOT`) because the prompt holds the cwd and the
-context files' paths, and their token counts with them; Pi's catalog is kept out (``PI_PACKAGE_DIR``
-points nowhere), so prices come from the models.json given or are unknown on every machine. Two fields
+context files' paths, and their token counts with them; an installed Pi's catalog is kept out
+(``PI_PACKAGE_DIR`` points nowhere), so prices come from the models.json given, else from the snapshot
+of Pi 1.6.0's catalog that pi-context bundles, the same on every machine. The unpriced ledger is the example
+session with its model renamed to one no catalog lists (:data:`UNLISTED`): what a user of a custom model
+sees. Two fields
 drawn anew on each run (the id and instants of the entry a compaction preview would append) are fixed.
 """
 
@@ -40,6 +43,7 @@ REAL_PI_MODELS = REPO / "tests" / "cost" / "golden" / "real-pi.models.json"
 AGENTS_BEFORE = (REPO / "examples" / "workspace" / "AGENTS.md").read_text(encoding="utf-8")
 AGENTS_AFTER = AGENTS_BEFORE + "- Add a line to CHANGELOG.md for every fix.\n"
 SONNET = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+UNLISTED = "claude-unlisted"  # a model id no catalog has: the example session's, renamed, has no price
 PREFLIGHT_TEXT = "y" * 400
 
 
@@ -70,10 +74,14 @@ def _agent(name: str, models: Any | None) -> Path:
     return agent
 
 
-def _install(source: Path, agent: Path, folder: str) -> Path:
+def _install(source: Path, agent: Path, folder: str, *, model: str | None = None) -> Path:
+    """A copy of ``source`` in the agent dir's session folder; ``model`` renames the session's model id."""
     target = agent / "sessions" / folder / source.name
     target.parent.mkdir(parents=True)
     shutil.copyfile(source, target)
+    if model is not None:
+        text = target.read_text(encoding="utf-8")
+        target.write_text(text.replace('"claude-sonnet-4-5"', json.dumps(model)), encoding="utf-8")
     return target
 
 
@@ -171,7 +179,7 @@ def fixtures() -> dict[str, Any]:
         inventory_cwd = ROOT / "inventory"
         inventory_cwd.mkdir()
         out["inventory-fix.sectionsChanged.json"] = _sections_changed(inventory_cwd, inventory_agent)
-        inventory = _install(INVENTORY, inventory_agent, "--inventory--")
+        inventory = _install(INVENTORY, inventory_agent, "--inventory--", model=UNLISTED)
         out["inventory-fix.turnLedger.json"] = _ledger(inventory_cwd, inventory_agent, inventory)
 
         priced_agent = _agent("sonnet-home", sonnet)

@@ -327,13 +327,13 @@ export interface CompactArgs {
   expectedSize?: number | null;
 }
 
-/** What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md). */
+/** What a compaction or branch summary costs and saves, at the session model's prices (docs/cost.md). The summary calls of a run with pi-context's HTTP summarizer are priced at that model's prices (``summaryModel``), with the usage its provider reported (``summaryTokensSource``). */
 export interface CompactionEconomicsInfo {
   /** Summary calls (two for a split turn); Pi sends them without caching. */
   requests: number;
-  /** Tokens sent to the summarizer (Pi's chars/4), all new input. */
+  /** Tokens sent to the summarizer: the provider's count when it reported one (input, cache reads and writes), else Pi's chars/4, all new input. */
   summaryInput: number;
-  /** The summary's tokens. */
+  /** The summary's tokens: the provider's output count when it reported one, else Pi's chars/4. */
   summaryOutput: number;
   /** US dollars for the summary calls; null: prices unknown. */
   summaryCost?: number | number | null;
@@ -351,6 +351,12 @@ export interface CompactionEconomicsInfo {
   model: string;
   /** Where summaryOutput comes from: the summary itself, or (before Pi writes it) the previous compaction summary's length, or an assumed 1,000 tokens. */
   summaryOutputSource?: "summary" | "previous" | "assumed";
+  /** The summarizer's model whose prices summaryCost is at (a run with pi-context's HTTP summarizer); null: the session's model (`model`), which Pi summarizes with. */
+  summaryModel?: string | null;
+  /** Where summaryModel's prices come from; null with summaryModel. */
+  summaryPriceSource?: "models.json" | "pi" | "unknown" | null;
+  /** summaryInput and summaryOutput: the usage the summarizer's provider reported for every call, or Pi's chars/4 estimates. */
+  summaryTokensSource?: "reported" | "estimated";
 }
 
 export interface ContextBudgetParams {

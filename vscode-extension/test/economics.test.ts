@@ -47,6 +47,21 @@ test("the chat's preview says its summary length is an estimate", () => {
   assert.match(economicsText(previous).request, /357 out \(estimated: as long as the previous summary\)/);
 });
 
+test("a run with pi-context's summarizer is priced at that model's prices, with the provider's counts", () => {
+  const run: CompactionEconomicsInfo = {
+    ...economics,
+    summaryModel: 'anthropic/claude-haiku-4-5',
+    summaryPriceSource: 'pi',
+    summaryTokensSource: 'reported',
+    summaryCost: 0.0042,
+  };
+  assert.equal(
+    economicsText(run).request,
+    "2 summary requests: 2,415 tokens in (all new input: Pi sends them without caching), 357 out as the provider " +
+      "reported them; ≈ $0.0042 (anthropic/claude-haiku-4-5's prices from Pi's model catalog).",
+  );
+});
+
 test('without prices the tokens are given and the money and break-even are said to be unknown', () => {
   const unknown: CompactionEconomicsInfo = {
     ...economics,

@@ -10,7 +10,7 @@ const FIXTURES = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost');
 // them current). Priced: `pi-context session tests/fixtures/pi/before-compaction.jsonl --costs --json
 // --agent-dir DIR` with DIR/models.json = before-compaction.models.json (5-minute cache, Opus rates).
 const priced = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'before-compaction.nextRequest.json'), 'utf8')) as NextRequestCostInfo;
-// Unpriced: the example session with no models.json (no prices, no cache lifetime).
+// Unpriced: the example session on a model no catalog lists (no prices, no cache lifetime).
 const ledger = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'inventory-fix.turnLedger.json'), 'utf8')) as TurnLedgerResult;
 const unpriced = ledger.nextRequest as NextRequestCostInfo;
 

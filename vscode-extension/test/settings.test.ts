@@ -31,9 +31,15 @@ test('unset settings give the server its documented defaults', () => {
     trust: 'pi',
     debounceMs: 300,
     limits: { skillMaxBytes: 8388608, bodyMaxLines: 500, contextMaxBytes: 32768, contextMaxTokens: 8000, sessionMaxBytes: 536870912, checkBudgetMs: 2000 },
+    check: { exclude: [], fixtureFolders: ['fixtures', '__fixtures__', 'testdata'] },
     budget: { contextWindows: {}, defaultContextWindow: null },
     pi: { command: null, reattachGraceSeconds: 90, detachedTurnLimitSeconds: 1800 },
   });
+});
+
+test('check.exclude and check.fixtureFolders are forwarded as lists of names, [] included', () => {
+  const s = serverSettings(from({ 'check.exclude': [' fixtures ', '', 7, 'packages/*/test'], 'check.fixtureFolders': [] }));
+  assert.deepEqual(s.check, { exclude: ['fixtures', 'packages/*/test'], fixtureFolders: [] });
 });
 
 test('per-model context windows keep only positive whole numbers', () => {

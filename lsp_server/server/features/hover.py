@@ -2,7 +2,8 @@
 
 The content comes from :mod:`lsp_server.editing.hovers`: for a skill, what the key does, which
 agents honour it and how, the value's length against its limit, and what Pi makes of this file;
-for AGENTS.md / CLAUDE.md, which candidate Pi takes in that folder. It is sent as Markdown when
+for AGENTS.md / CLAUDE.md, which candidate Pi takes in that folder and when Pi sends the file (the
+place the diagnostics use, ``ls.inclusions_for``). It is sent as Markdown when
 the client renders it, as plain text otherwise.
 """
 
@@ -26,7 +27,9 @@ async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover 
         return None
     position = source.from_client(params.position)
     if context:
-        info = context_file_hover(source.path, source.text, position)
+        # The place the diagnostics speak of (the workspace folder holding the file): a few stats, no build.
+        inclusion = ls.inclusions_for(source.path).context(source.path) if position.line == 0 else None
+        info = context_file_hover(source.path, source.text, position, inclusion)
     else:
         found = await role_of(ls, source.path, source.text)
         loads = f"{found[0].load_sentence()}." if found is not None and found[0].is_skill else None

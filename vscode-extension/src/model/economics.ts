@@ -44,12 +44,19 @@ export interface EconomicsText {
   breakEven: string;
 }
 
+/** Whose prices the summary requests are at: the summarizer's (a pi-context run), else the session model's. */
+function summaryPrices(e: CompactionEconomicsInfo): string {
+  const model = e.summaryModel ?? e.model;
+  const source = e.summaryModel ? (e.summaryPriceSource ?? 'unknown') : e.priceSource;
+  return source === 'unknown' ? `no prices known for ${model}` : `${model}'s prices from ${PRICE_SOURCE[source]}`;
+}
+
 export function economicsText(e: CompactionEconomicsInfo): EconomicsText {
   const calls = plural(e.requests, 'summary request', 'summary requests');
-  const prices = e.priceSource === 'unknown' ? `no prices known for ${e.model}` : `${e.model}'s prices from ${PRICE_SOURCE[e.priceSource]}`;
+  const counted = e.summaryTokensSource === 'reported' ? ' as the provider reported them' : '';
   const request =
     `${calls}: ${formatExact(e.summaryInput)} tokens in (all new input: Pi sends them without caching), ` +
-    `${outputWords(e)}; ${money(e.summaryCost)} (${prices}).`;
+    `${outputWords(e)}${counted}; ${money(e.summaryCost)} (${summaryPrices(e)}).`;
   let saving: string;
   let breakEven: string;
   if (e.removedPerRequest > 0) {

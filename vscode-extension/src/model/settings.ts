@@ -35,6 +35,7 @@ export interface ServerSettings {
   trust: TrustSetting;
   debounceMs: number;
   limits: { skillMaxBytes: number; bodyMaxLines: number; contextMaxBytes: number; contextMaxTokens: number; sessionMaxBytes: number; checkBudgetMs: number };
+  check: { exclude: string[]; fixtureFolders: string[] };
   budget: { contextWindows: Record<string, number>; defaultContextWindow: number | null };
   pi: { command: string | null; reattachGraceSeconds: number; detachedTurnLimitSeconds: number };
 }
@@ -104,6 +105,10 @@ export function serverSettings(get: SettingGetter, expand: (path: string) => str
       sessionMaxBytes: bounded(get('limits.sessionMaxBytes'), 512 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
       checkBudgetMs: bounded(get('limits.checkBudgetMs'), 2000, 0, Number.MAX_SAFE_INTEGER),
     },
+    check: {
+      exclude: strings(get('check.exclude'), []),
+      fixtureFolders: strings(get('check.fixtureFolders'), ['fixtures', '__fixtures__', 'testdata']),
+    },
     budget: {
       contextWindows: windows(get('budget.contextWindows')),
       defaultContextWindow: positiveOrNull(get('budget.defaultContextWindow')),
@@ -129,6 +134,14 @@ function windows(value: unknown): Record<string, number> {
     }
   }
   return out;
+}
+
+/** A list of non-empty strings (trimmed), else `fallback` (a value that is not a list). */
+function strings(value: unknown, fallback: string[]): string[] {
+  if (!Array.isArray(value)) {
+    return fallback;
+  }
+  return value.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim());
 }
 
 function positiveOrNull(value: unknown): number | null {
