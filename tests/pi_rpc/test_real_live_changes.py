@@ -289,3 +289,50 @@ async def test_get_session_stats_gives_the_context_tokens_pi_counts_and_none_aft
     await chat.process.compact()
     after = (await chat.process.request({"type": "get_session_stats"}))["contextUsage"]
     assert after["tokens"] is None and after["percent"] is None
+
+
+# --- the queue and Stop ---------------------------------------------------------------------------------
+
+
+def _user_texts(model: FakeLlmServer, index: int = -1) -> list[str]:
+    return [
+        part["text"]
+        for message in model.requests[index].body["messages"]
+        if message["role"] == "user"
+        for part in message["content"]
+    ]
+
+
+async def test_abort_keeps_a_steering_message_queued_and_pi_sends_it_with_the_next_prompt(real_pi: RealPi) -> None:
+    real_pi.model.enqueue(ScriptedResponse(text="half said", chunks=["half ", "said"], stall_after_chunks=1))
+    real_pi.model.set_default(ScriptedResponse(text="ok"))
+    chat = await real_pi.start()
+    await chat.process.prompt("first")
+    await chat.log.wait_for(lambda e: e.get("assistantMessageEvent", {}).get("type") == "text_delta")
+    assert await chat.process.steer("steer this way") == "queued"
+    await chat.process.abort()
+    assert (await chat.process.get_state())["pendingMessageCount"] == 1
+    await turn(chat, "an unrelated question")
+    assert "steer this way" in _user_texts(real_pi.model, 1)  # what the issue saw: it outlives Stop
+
+
+async def test_clear_queue_then_abort_gives_the_queued_texts_back_and_pi_never_sends_them(real_pi: RealPi) -> None:
+    real_pi.model.enqueue(ScriptedResponse(text="half said", chunks=["half ", "said"], stall_after_chunks=1))
+    real_pi.model.set_default(ScriptedResponse(text="ok"))
+    chat = await real_pi.start()
+    await chat.process.prompt("first")
+    await chat.log.wait_for(lambda e: e.get("assistantMessageEvent", {}).get("type") == "text_delta")
+    assert await chat.process.steer("steer this way") == "queued"
+    assert await chat.process.prompt("and later this", streaming_behavior="followUp") == "queued"
+    since = chat.log.mark()
+    assert await chat.process.clear_queue() == {"steering": ["steer this way"], "followUp": ["and later this"]}
+    assert await chat.log.wait_type("queue_update", since=since) == {
+        "type": "queue_update",
+        "steering": [],
+        "followUp": [],
+    }
+    await chat.process.abort()
+    assert (await chat.process.get_state())["pendingMessageCount"] == 0
+    await turn(chat, "an unrelated question")
+    assert len(real_pi.model.requests) == 2
+    assert _user_texts(real_pi.model) == ["first", "an unrelated question"]
