@@ -716,6 +716,11 @@ class ChatInfo(WireModel):
     drift: ChatDriftInfo | None = Field(
         default=None, description="Where the files on disk differ from what Pi read, and the action; null: nowhere."
     )
+    project_untrusted: str | None = Field(
+        default=None,
+        description="Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one "
+        "sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out.",
+    )
 
 
 class DetachedChat(WireModel):

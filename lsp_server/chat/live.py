@@ -161,6 +161,22 @@ def read_held(folder: Path, keeper_id: str) -> HeldRecord | None:
         return None
 
 
+def untrusted_sentence(project: Project) -> str | None:
+    """What a Pi that does not trust the project leaves out, and the action; ``None`` when nothing is left out.
+
+    Rests on ``test_rpc_mode_leaves_an_untrusted_projects_skills_out`` and
+    ``test_trust_saved_as_pi_saves_it_is_taken_up_by_a_new_pi_and_not_by_switch_session``.
+    """
+    note = project.untrusted_note()
+    if note is None:
+        return None
+    left_out = note.partition(": left out ")[2]
+    return (
+        f"Pi does not trust this project ({project.trust.reason}), so it leaves out {left_out}: Trust Project "
+        "records trust as Pi's /trust does and restarts Pi on this session, which then loads them."
+    )
+
+
 # --- where the files differ from what Pi holds --------------------------------------------------------
 
 

@@ -49,6 +49,22 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
+class LateCancelFilter(logging.Filter):
+    """pygls's "Cancel notification for unknown message id" is a debug line, not a warning.
+
+    An editor cancels a request it no longer needs (VS Code cancels code lenses, hovers, symbols and code
+    actions when the text or the cursor moves); most of ours are answered within milliseconds, so the
+    cancel often arrives after the answer left, and pygls, no longer holding the request, warned about
+    it (25 warnings in one short session). Nothing is wrong then: the record is kept at DEBUG level.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Cancel notification for unknown message id"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger().isEnabledFor(logging.DEBUG)
+        return True
+
+
 def _configure_logging(level_name: str, log_file: str | None) -> None:
     level = getattr(logging, level_name.upper())
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
@@ -56,6 +72,7 @@ def _configure_logging(level_name: str, log_file: str | None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(LateCancelFilter())
     if level > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
 

@@ -148,3 +148,33 @@ def test_serve_help_says_the_tcp_server_takes_one_client() -> None:
         [sys.executable, "-m", "lsp_server", "serve", "--help"], capture_output=True, text=True, timeout=WAIT_S
     )
     assert "one client" in " ".join(done.stdout.split())
+
+
+def test_a_cancel_that_arrives_after_the_answer_is_not_a_warning(tmp_path: Path) -> None:
+    """VS Code cancels requests it no longer needs, often after the answer left: the server says nothing then."""
+    import json as _json
+
+    def frame(message: dict[str, object]) -> bytes:
+        body = _json.dumps(message).encode()
+        return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+    env = {**os.environ, "HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "serve", "--log-level", "info"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}},  # answered already
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    _, stderr = process.communicate(b"".join(frame(m) for m in messages), timeout=WAIT_S)
+    assert process.returncode == 0
+    assert b"Cancel notification for unknown message id" not in stderr

@@ -111,12 +111,16 @@ async def test_trust_from_the_chat_records_it_as_pi_does_and_the_new_pi_loads_th
     workspace.write(".pi/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release here.\n---\nGo.\n")
     client = await chat_server()
     model.set_default(ScriptedResponse(text="ok"))
-    chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
+    started = await client.ask("pi/chat/start", {})
+    chat_id = started["chatId"]
+    assert started["projectUntrusted"].startswith("Pi does not trust this project (no stored decision")
+    assert "leaves out .pi/skills" in started["projectUntrusted"]
     await client.turn(chat_id, "first")
     session = (await client.ask("pi/chat/state", {"chatId": chat_id}))["session"]
     assert "Cuts a release here." not in sent_system(model)  # RPC mode: an untrusted project's skills stay out
     info = await client.ask("pi/chat/trust", {"chatId": chat_id})
     assert info["chatId"] != chat_id and info["session"] == session and info.get("drift") is None
+    assert info.get("projectUntrusted") is None
     assert json.loads((client.agent.path / "trust.json").read_text()) == {str(workspace.root): True}
     assert not any(e["chatId"] == chat_id for e in client.exits)  # the restart is not a crash to report
     projected = await client.ask("pi/projectedRequest", {"session": session})

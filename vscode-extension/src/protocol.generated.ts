@@ -203,6 +203,8 @@ export interface ChatInfo {
   heldSince?: number | null;
   /** Where the files on disk differ from what Pi read, and the action; null: nowhere. */
   drift?: ChatDriftInfo | null;
+  /** Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out. */
+  projectUntrusted?: string | null;
 }
 
 /** A list Pi answered (messages, commands or models), each item as Pi gave it. */

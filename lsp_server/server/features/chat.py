@@ -109,6 +109,8 @@ def clean(chat: Chat, value: T) -> T:
 
 
 def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = None) -> protocol.ChatInfo:
+    from lsp_server.chat.live import untrusted_sentence
+
     cwd = chat.spec.cwd
     return protocol.ChatInfo(
         chat_id=chat.chat_id,
@@ -123,6 +125,7 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         reattached=chat.reattached,
         held_since=chat.held.read_at if chat.held is not None else None,
         drift=drift_wire(chat.drift),
+        project_untrusted=untrusted_sentence(chat.held.project) if chat.held is not None else None,
     )
 
 
