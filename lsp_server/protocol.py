@@ -701,6 +701,12 @@ class ChatInfo(WireModel):
     streaming: bool
     compacting: bool
     state: dict[str, Any] = Field(default_factory=dict, description="Pi's get_state answer, as Pi gave it.")
+    stats: dict[str, Any] | None = Field(
+        default=None,
+        description="Pi's get_session_stats answer (pi/chat/state only): its totals and `contextUsage`, Pi's own count "
+        "of the context (`tokens` null after a compaction until a reply brings usage), which pi/contextBudget's "
+        "`footerTokens` and `window` equal.",
+    )
     kept: bool = Field(
         default=False, description="Pi runs under a keeper: a turn goes on when the server ends (a window reload)."
     )

@@ -301,6 +301,10 @@ class Chat:
         await self._writable()
         await self._pi().set_thinking_level(level)
 
+    async def session_stats(self) -> JsonObject:
+        """Pi's ``get_session_stats``: its own totals and its count of the context (``contextUsage``)."""
+        return await self._pi().get_session_stats()
+
     async def messages(self) -> list[JsonObject]:
         return await self._pi().get_messages()
 

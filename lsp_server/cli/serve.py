@@ -49,30 +49,56 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
-class LateCancelFilter(logging.Filter):
-    """pygls's "Cancel notification for unknown message id" is a debug line, not a warning.
+# JSON-RPC errors a handler raises on purpose: the answer says what is wrong (a refused request, bad params,
+# a cancel), so the log needs no traceback for them.
+_ANSWERED_CODES = frozenset({-32602, -32800, -32803})
 
-    An editor cancels a request it no longer needs (VS Code cancels code lenses, hovers, symbols and code
-    actions when the text or the cursor moves); most of ours are answered within milliseconds, so the
-    cancel often arrives after the answer left, and pygls, no longer holding the request, warned about
-    it (25 warnings in one short session). Nothing is wrong then: the record is kept at DEBUG level.
+
+class ExpectedConditionsFilter(logging.Filter):
+    """pygls's records of expected conditions become debug lines, without a traceback.
+
+    * "Cancel notification for unknown message id": an editor cancels a request it no longer needs (VS Code
+      cancels code lenses, hovers, symbols and code actions when the text or the cursor moves); most of ours
+      are answered within milliseconds, so the cancel often arrives after the answer left, and pygls, no
+      longer holding the request, warned about it (25 warnings in one short session);
+    * "Exception occurred for message": pygls logs every error answer with a traceback, also the ones a
+      handler gives on purpose (``request_failed``: "Nothing to compact", a session another chat holds), which
+      the client already shows as the answer. A real failure (-32603) keeps its traceback.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str) and record.msg.startswith("Cancel notification for unknown message id"):
+        message = record.msg if isinstance(record.msg, str) else ""
+        expected = message.startswith("Cancel notification for unknown message id")
+        if message.startswith("Exception occurred for message") and record.exc_info:
+            error = record.exc_info[1]
+            expected = getattr(error, "code", None) in _ANSWERED_CODES
+            if expected:
+                record.msg = f"{message}: answered {type(error).__name__} {error}"
+                record.exc_info, record.exc_text = None, None
+        if expected:
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
             return logging.getLogger().isEnabledFor(logging.DEBUG)
         return True
 
 
-def _configure_logging(level_name: str, log_file: str | None) -> None:
+def _not_sent_to_client(record: logging.LogRecord) -> bool:
+    from lsp_server.server.errors import SENT_TO_CLIENT
+
+    return not getattr(record, SENT_TO_CLIENT, False)
+
+
+def _configure_logging(level_name: str, log_file: str | None, *, stdio: bool = False) -> None:
     level = getattr(logging, level_name.upper())
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if stdio and not log_file:
+        # The editor shows the stdio server's stderr and its window/logMessage in one channel: a message the
+        # client got as window/logMessage (server/app.py's ``log``, a failure) is not written twice.
+        handler.addFilter(_not_sent_to_client)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(LateCancelFilter())
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(ExpectedConditionsFilter())
     if level > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
 
@@ -89,7 +115,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"pi-context serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-    _configure_logging(args.log_level, args.log_file)
+    _configure_logging(args.log_level, args.log_file, stdio=address is None)
 
     from lsp_server.server.app import create_server
 

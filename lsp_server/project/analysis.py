@@ -33,8 +33,9 @@ def analyze(snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None 
 
     When ``snapshot`` is the prompt a running Pi holds (:attr:`PromptSnapshot.pi_holds`, a live chat) and the
     session recorded other sections (Pi read the files again after the session was written: a reload), Pi
-    records its patch before its next request; the analysis at Pi's leaf includes that system message, so the
-    projected request and the budget are those of the request Pi sends next.
+    records its patch before its next request; the projected request (and its price) at Pi's leaf includes
+    that system message, so it is the request Pi sends next. The budget stays Pi's count now (its
+    ``get_session_stats``), which is what Pi compares with the threshold before it records the patch.
     """
     analysis = analyze_session(
         session.entries,
@@ -55,7 +56,7 @@ def analyze(snapshot: PromptSnapshot, session: SessionFile, leaf_id: str | None 
         project_path(branch), branch, config=snapshot.project.budget_config, workspace_prompt=snapshot.prompt
     )
     request = replace(pending.request, leaf_id=leaf if isinstance(leaf, str) else None)
-    return replace(pending, branch=analysis.branch, request=request)
+    return replace(analysis, projection=pending.projection, request=request)
 
 
 def pending_prompt_update(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> SessionPromptUpdate | None:

@@ -195,6 +195,8 @@ export interface ChatInfo {
   compacting: boolean;
   /** Pi's get_state answer, as Pi gave it. */
   state?: Record<string, unknown>;
+  /** Pi's get_session_stats answer (pi/chat/state only): its totals and `contextUsage`, Pi's own count of the context (`tokens` null after a compaction until a reply brings usage), which pi/contextBudget's `footerTokens` and `window` equal. */
+  stats?: Record<string, unknown> | null;
   /** Pi runs under a keeper: a turn goes on when the server ends (a window reload). */
   kept?: boolean;
   /** pi/chat/start took up a Pi that kept running after its server ended, instead of starting one. */

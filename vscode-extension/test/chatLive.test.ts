@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { liveNotices, piMissingHelp, queuedBack } from '../src/chat/live';
+import { liveNotices, piMissingHelp, queuedBack, settingsCommand } from '../src/chat/live';
 import { parseChatMessage } from '../src/chat/messages';
 import type { ChatDriftInfo } from '../src/protocol.generated';
 import { Transcript } from '../src/chat/transcript';
@@ -40,9 +40,11 @@ test('what Pi had queued comes back into the input, after what is typed there', 
 test('a missing Pi names the setting, where a machine setting lives, and that no restart is needed', () => {
   assert.equal(
     piMissingHelp(false, false),
-    "Or set `piContext.pi.command` to the command that starts Pi (a machine setting: in your user settings, never a workspace's); the next New Chat uses it, no restart needed.",
+    "Or set piContext.pi.command to the command that starts Pi (a machine setting: in your user settings, never a workspace's); the next New Chat uses it, no restart needed.",
   );
-  assert.match(piMissingHelp(true, true), /^Fix `piContext\.pi\.command` \(a machine setting: in this remote window it is under the Settings editor's Remote tab, not User\)/);
+  assert.match(piMissingHelp(true, true), /^Fix piContext\.pi\.command \(a machine setting: in this remote window it is under the Settings editor's Remote tab, not User\)/);
+  assert.equal(settingsCommand(true), 'workbench.action.openRemoteSettings');
+  assert.equal(settingsCommand(false), 'workbench.action.openSettings');
 });
 
 test('the view may ask for the three live actions, and nothing else under that name', () => {

@@ -522,7 +522,8 @@ def register(server: PiLanguageServer) -> None:
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         pi_state = await _pi(chat.refresh_state, chat.spec.secrets)
-        return chat_info(ls, chat, pi_state).wire()
+        stats = await _pi(chat.session_stats, chat.spec.secrets)
+        return chat_info(ls, chat, pi_state).model_copy(update={"stats": stats}).wire()
 
     @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def register(server: PiLanguageServer) -> None:
         await ls.wait_ready()
         path = session_path(ls, method, request.session)
         chat = ls.chats.holder(path) if request.leaf_id is None and len(ls.chats) else None
-        held = chat is not None and chat.held is not None
+        held = chat.held if chat is not None else None
         drift = chat.drift if chat is not None else None
         # What Pi would record after the drift's action: the prompt the files make now, as that Pi would read them.
         disk = await ls.projects.disk_snapshot(chat.spec.cwd) if chat is not None and drift and drift.sections else None
@@ -40,11 +40,11 @@ def register(server: PiLanguageServer) -> None:
         def run(snapshot: PromptSnapshot, session: SessionFile) -> protocol.TurnLedgerResult:
             analysis = analyze(snapshot, session, request.leaf_id)
             result = turn_ledger(snapshot, session, request.leaf_id, analysis)
-            if chat is None or chat.held is None or not held:
+            if chat is None or held is None:
                 return result
             live = protocol.LiveChatInfo(
                 chat_id=chat.chat_id,
-                held_since=chat.held.read_at,
+                held_since=held.read_at,
                 drift=drift_wire(drift),
                 reload=prompt_update(disk, analysis) if disk is not None else None,
             )

@@ -47,6 +47,11 @@ export function queuedBack(queued: ChatQueueResult | null | undefined, typed: st
 
 export const PI_COMMAND_SETTING = 'piContext.pi.command';
 
+/** The command that opens the settings editor where a machine setting lives: the Remote tab in a remote window. */
+export function settingsCommand(remote: boolean): string {
+  return remote ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+}
+
 /**
  * What to do when no Pi could be started, after the server's sentence: the setting that names the command,
  * where it lives (a machine setting: user settings, or the Remote tab in a remote or browser window; never a
@@ -54,8 +59,8 @@ export const PI_COMMAND_SETTING = 'piContext.pi.command';
  */
 export function piMissingHelp(commandSet: boolean, remote: boolean): string {
   const where = remote
-    ? 'a machine setting: in this remote window it is under the Settings editor\'s Remote tab, not User'
-    : 'a machine setting: in your user settings, never a workspace\'s';
-  const what = commandSet ? `Fix \`${PI_COMMAND_SETTING}\`` : `Or set \`${PI_COMMAND_SETTING}\` to the command that starts Pi`;
+    ? "a machine setting: in this remote window it is under the Settings editor's Remote tab, not User"
+    : "a machine setting: in your user settings, never a workspace's";
+  const what = commandSet ? `Fix ${PI_COMMAND_SETTING}` : `Or set ${PI_COMMAND_SETTING} to the command that starts Pi`;
   return `${what} (${where}); the next New Chat uses it, no restart needed.`;
 }

@@ -54,7 +54,7 @@ import { type EditSides, editSides, editSidesNote, parseEditArgs } from './editD
 import { chatHtml } from './html';
 import { type ChatHeader, type ChatHostMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
 import { availability, Gate } from './readiness';
-import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp } from './live';
+import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp, settingsCommand } from './live';
 import { type ChatItem, Transcript } from './transcript';
 import { gaugeView, modelHasPrices } from './usage';
 
@@ -768,7 +768,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.takeBackQueue();
           break;
         case 'openPiSetting':
-          await vscode.commands.executeCommand('workbench.action.openSettings', PI_COMMAND_SETTING);
+          // A machine setting: in a remote window (code-server too) the User tab shows "No Settings Found" for it.
+          await vscode.commands.executeCommand(settingsCommand(vscode.env.remoteName !== undefined), {
+            query: PI_COMMAND_SETTING,
+          });
           break;
         case 'copyInstall':
           await vscode.env.clipboard.writeText(this.header().noPi?.installCommand ?? '');
@@ -807,7 +810,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private fail(e: unknown): void {
     const text = errorText(e);
-    this.log.warn(`chat: ${text}`);
+    this.log.info(`chat: ${text}`); // shown in the conversation; an answer the user asked for, not a fault of ours
     this.changed([this.transcript.notice('error', text).id]);
   }
 
