@@ -58,9 +58,10 @@ class ExpectedConditionsFilter(logging.Filter):
     """pygls's records of expected conditions become debug lines, without a traceback.
 
     * "Cancel notification for unknown message id": an editor cancels a request it no longer needs (VS Code
-      cancels code lenses, hovers, symbols and code actions when the text or the cursor moves); most of ours
-      are answered within milliseconds, so the cancel often arrives after the answer left, and pygls, no
-      longer holding the request, warned about it (25 warnings in one short session);
+      cancels an open file's pull-diagnostics request, ``textDocument/diagnostic``, on each edit, and a code
+      action or document symbol request now and then: traced in real VS Code); ours are answered within
+      milliseconds, so the cancel arrives after the answer left, and pygls, no longer holding the request,
+      warned about it (25 warnings in one short session);
     * "Exception occurred for message": pygls logs every error answer with a traceback, also the ones a
       handler gives on purpose (``request_failed``: "Nothing to compact", a session another chat holds), which
       the client already shows as the answer. A real failure (-32603) keeps its traceback.
