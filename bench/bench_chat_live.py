@@ -56,7 +56,9 @@ def workspace(root: Path, skills: int) -> tuple[ProjectInputs, Path]:
     folder, agent = root / "ws", root / "agent"
     folder.mkdir(parents=True)
     agents = folder / "AGENTS.md"
-    agents.write_text("# Rules\n" + "- Keep functions small and named after what they return.\n" * 350, encoding="utf-8")
+    agents.write_text(
+        "# Rules\n" + "- Keep functions small and named after what they return.\n" * 350, encoding="utf-8"
+    )
     for n in range(skills):
         skill = agent / "skills" / f"skill-{n:04d}" / "SKILL.md"
         skill.parent.mkdir(parents=True)
