@@ -153,3 +153,25 @@ async def test_stop_clears_pis_queue_and_gives_the_queued_texts_back(
     await client.turn(chat_id, "an unrelated question")
     users = [m for m in model.requests[-1].body["messages"] if m["role"] == "user"]
     assert [_text_of(m) for m in users] == ["first", "an unrelated question"]
+
+
+async def test_a_fork_reads_the_files_again_and_the_views_follow_it(
+    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace
+) -> None:
+    agents = workspace.write("AGENTS.md", "# Rules\nVersion one.\n")
+    client = await chat_server()
+    model.set_default(ScriptedResponse(text="ok"))
+    chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
+    await client.turn(chat_id, "first")
+    await client.turn(chat_id, "second")
+    saved(client, agents, "# Rules\nVersion two, saved during the chat.\n")
+    assert await drift_of(client, chat_id) is not None
+    points = (await client.ask("pi/chat/forkPoints", {"chatId": chat_id}))["messages"]
+    forked = await client.ask("pi/chat/fork", {"chatId": chat_id, "entryId": points[-1]["entryId"]})
+    state = await client.ask("pi/chat/state", {"chatId": chat_id})
+    assert state.get("drift") is None  # Pi built a new runtime for the fork: it holds the saved file now
+    await client.turn(chat_id, "second, again")  # the fork's file is written with its first message
+    assert "Version two, saved during the chat." in sent_system(model)
+    projected = await client.ask("pi/projectedRequest", {"session": forked["session"]})
+    await client.turn(chat_id, "third")
+    assert sent_system(model) == projected["system"]["rendered"]

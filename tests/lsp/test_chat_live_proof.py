@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -150,6 +153,18 @@ async def test_during_one_chat_the_views_show_what_pi_then_sends_and_writes(
     after = await views(first, chat_id, session)
     assert after["state"]["stats"]["contextUsage"]["tokens"] is None and after["budget"].get("footerTokens") is None
     assert after["budget"]["contextTokensSource"] == "estimate"
+    # The CLI reads the same file with the same settings (Pi reloaded them): the same figures.
+    cli = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "lsp_server", "session", session, "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "HOME": str(workspace.home), "PI_CODING_AGENT_DIR": str(first.agent.path)},
+        ).stdout
+    )["budget"]
+    for key in ("contextTokens", "window", "threshold", "footerTokens"):
+        assert cli.get(key) == after["budget"].get(key), key
     body = await turn_checked(first, model, chat_id, session, "fifth question", reserve)
     assert entry["summary"] in _text_of(body["messages"][1])
 

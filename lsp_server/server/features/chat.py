@@ -338,7 +338,9 @@ class ChatEvents:
                 guard.follow(None)
                 self.notice(chat, "error", not_restored_message(loss, restored), kind="session-not-restored")
                 return
+            read = await take_held(self.ls, chat.spec.cwd)  # switch_session: Pi reads its files again
             await chat.switch_session(restored.path)
+            keep_held(self.ls, chat, read)
             guard.follow(chat.session)
         except Exception as exc:
             from lsp_server.chat.registry import ChatError
@@ -582,7 +584,10 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
+        held = await take_held(ls, chat.spec.cwd)  # a fork builds a new runtime: Pi reads its files again
         result = await _pi(lambda: chat.fork(params.entry_id), chat.spec.secrets)
+        if not result.get("cancelled"):
+            keep_held(ls, chat, held)
         return protocol.ChatForkResult(
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
         ).wire()
