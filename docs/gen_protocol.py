@@ -207,7 +207,10 @@ METHODS: tuple[Method, ...] = (
         "client → server",
         "ChatRef",
         "ChatInfo",
-        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file).",
+        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file) and its "
+        "`get_session_stats` (`stats`: totals and `contextUsage`, Pi's own count of the context), when Pi read its "
+        "files (`heldSince`), where the files now differ (`drift`), and what Pi leaves out of an untrusted project "
+        "(`projectUntrusted`).",
     ),
     Method(
         protocol.CHAT_PROMPT,
