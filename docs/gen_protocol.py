@@ -220,7 +220,10 @@ METHODS: tuple[Method, ...] = (
         "client → server",
         "ChatRef",
         "ChatInfo",
-        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file).",
+        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file) and its "
+        "`get_session_stats` (`stats`: totals and `contextUsage`, Pi's own count of the context), when Pi read its "
+        "files (`heldSince`), where the files now differ (`drift`), and what Pi leaves out of an untrusted project "
+        "(`projectUntrusted`).",
     ),
     Method(
         protocol.CHAT_PROMPT,
@@ -237,8 +240,39 @@ METHODS: tuple[Method, ...] = (
         "request",
         "client → server",
         "ChatRef",
-        None,
-        "Abort the run; answers once Pi is idle again (after `agent_settled` with `aborted: true`).",
+        "ChatQueueResult",
+        "Stop: Pi's queue is cleared first (`clear_queue`: `abort` alone keeps a steering message, which Pi then "
+        "sends with the next prompt), then the run aborted; answers once Pi is idle again (after `agent_settled` "
+        "with `aborted: true`) with the texts that were queued, for the input.",
+    ),
+    Method(
+        protocol.CHAT_CLEAR_QUEUE,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatQueueResult",
+        "Take back what is queued (Pi's `clear_queue`): Pi no longer sends those messages; their texts come back.",
+    ),
+    Method(
+        protocol.CHAT_RELOAD,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatInfo",
+        "Make the chat's Pi take up the files as they are now (the action of `pi/chat/drift`): Pi reads its context "
+        "files and settings again on its own session (`switch_session` to its file; `new_session` before it wrote "
+        "one), and records the changed prompt sections before its next request; a changed trust decision needs a "
+        "new Pi on the same session (the answer then has a new `chatId`). Refused while Pi replies.",
+    ),
+    Method(
+        protocol.CHAT_TRUST,
+        "request",
+        "client → server",
+        "ChatRef",
+        "ChatInfo",
+        "Trust the chat's project the way Pi's `/trust` does (`<agentDir>/trust.json`, the folder's real path, Pi's "
+        "lock and format), then start a new Pi on the same session, which loads the project's skills, settings and "
+        "prompt files (a running Pi keeps the decision it made at start). The answer is the new chat.",
     ),
     Method(
         protocol.CHAT_STOP,
@@ -371,6 +405,17 @@ METHODS: tuple[Method, ...] = (
         "deleted or replaced under a live chat (`session-deleted` / `session-replaced`), then written back from "
         "what Pi holds (`session-restored`, with the file the chat continues in as `session`) or not "
         "(`session-not-restored`); the workspace folder removed (`folder-removed`: the chat is ended).",
+    ),
+    Method(
+        protocol.CHAT_DRIFT,
+        "notification",
+        "server → client",
+        "ChatDriftParams",
+        None,
+        "The files on disk now differ from what the chat's Pi read when it started or last reloaded (a saved "
+        "AGENTS.md, a skill, SYSTEM.md, Pi's settings, the project's trust), in one sentence with the action that "
+        "makes Pi take it up (`pi/chat/reload`); `drift: null` once they agree again. The chat's numbers keep "
+        "following what Pi read.",
     ),
     Method(
         protocol.CMD_RELOAD_WORKSPACE,
@@ -590,7 +635,7 @@ async def record_examples() -> dict[str, Any]:
             protocol.PROMPT_SECTIONS_CHANGED: asyncio.Queue(),
             protocol.SESSION_CHANGED: asyncio.Queue(),
         }
-        for method in (protocol.CHAT_EVENT, protocol.CHAT_EXITED, protocol.CHAT_NOTICE):
+        for method in (protocol.CHAT_EVENT, protocol.CHAT_EXITED, protocol.CHAT_NOTICE, protocol.CHAT_DRIFT):
             notes[method] = asyncio.Queue()
         for method, queue in notes.items():
             client.feature(method)(lambda params, queue=queue: queue.put_nowait(params))
@@ -726,6 +771,14 @@ async def record_chat(
         await ask(protocol.CHAT_FORK, {**ref, "entryId": points["messages"][-1]["entryId"]})
         await ask(protocol.CHAT_UI_RESPONSE, {**ref, "id": "ui-1", "cancelled": True})
         await ask(protocol.CHAT_ABORT, ref)
+        await ask(protocol.CHAT_CLEAR_QUEUE, ref)
+        agents = project / "AGENTS.md"  # saved while Pi runs: Pi keeps what it read until it reloads
+        agents.write_text(agents.read_text(encoding="utf-8") + "- Docstrings say why.\n", encoding="utf-8")
+        drift = await asyncio.wait_for(notes[protocol.CHAT_DRIFT].get(), 60)
+        recorded[protocol.CHAT_DRIFT] = {"params": plain(drift)}
+        await ask(protocol.CHAT_RELOAD, ref)
+        trusted = await ask(protocol.CHAT_TRUST, ref)
+        ref = {"chatId": trusted["chatId"]}
         await ask(protocol.CHAT_LIST, {})
         await ask(protocol.CHAT_STOP, ref)
         exited = await asyncio.wait_for(notes[protocol.CHAT_EXITED].get(), 60)

@@ -485,6 +485,38 @@ class SessionPromptUpdateInfo(WireModel):
     )
 
 
+class ChatDriftInfo(WireModel):
+    """Where the files on disk differ from what a chat's Pi read, and the action that makes Pi take it up.
+
+    Pi reads its context files, settings and trust decision at start (and on new_session, switch_session,
+    fork) and keeps them; docs/chat.md, "What Pi takes up, and when".
+    """
+
+    sections: list[str] = Field(description="Prompt sections that differ (the keys of Pi's patch).")
+    files: list[str] = Field(description="The files behind those sections (relative to the folder, or ~/...).")
+    settings: list[str] = Field(description="Pi's settings that differ, as dotted keys (compaction.keepRecentTokens).")
+    trust: bool = Field(description="The project's trust decision differs: only a new Pi takes that up.")
+    action: Literal["reload", "restart"] = Field(
+        description="`reload` (pi/chat/reload: Pi reads its files again on its own session) or `restart` (a new Pi "
+        "on the same session; a changed trust decision)."
+    )
+    action_label: str = Field(description="The action as a button says it (`Reload Pi`, `Restart Pi`).")
+    message: str = Field(description="One sentence for the views.")
+
+
+class LiveChatInfo(WireModel):
+    """The chat whose Pi holds a session: its numbers are computed from what that Pi read, not from the files now."""
+
+    chat_id: str
+    held_since: float = Field(description="When its Pi read its files (seconds since the epoch).")
+    drift: ChatDriftInfo | None = Field(default=None, description="Where the files now differ from it; null: nowhere.")
+    reload: SessionPromptUpdateInfo | None = Field(
+        default=None,
+        description="What Pi records and sends after the drift's action (the prompt from the files now), priced; "
+        "null when no prompt section differs.",
+    )
+
+
 class TurnLedgerParams(WireModel):
     session: str = Field(description="Session file (a path or a file URI).")
     leaf_id: str | None = Field(default=None, description="Leaf entry id; default: the session's current leaf.")
@@ -521,7 +553,12 @@ class TurnLedgerResult(WireModel):
     prompt_update: SessionPromptUpdateInfo | None = Field(
         default=None,
         description="If Pi loads the workspace's current files before that request: its patch and what it costs; "
-        "null: the session recorded no prompt sections (its next request uses the workspace's prompt as is).",
+        "null: the session recorded no prompt sections (its next request uses the workspace's prompt as is). On a "
+        "session a live chat holds, against the prompt that chat's Pi holds, which the next request already "
+        "carries: the patch is empty, and `liveChat.reload` is what taking the files up would do.",
+    )
+    live_chat: LiveChatInfo | None = Field(
+        default=None, description="The live chat whose Pi holds the session; null: none holds it."
     )
     notes: list[str] = Field(default_factory=list)
 
@@ -767,12 +804,31 @@ class ChatInfo(WireModel):
     streaming: bool
     compacting: bool
     state: dict[str, Any] = Field(default_factory=dict, description="Pi's get_state answer, as Pi gave it.")
+    stats: dict[str, Any] | None = Field(
+        default=None,
+        description="Pi's get_session_stats answer (pi/chat/state only): its totals and `contextUsage`, Pi's own count "
+        "of the context (`tokens` null after a compaction until a reply brings usage), which pi/contextBudget's "
+        "`footerTokens` and `window` equal.",
+    )
     kept: bool = Field(
         default=False, description="Pi runs under a keeper: a turn goes on when the server ends (a window reload)."
     )
     reattached: bool = Field(
         default=False,
         description="pi/chat/start took up a Pi that kept running after its server ended, instead of starting one.",
+    )
+    held_since: float | None = Field(
+        default=None,
+        description="When Pi read its files (settings, trust, prompt), seconds since the epoch: the chat's numbers "
+        "come from what it read then.",
+    )
+    drift: ChatDriftInfo | None = Field(
+        default=None, description="Where the files on disk differ from what Pi read, and the action; null: nowhere."
+    )
+    project_untrusted: str | None = Field(
+        default=None,
+        description="Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one "
+        "sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out.",
     )
 
 
@@ -968,6 +1024,20 @@ class ChatNoticeParams(WireModel):
     )
 
 
+class ChatDriftParams(WireModel):
+    """``pi/chat/drift``: the files on disk now differ from what the chat's Pi read (or agree again)."""
+
+    chat_id: str
+    drift: ChatDriftInfo | None = Field(description="Null: the files agree with what Pi read again.")
+
+
+class ChatQueueResult(WireModel):
+    """The messages Pi had queued and no longer sends (pi/chat/clearQueue, pi/chat/abort), for the input box."""
+
+    steering: list[str] = Field(default_factory=list)
+    follow_up: list[str] = Field(default_factory=list)
+
+
 ALL_MODELS: dict[str, type[WireModel]] = {
     "SystemPromptParams": SystemPromptParams,
     "SystemPromptResult": SystemPromptResult,
@@ -1014,6 +1084,10 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ChatEventParams": ChatEventParams,
     "ChatExitedParams": ChatExitedParams,
     "ChatNoticeParams": ChatNoticeParams,
+    "ChatDriftInfo": ChatDriftInfo,
+    "LiveChatInfo": LiveChatInfo,
+    "ChatDriftParams": ChatDriftParams,
+    "ChatQueueResult": ChatQueueResult,
 }
 
 

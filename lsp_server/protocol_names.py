@@ -8,9 +8,11 @@ from __future__ import annotations
 
 __all__ = [
     "CHAT_ABORT",
+    "CHAT_CLEAR_QUEUE",
     "CHAT_COMMANDS",
     "CHAT_COMPACT",
     "CHAT_COMPACT_PREVIEW",
+    "CHAT_DRIFT",
     "CHAT_EVENT",
     "CHAT_EXITED",
     "CHAT_FORK",
@@ -22,11 +24,13 @@ __all__ = [
     "CHAT_NOTICE",
     "CHAT_PREFLIGHT",
     "CHAT_PROMPT",
+    "CHAT_RELOAD",
     "CHAT_SET_MODEL",
     "CHAT_SET_THINKING_LEVEL",
     "CHAT_START",
     "CHAT_STATE",
     "CHAT_STOP",
+    "CHAT_TRUST",
     "CHAT_UI_RESPONSE",
     "CMD_BRANCH_SUMMARY",
     "CMD_COMPACT",
@@ -77,6 +81,10 @@ CHAT_COMMANDS = "pi/chat/commands"
 CHAT_MODELS = "pi/chat/models"
 CHAT_PREFLIGHT = "pi/chat/preflight"
 CHAT_UI_RESPONSE = "pi/chat/uiResponse"
+CHAT_RELOAD = "pi/chat/reload"
+CHAT_TRUST = "pi/chat/trust"
+CHAT_CLEAR_QUEUE = "pi/chat/clearQueue"
 CHAT_EVENT = "pi/chat/event"
 CHAT_EXITED = "pi/chat/exited"
 CHAT_NOTICE = "pi/chat/notice"
+CHAT_DRIFT = "pi/chat/drift"

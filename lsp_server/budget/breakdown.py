@@ -14,8 +14,12 @@ messages never match it exactly. The difference is made visible, never spread si
 * ``U >= S``: the estimates stay as they are and the rest is one explicit category,
   ``other.unattributed`` ("not itemized": tool schemas the session does not store, message
   framing, the estimator's error);
-* ``U < S``: the estimator over-counted; the covered categories are scaled down in proportion
-  (largest remainder, integers) so they add up to ``U``, and a note says by how much.
+* ``U < S``: the estimator over-counted; the covered messages are scaled down in proportion
+  (largest remainder, integers) so that everything adds up to ``U``, and a note says by how much.
+  The system prompt keeps its count: it is the same text in every request of the session, and a
+  number that moved with each reply's usage (819, 1,582, 1,097, ... for one stored prompt) would say
+  the prompt changed when it did not. Only when ``U`` is below the system prompt's own estimate is
+  everything scaled.
 
 Either way :class:`Reconciliation` carries ``U`` and ``S`` so a client can show both.
 """
@@ -170,6 +174,19 @@ def reconcile(covered: Tally, usage_tokens: int) -> tuple[Tally, Reconciliation,
             "is shown as not itemized."
         )
         return out, Reconciliation(usage_tokens, estimated, "unattributed"), note
+    system = Tally({k: list(v) for k, v in covered.rows.items() if _group(k) == "system"})
+    rest = Tally({k: list(v) for k, v in covered.rows.items() if _group(k) != "system"})
+    if system.rows and rest.rows and usage_tokens >= system.total():
+        left = usage_tokens - system.total()
+        note = (
+            f"The provider counted {usage_tokens:,} tokens for the request up to its last response, fewer than the "
+            f"{estimated:,} estimated for the same content; the system prompt keeps its {system.total():,} and the "
+            f"messages are scaled by {left / rest.total():.3f} to match it."
+        )
+        out = Tally({k: list(v) for k, v in covered.rows.items()})
+        for category, row in rest.scaled_to(left).rows.items():
+            out.rows[category] = row
+        return out, Reconciliation(usage_tokens, estimated, "scaled"), note
     note = (
         f"The provider counted {usage_tokens:,} tokens for the request up to its last response, fewer than the "
         f"{estimated:,} estimated for the same content; those categories are scaled by "

@@ -2,7 +2,8 @@
 
 * :mod:`.chat`: one chat (its Pi process, the session file Pi writes, its run state);
 * :mod:`.registry`: the open chats and the rule that a session has one writer;
-* :mod:`.lens`: the next prompt's cost and a compaction's plan, computed from the session file.
+* :mod:`.lens`: the next prompt's cost and a compaction's plan, computed from the session file;
+* :mod:`.live`: what a chat's Pi read (settings, trust, prompt) and where the files now differ from it.
 
 The process layer beneath is :mod:`lsp_server.pi_rpc`; the LSP methods are in
 ``lsp_server/server/features/chat.py``. See ``docs/chat.md``.

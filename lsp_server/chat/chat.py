@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from lsp_server.chat.redaction import DeltaRedactor
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
@@ -35,6 +35,9 @@ from lsp_server.pi_rpc.keeper_files import KeeperRecord
 from lsp_server.pi_rpc.kept import KeeperUnavailable, KeepOptions, KeptPi
 from lsp_server.pi_rpc.run_log import RecordKey, RunLog
 from lsp_server.redaction import Redactor, Secret
+
+if TYPE_CHECKING:
+    from lsp_server.chat.live import Drift, HeldContext
 
 JsonObject = dict[str, Any]
 EventSink = Callable[["Chat", JsonObject], None]
@@ -99,6 +102,11 @@ class Chat:
         self.run: RunLog[JsonObject] = RunLog(RUN_LOG_EVENTS)  # what a view attaching now must be shown again
         self.reattached = False  # taken up from a keeper after its server ended
         self.keep_problem: str | None = None  # why this chat's Pi runs without a keeper
+        # What this Pi read (settings, trust, prompt: chat/live.py), set by the server when Pi (re)reads its
+        # files; the chat's numbers come from it. ``drift``: where the files differ now, as last told.
+        self.held: HeldContext | None = None
+        self.drift: Drift | None = None
+        self.replaced = False  # stopped to be started again (a restart): its exit is not news to the client
         self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
         self._deltas = DeltaRedactor(spec.redactor)  # a key split over a stream's pieces (chat/redaction.py)
         self._on_event: EventSink | None = None
@@ -276,6 +284,17 @@ class Chat:
         await self.refresh_state()
         return result
 
+    async def new_session(self) -> JsonObject:
+        """Pi starts a fresh session (``new_session``), reading its files again; the chat follows its new file."""
+        await self._writable()
+        result = await self._pi().new_session()
+        await self.refresh_state()
+        return result
+
+    async def clear_queue(self) -> JsonObject:
+        """Pi's ``clear_queue``: the steering and follow-up messages it had queued, no longer sent."""
+        return await self._pi().clear_queue()
+
     async def fork_points(self) -> list[JsonObject]:
         return await self._pi().get_fork_messages()
 
@@ -287,6 +306,10 @@ class Chat:
     async def set_thinking_level(self, level: ThinkingLevel) -> None:
         await self._writable()
         await self._pi().set_thinking_level(level)
+
+    async def session_stats(self) -> JsonObject:
+        """Pi's ``get_session_stats``: its own totals and its count of the context (``contextUsage``)."""
+        return await self._pi().get_session_stats()
 
     async def messages(self) -> list[JsonObject]:
         return await self._pi().get_messages()

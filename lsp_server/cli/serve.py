@@ -52,14 +52,58 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
-def _configure_logging(level_name: str, log_file: str | None, keys: KeyRing) -> None:
+# JSON-RPC errors a handler raises on purpose: the answer says what is wrong (a refused request, bad params,
+# a cancel), so the log needs no traceback for them.
+_ANSWERED_CODES = frozenset({-32602, -32800, -32803})
+
+
+class ExpectedConditionsFilter(logging.Filter):
+    """pygls's records of expected conditions become debug lines, without a traceback.
+
+    * "Cancel notification for unknown message id": an editor cancels a request it no longer needs (VS Code
+      cancels an open file's pull-diagnostics request, ``textDocument/diagnostic``, on each edit, and a code
+      action or document symbol request now and then: traced in real VS Code); ours are answered within
+      milliseconds, so the cancel arrives after the answer left, and pygls, no longer holding the request,
+      warned about it (25 warnings in one short session);
+    * "Exception occurred for message": pygls logs every error answer with a traceback, also the ones a
+      handler gives on purpose (``request_failed``: "Nothing to compact", a session another chat holds), which
+      the client already shows as the answer. A real failure (-32603) keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg if isinstance(record.msg, str) else ""
+        expected = message.startswith("Cancel notification for unknown message id")
+        if message.startswith("Exception occurred for message") and record.exc_info:
+            error = record.exc_info[1]
+            expected = getattr(error, "code", None) in _ANSWERED_CODES
+            if expected:
+                record.msg = f"{message}: answered {type(error).__name__} {error}"
+                record.exc_info, record.exc_text = None, None
+        if expected:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger().isEnabledFor(logging.DEBUG)
+        return True
+
+
+def _not_sent_to_client(record: logging.LogRecord) -> bool:
+    from lsp_server.server.errors import SENT_TO_CLIENT
+
+    return not getattr(record, SENT_TO_CLIENT, False)
+
+
+def _configure_logging(level_name: str, log_file: str | None, keys: KeyRing, *, stdio: bool = False) -> None:
     """The root handler: ``--log-file`` or stderr, every line redacted with the keys the server learns."""
     level = getattr(logging, level_name.upper())
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter(keys, "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if stdio and not log_file:
+        # The editor shows the stdio server's stderr and its window/logMessage in one channel: a message the
+        # client got as window/logMessage (server/app.py's ``log``, a failure) is not written twice.
+        handler.addFilter(_not_sent_to_client)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(ExpectedConditionsFilter())
     if level > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
 
@@ -77,7 +121,7 @@ def _run_serve(args: argparse.Namespace) -> int:
             print(f"pi-context serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
             return 1
     keys = KeyRing()
-    _configure_logging(args.log_level, args.log_file, keys)
+    _configure_logging(args.log_level, args.log_file, keys, stdio=address is None)
 
     from lsp_server.server.app import create_server
 

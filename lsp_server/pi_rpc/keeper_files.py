@@ -13,7 +13,10 @@ outlive the language server (a window reload). A server finds the keepers of its
   refused without a fallback (the chat then runs Pi directly, without a keeper);
 * ``<id>.sock``: the keeper's Unix socket (mode 0600), one client at a time;
 * ``<id>.json``: what the keeper holds (:class:`KeeperRecord`), rewritten whole (a temporary file
-  renamed over it) when it changes, so a reader never sees half of it.
+  renamed over it) when it changes, so a reader never sees half of it;
+* ``<id>.held.json``: written by the server whose chat runs on the keeper, what its Pi read (settings,
+  trust, prompt sections; ``lsp_server/chat/live.py``), so the server that takes the chat up after a
+  window reload computes the chat's numbers from the same.
 
 A record whose socket nobody answers is stale (its keeper was killed): :func:`sweep_stale` removes
 its files and ends what is left of its Pi by the marker in Pi's environment.
@@ -228,8 +231,12 @@ def write_record(folder: Path, record: KeeperRecord) -> None:
         raise
 
 
+# A server's note of what the keeper's Pi read (chat/live.py), removed with the keeper's own files.
+HELD_SUFFIX = ".held.json"
+
+
 def remove_files(folder: Path, keeper_id: str) -> None:
-    for suffix in (".json", ".sock"):
+    for suffix in (".json", ".sock", HELD_SUFFIX):
         with contextlib.suppress(OSError):
             os.unlink(folder / f"{keeper_id}{suffix}")
 
@@ -291,6 +298,7 @@ def sweep_stale(folder: Path) -> list[KeeperRecord]:
 
 
 __all__ = [
+    "HELD_SUFFIX",
     "KEEPER_MARKER",
     "MARKER_NAME",
     "RUNTIME_DIR_ENV",

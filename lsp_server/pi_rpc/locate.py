@@ -74,7 +74,11 @@ PiLocation = PiInstallation | PiUnavailable
 
 @dataclass
 class LocateCache:
-    """Remembers probe results by (command, file identities, PATH): a Node start is not free."""
+    """Remembers what was found by (command, file identities, PATH): a Node start is not free.
+
+    Only a Pi found is kept: a failure may be fixed by something the key does not see (a Node installed on
+    the same PATH), and the user who fixed it presses New Chat expecting it to be noticed.
+    """
 
     _results: dict[tuple[object, ...], PiLocation] = field(default_factory=dict)
 
@@ -208,7 +212,8 @@ def _check_cached(
     cached = cache.get(key)
     if cached is None:
         cached = check_pi(argv, source=source, env=env, timeout_s=timeout_s)
-        cache.put(key, cached)
+        if isinstance(cached, PiInstallation):  # a failure is looked at again: a Node or Pi installed since counts
+            cache.put(key, cached)
     return cached
 
 

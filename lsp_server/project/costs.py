@@ -12,9 +12,8 @@ from lsp_server.budget.projected import SessionAnalysis
 from lsp_server.cost.ledger import TurnLedger, build_ledger
 from lsp_server.cost.next_request import BREAKPOINT_APIS, NextRequestCost, price_next_request, with_prompt
 from lsp_server.cost.prices import default_retention
-from lsp_server.cost.save_cost import WorkspaceSection, session_prompt_update
 from lsp_server.js.values import js_get
-from lsp_server.project.analysis import analyze
+from lsp_server.project.analysis import analyze, pending_prompt_update
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.project.wire import cache_impact_wire, token_counts
 from lsp_server.session.projection import project_path
@@ -79,20 +78,16 @@ WORKSPACE_PROMPT_ENTRY = "(workspace prompt)"  # the id of the system message Pi
 def prompt_update(snapshot: PromptSnapshot, analysis: SessionAnalysis) -> protocol.SessionPromptUpdateInfo | None:
     """What Pi records and sends when the session next loads the workspace's files (see :mod:`~.cost.save_cost`).
 
+    With the prompt a live chat's Pi holds (:attr:`PromptSnapshot.pi_holds`), the analysis already carries
+    what Pi records next, so the patch is empty: the session's next request is ``nextRequest``.
+
     The next request is priced with Pi's patch recorded at the leaf, exactly as ``nextRequest`` is priced
     without it, so the two answers side by side say what the change costs this session.
     """
     model = analysis.request.model
     prices_for = snapshot.project.prices.prices_for
-    prices = prices_for(model.provider, model.model_id)
     counter = snapshot.project.budget_config.counter_for(model.model_id).counter
-    workspace = [WorkspaceSection(s.name, s.text, s.origin == "default") for s in snapshot.prompt.sections]
-    update = session_prompt_update(
-        analysis.projection.messages,
-        workspace,
-        mid_conversation_system=prices.mid_conversation_system,
-        count=counter.count,
-    )
+    update = pending_prompt_update(snapshot, analysis)
     if update is None:
         return None
     upcoming = None

@@ -145,6 +145,10 @@ class PromptSnapshot:
     prompt: AssembledPrompt
     counter: CounterChoice
     options: PromptOptions = field(default_factory=PromptOptions)
+    # The prompt a running Pi holds (a live chat's, taken when it read its files), not a build of the files
+    # now: its sections are what Pi sends next, so a session recorded with other sections gets Pi's patch
+    # before its next request (project/analysis.py).
+    pi_holds: bool = False
 
     @property
     def trust(self) -> TrustDecision:

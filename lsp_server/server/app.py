@@ -52,7 +52,7 @@ from lsp_server.server.diagnostics import (
     to_diagnostics,
 )
 from lsp_server.server.documents import DocumentStore, path_key
-from lsp_server.server.errors import guard, is_notification, log_failure
+from lsp_server.server.errors import SENT_TO_CLIENT, guard, is_notification, log_failure
 from lsp_server.server.progress import (
     CancelRegistry,
     Operation,
@@ -343,7 +343,8 @@ class PiLanguageServer(LanguageServer):
     # --- logging -----------------------------------------------------------------------------
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        logger.log(logging.WARNING if kind <= types.MessageType.Warning else logging.INFO, "%s", message)
+        level = logging.WARNING if kind <= types.MessageType.Warning else logging.INFO
+        logger.log(level, "%s", message, extra={SENT_TO_CLIENT: True})  # stderr shows it once (cli/serve.py)
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:

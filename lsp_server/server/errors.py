@@ -28,6 +28,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 logger = logging.getLogger(__name__)
+# A log record the client also gets as ``window/logMessage``: an editor showing the server's stderr in the
+# same channel would show it twice, so the stdio server's stderr leaves it out (``cli/serve.py``).
+SENT_TO_CLIENT = "sent_to_client"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,7 +61,7 @@ def describe_failure(what: str, exc: BaseException) -> str:
 def log_failure(sink: LogSink, what: str, exc: BaseException) -> None:
     """Log a failure to the client; never raises (the client may already be gone)."""
     text = describe_failure(what, exc)
-    logger.error("%s", text)
+    logger.error("%s", text, extra={SENT_TO_CLIENT: True})  # the client gets it below
     try:
         sink.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=text))
     except Exception:

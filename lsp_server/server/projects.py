@@ -20,6 +20,7 @@ for the prompt, :meth:`OpenProjects.open` for settings alone; none resolves sett
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -112,6 +113,30 @@ class OpenProjects:
         state = self.state(cwd)
         async with state.lock:
             return await self._build(state)
+
+    async def disk_snapshot(self, cwd: str) -> PromptSnapshot:
+        """The prompt of ``cwd`` from the files on disk, as a chat's Pi starting now reads them.
+
+        Open buffers are ignored (Pi reads the files), and so is pi-context's ``trust`` setting (the chat
+        starts Pi without ``--approve``: Pi decides trust itself). The same as :meth:`snapshot` unless one of
+        those applies; then it is built again, with the skills found for :meth:`snapshot` (skills are read
+        from disk either way).
+        """
+        state = self.state(cwd)
+        async with state.lock:
+            current = await self._build(state)
+            inputs = dataclasses.replace(current.project.inputs, trust_override=None)  # the chat's Pi gets no --approve
+            unsaved = [
+                buffer.path
+                for buffer in self.ls.documents
+                if current.affects(buffer.path) and buffer.text != read_text(buffer.path).text
+            ]
+            if not unsaved and inputs == current.project.inputs:
+                return current
+            skills = state.skills
+            return await asyncio.get_running_loop().run_in_executor(
+                None, lambda: open_project(inputs).build_prompt(skills=skills)
+            )
 
     async def _build(self, state: FolderPrompt) -> PromptSnapshot:
         inputs = self.inputs_for(state.cwd)

@@ -60,6 +60,29 @@ def test_usage_below_the_estimates_scales_them_down_to_the_usage() -> None:
     assert note is not None and "0.500" in note
 
 
+def test_usage_below_the_estimates_scales_the_messages_and_keeps_the_system_prompts_count() -> None:
+    covered = _tally(system_preamble=300, system_cwd=100, messages_user=60, messages_assistant=40)
+    reconciled, info, note = reconcile(covered, 450)
+    assert (reconciled.rows["system.preamble"][0], reconciled.rows["system.cwd"][0]) == (300, 100)
+    assert (reconciled.rows["messages.user"][0], reconciled.rows["messages.assistant"][0]) == (30, 20)
+    assert reconciled.total() == 450 and info.method == "scaled"
+    assert note is not None and "keeps its 400" in note and "0.500" in note
+
+
+def test_the_same_stored_prompt_has_one_count_whatever_the_usage() -> None:
+    counts = {
+        reconcile(_tally(system_preamble=800, messages_user=900), usage)[0].rows["system.preamble"][0]
+        for usage in (850, 1_100, 1_300, 1_700, 2_500)
+    }
+    assert counts == {800}
+
+
+def test_usage_below_the_system_prompts_own_estimate_scales_everything() -> None:
+    reconciled, _, note = reconcile(_tally(system_preamble=300, messages_user=100), 200)
+    assert (reconciled.rows["system.preamble"][0], reconciled.rows["messages.user"][0]) == (150, 50)
+    assert note is not None and "those categories are scaled by 0.500" in note
+
+
 def test_usage_equal_to_the_estimates_changes_nothing() -> None:
     reconciled, info, note = reconcile(_tally(messages_user=60), 60)
     assert (reconciled.total(), info.method, note) == (60, "exact", None)

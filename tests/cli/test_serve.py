@@ -148,3 +148,61 @@ def test_serve_help_says_the_tcp_server_takes_one_client() -> None:
         [sys.executable, "-m", "lsp_server", "serve", "--help"], capture_output=True, text=True, timeout=WAIT_S
     )
     assert "one client" in " ".join(done.stdout.split())
+
+
+def test_expected_conditions_leave_no_warning_or_traceback_in_the_log(tmp_path: Path) -> None:
+    """VS Code cancels requests it no longer needs, often after the answer left, and a request refused on purpose
+    is answered with its reason: neither is a warning or a traceback in the server's log."""
+    import json as _json
+
+    def frame(message: dict[str, object]) -> bytes:
+        body = _json.dumps(message).encode()
+        return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+    env = {**os.environ, "HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "serve", "--log-level", "info"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}},  # answered already
+        {"jsonrpc": "2.0", "id": 3, "method": "pi/sessionTree", "params": {"session": str(tmp_path / "none.jsonl")}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    _, stderr = process.communicate(b"".join(frame(m) for m in messages), timeout=WAIT_S)
+    assert process.returncode == 0
+    assert b"Cancel notification for unknown message id" not in stderr
+    assert b"Traceback" not in stderr and b"ERROR" not in stderr
+
+
+async def test_what_the_client_gets_as_a_log_message_is_not_written_to_stderr_too(tmp_path: Path) -> None:
+    """The editor shows stderr and window/logMessage in one channel: each message once (issue 19's doubled lines)."""
+    (tmp_path / "ws").mkdir()
+    client = LanguageClient("test", "1")
+    said: asyncio.Queue[str] = asyncio.Queue()
+    client.feature("window/logMessage")(lambda params: said.put_nowait(params.message))
+    env = {**os.environ, "HOME": str(tmp_path)}
+    await client.start_io(
+        sys.executable, "-m", "lsp_server", "serve", "--log-level", "info", env=env, cwd=str(tmp_path)
+    )
+    uri = (tmp_path / "ws").as_uri()
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=uri))
+    client.initialized(types.InitializedParams())
+    async with asyncio.timeout(WAIT_S):
+        while "folder(s), watching" not in await said.get():
+            pass
+    await client.shutdown_async(None)
+    client.exit(None)
+    server = client._server
+    assert server is not None and server.stderr is not None
+    stderr = await asyncio.wait_for(server.stderr.read(), WAIT_S)
+    await client.stop()
+    assert b"folder(s), watching" not in stderr  # the start line went to the client only, once

@@ -47,6 +47,7 @@ class ChatClient:
     events: list[dict[str, Any]] = field(default_factory=list)  # (chatId, event) params of pi/chat/event
     exits: list[dict[str, Any]] = field(default_factory=list)
     notices: list[dict[str, Any]] = field(default_factory=list)
+    drifts: list[dict[str, Any]] = field(default_factory=list)  # pi/chat/drift params
     session_changes: list[dict[str, Any]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -149,6 +150,7 @@ async def chat_server(
         client.feature("pi/chat/event")(keep(chat.events))
         client.feature("pi/chat/exited")(keep(chat.exits))
         client.feature("pi/chat/notice")(keep(chat.notices))
+        client.feature("pi/chat/drift")(keep(chat.drifts))
         client.feature("pi/sessionChanged")(keep(chat.session_changes))
         client.set_configuration({"piContext": options})
         await client.initialize_session(

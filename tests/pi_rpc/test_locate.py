@@ -186,6 +186,16 @@ def test_a_cache_answers_again_without_probing_until_the_file_changes(tmp_path: 
     assert locate_pi(str(script), env=env, cache=cache) is second
 
 
+def test_a_failure_is_not_cached_a_node_installed_since_is_found_by_the_next_look(tmp_path: Path) -> None:
+    fake_node(tmp_path / "n", "20.20.2")
+    script = fake_pi(tmp_path / "p")
+    env = env_with(tmp_path / "n")
+    cache = LocateCache()
+    assert isinstance(locate_pi(str(script), env=env, cache=cache), PiUnavailable)
+    fake_node(tmp_path / "n", "22.19.0")  # the same PATH and the same pi: only the node beneath changed
+    assert isinstance(locate_pi(str(script), env=env, cache=cache), PiInstallation)
+
+
 @pytest.mark.pi
 def test_the_real_pi_and_its_node(pi_under_test: PiUnderTest) -> None:
     found = check_pi(pi_under_test.argv, env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home())})

@@ -85,6 +85,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       const clientOnly = CLIENT_ONLY_KEYS.every((key) => !e.affectsConfiguration(`piContext.${key}`));
       void server.pushSettings().then(async () => {
+        if (e.affectsConfiguration('piContext.pi.command')) {
+          chat.piCommandChanged(); // no restart: the chat looks for Pi again with the new command
+        }
         if (clientOnly || !e.affectsConfiguration('piContext.statusBar')) {
           await store.refreshAll();
         }
@@ -129,6 +132,7 @@ function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
     vscode.commands.registerCommand('piContext.chat.new', run(() => chat.newChat())),
     vscode.commands.registerCommand('piContext.chat.resume', run(() => chat.resume())),
     vscode.commands.registerCommand('piContext.chat.stop', run(() => chat.abort())),
+    vscode.commands.registerCommand('piContext.chat.reload', run(() => chat.reloadPi())),
   ];
 }
 

@@ -5,9 +5,11 @@
 /** Custom LSP methods and `workspace/executeCommand` command ids of the pi-context server. */
 export const Methods = {
   CHAT_ABORT: "pi/chat/abort",
+  CHAT_CLEAR_QUEUE: "pi/chat/clearQueue",
   CHAT_COMMANDS: "pi/chat/commands",
   CHAT_COMPACT: "pi/chat/compact",
   CHAT_COMPACT_PREVIEW: "pi/chat/compactPreview",
+  CHAT_DRIFT: "pi/chat/drift",
   CHAT_EVENT: "pi/chat/event",
   CHAT_EXITED: "pi/chat/exited",
   CHAT_FORK: "pi/chat/fork",
@@ -19,11 +21,13 @@ export const Methods = {
   CHAT_NOTICE: "pi/chat/notice",
   CHAT_PREFLIGHT: "pi/chat/preflight",
   CHAT_PROMPT: "pi/chat/prompt",
+  CHAT_RELOAD: "pi/chat/reload",
   CHAT_SET_MODEL: "pi/chat/setModel",
   CHAT_SET_THINKING_LEVEL: "pi/chat/setThinkingLevel",
   CHAT_START: "pi/chat/start",
   CHAT_STATE: "pi/chat/state",
   CHAT_STOP: "pi/chat/stop",
+  CHAT_TRUST: "pi/chat/trust",
   CHAT_UI_RESPONSE: "pi/chat/uiResponse",
   CMD_BRANCH_SUMMARY: "pi.branchSummary",
   CMD_COMPACT: "pi.compact",
@@ -117,6 +121,31 @@ export interface ChatCompactResult {
   usage?: Record<string, unknown> | null;
 }
 
+/** Where the files on disk differ from what a chat's Pi read, and the action that makes Pi take it up. Pi reads its context files, settings and trust decision at start (and on new_session, switch_session, fork) and keeps them; docs/chat.md, "What Pi takes up, and when". */
+export interface ChatDriftInfo {
+  /** Prompt sections that differ (the keys of Pi's patch). */
+  sections: string[];
+  /** The files behind those sections (relative to the folder, or ~/...). */
+  files: string[];
+  /** Pi's settings that differ, as dotted keys (compaction.keepRecentTokens). */
+  settings: string[];
+  /** The project's trust decision differs: only a new Pi takes that up. */
+  trust: boolean;
+  /** `reload` (pi/chat/reload: Pi reads its files again on its own session) or `restart` (a new Pi on the same session; a changed trust decision). */
+  action: "reload" | "restart";
+  /** The action as a button says it (`Reload Pi`, `Restart Pi`). */
+  actionLabel: string;
+  /** One sentence for the views. */
+  message: string;
+}
+
+/** ``pi/chat/drift``: the files on disk now differ from what the chat's Pi read (or agree again). */
+export interface ChatDriftParams {
+  chatId: string;
+  /** Null: the files agree with what Pi read again. */
+  drift?: ChatDriftInfo | null;
+}
+
 export interface ChatEventParams {
   chatId: string;
   /** The record exactly as Pi emitted it, except that the keys Pi may use read `***`. */
@@ -167,10 +196,18 @@ export interface ChatInfo {
   compacting: boolean;
   /** Pi's get_state answer, as Pi gave it. */
   state?: Record<string, unknown>;
+  /** Pi's get_session_stats answer (pi/chat/state only): its totals and `contextUsage`, Pi's own count of the context (`tokens` null after a compaction until a reply brings usage), which pi/contextBudget's `footerTokens` and `window` equal. */
+  stats?: Record<string, unknown> | null;
   /** Pi runs under a keeper: a turn goes on when the server ends (a window reload). */
   kept?: boolean;
   /** pi/chat/start took up a Pi that kept running after its server ended, instead of starting one. */
   reattached?: boolean;
+  /** When Pi read its files (settings, trust, prompt), seconds since the epoch: the chat's numbers come from what it read then. */
+  heldSince?: number | null;
+  /** Where the files on disk differ from what Pi read, and the action; null: nowhere. */
+  drift?: ChatDriftInfo | null;
+  /** Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out. */
+  projectUntrusted?: string | null;
 }
 
 /** A list Pi answered (messages, commands or models), each item as Pi gave it. */
@@ -255,6 +292,12 @@ export interface ChatPromptParams {
 export interface ChatPromptResult {
   /** Pi's answer to the prompt. */
   disposition: "started" | "queued" | "handled";
+}
+
+/** The messages Pi had queued and no longer sends (pi/chat/clearQueue, pi/chat/abort), for the input box. */
+export interface ChatQueueResult {
+  steering?: string[];
+  followUp?: string[];
 }
 
 export interface ChatRef {
@@ -514,6 +557,17 @@ export interface LedgerTotals {
   /** How many requests have no known cost (not in `cost`). */
   unknownCost: number;
   cacheHitRatio?: number | null;
+}
+
+/** The chat whose Pi holds a session: its numbers are computed from what that Pi read, not from the files now. */
+export interface LiveChatInfo {
+  chatId: string;
+  /** When its Pi read its files (seconds since the epoch). */
+  heldSince: number;
+  /** Where the files now differ from it; null: nowhere. */
+  drift?: ChatDriftInfo | null;
+  /** What Pi records and sends after the drift's action (the prompt from the files now), priced; null when no prompt section differs. */
+  reload?: SessionPromptUpdateInfo | null;
 }
 
 export interface ModelInfo {
@@ -850,8 +904,10 @@ export interface TurnLedgerResult {
   threshold?: number | null;
   /** The request Pi would send next, priced against the previous one. */
   nextRequest?: NextRequestCostInfo | null;
-  /** If Pi loads the workspace's current files before that request: its patch and what it costs; null: the session recorded no prompt sections (its next request uses the workspace's prompt as is). */
+  /** If Pi loads the workspace's current files before that request: its patch and what it costs; null: the session recorded no prompt sections (its next request uses the workspace's prompt as is). On a session a live chat holds, against the prompt that chat's Pi holds, which the next request already carries: the patch is empty, and `liveChat.reload` is what taking the files up would do. */
   promptUpdate?: SessionPromptUpdateInfo | null;
+  /** The live chat whose Pi holds the session; null: none holds it. */
+  liveChat?: LiveChatInfo | null;
   notes?: string[];
 }
 

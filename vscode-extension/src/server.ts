@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -28,6 +29,7 @@ import {
 } from './interpreter';
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
 import { checkServerInstalled, type InstallCheck, resolveCommand } from './python';
+import { ServerLogReader } from './serverLog';
 import { ProgressTracker, type WorkDoneValue } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
@@ -59,6 +61,11 @@ import {
 } from './protocol.generated';
 
 export const CLIENT_ID = 'piContext';
+
+/** Each line of a stream (the server's stdout or stderr), as vscode-languageclient's own handlers read them. */
+function lines(input: NodeJS.ReadableStream, each: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', each);
+}
 const CLIENT_NAME = 'Pi Context';
 
 /**
@@ -259,6 +266,17 @@ export class ServerManager implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.log,
+      // The server's log lines at their own level (an INFO line is not an error): src/serverLog.ts.
+      stdioOptions: {
+        stdout: (input, channel) => lines(input, (line) => channel.info(line)),
+        stderr: (input, channel) => {
+          const reader = new ServerLogReader();
+          lines(input, (line) => {
+            const { level, text } = reader.line(line);
+            channel[level](text);
+          });
+        },
+      },
       initializationOptions: { piContext: currentServerSettings(folder) },
       middleware: {
         workspace: {

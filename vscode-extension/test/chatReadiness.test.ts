@@ -58,6 +58,7 @@ function header(phase: ChatHeader['phase'], hold: string | null): ChatHeader {
     hold,
     untrusted: null,
     noPi: null,
+    live: [],
     session: 's',
     sessionTitle: 's',
     model: 'm',

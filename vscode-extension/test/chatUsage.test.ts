@@ -38,9 +38,9 @@ test("a model's prices are known when any of them is positive", () => {
   assert.equal(formatCost(0.0123), '$0.01');
 });
 
-test("the gauge shows Pi's context tokens against the window, follows live usage, and warns past the threshold", () => {
+test("the gauge shows Pi's context tokens against the window and warns past the threshold", () => {
   const budget = { contextTokens: 941, window: 128000, threshold: 111616 };
-  assert.deepEqual(gaugeView(budget, null), {
+  assert.deepEqual(gaugeView(budget), {
     tokens: 941,
     window: 128000,
     threshold: 111616,
@@ -49,8 +49,15 @@ test("the gauge shows Pi's context tokens against the window, follows live usage
     label: '<1% of 128k',
     title: '941 of 128,000 tokens in the context; Pi compacts past 111,616',
   });
-  assert.equal(gaugeView(budget, 64000)?.label, '50% of 128k');
-  assert.equal(gaugeView(budget, 120000)?.level, 'warning');
-  assert.equal(gaugeView(budget, 130000)?.level, 'error');
-  assert.equal(gaugeView(null, 5), null);
+  assert.equal(gaugeView({ ...budget, contextTokens: 64000 })?.label, '50% of 128k');
+  assert.equal(gaugeView({ ...budget, contextTokens: 120000 })?.level, 'warning');
+  assert.equal(gaugeView({ ...budget, contextTokens: 130000 })?.level, 'error');
+  assert.equal(gaugeView(null), null);
+});
+
+test('the gauge is the figure the status bar shows for the same budget, whatever a reply streams', () => {
+  // The issue: after a compaction the gauge showed the last reply's usage (18%) while the status bar showed 6%.
+  const budget = { contextTokens: 1969, window: 32000, threshold: 15616 };
+  assert.equal(gaugeView(budget)?.label, '6% of 32k');
+  assert.equal(gaugeView(budget)?.tokens, 1969);
 });

@@ -51,9 +51,46 @@ test('a stored prompt of another size than the workspace’s is explained with b
   assert.match(note, /\(70 tokens\) is the one stored in this session/);
   assert.match(note, /sections below \(927 tokens\)/);
   assert.match(note, /new session starts with it/);
-  assert.match(note, /next request in this session Pi records the sections that changed/);
+  assert.match(note, /a Pi that opens this session again \(resumed, or reloaded in the chat\) records the sections that changed/);
   const piNote = promptOriginNote(sessionBudget(63, 70), p, 'pi');
   assert.match(piNote ?? '', /\(63 tokens\).*\(900 tokens\)/);
+});
+
+test("the server's diff decides: no note when Pi's patch is empty, whatever the counts say", () => {
+  // The issue: the budget's system group holds the tool declarations too, so the counts differed and a note said
+  // the stored and workspace prompts differ where `pi-context session --costs` said Pi sends no patch.
+  const p = prompt([section('preamble', 0, 'x', tokens(900, 927))]);
+  const same = { promptUpdate: { patch: {} } as never, liveChat: null };
+  assert.equal(promptOriginNote(sessionBudget(1200, 1250), p, 'estimated', same), null);
+  const changed = { promptUpdate: { patch: { project_context: 'new' } } as never, liveChat: null };
+  assert.match(promptOriginNote(sessionBudget(63, 70), p, 'estimated', changed) ?? '', /stored in this session/);
+});
+
+test("without the server's diff, the tool declarations are left out of the comparison", () => {
+  const p = prompt([section('preamble', 0, 'x', tokens(63, 70))]);
+  const withTools = sessionBudget(63, 70);
+  withTools.pi.categories.push(category('system.tool_definitions', 'system', 500));
+  assert.equal(promptOriginNote(withTools, p, 'pi'), null);
+});
+
+test("a session a live chat holds: the note says what its Pi holds and the server's drift sentence", () => {
+  const p = prompt([section('preamble', 0, 'x', tokens(900, 927))]);
+  const drift = {
+    sections: ['project_context'],
+    files: ['AGENTS.md'],
+    settings: [],
+    trust: false,
+    action: 'reload' as const,
+    actionLabel: 'Reload Pi',
+    message: 'AGENTS.md changed since this Pi read its files, and Pi keeps what it read: Reload Pi to take the change up.',
+  };
+  const live = { promptUpdate: { patch: {} } as never, liveChat: { chatId: '1', heldSince: 1, drift } };
+  const note = promptOriginNote(sessionBudget(63, 70), p, 'estimated', live) ?? '';
+  assert.match(note, /^The budget's system prompt \(70 tokens\) is the one the chat's Pi holds: its next request sends it\./);
+  assert.match(note, /AGENTS\.md changed since this Pi read its files/);
+  assert.doesNotMatch(note, /records the sections/);
+  const inSync = { promptUpdate: { patch: {} } as never, liveChat: { chatId: '1', heldSince: 1, drift: null } };
+  assert.equal(promptOriginNote(sessionBudget(63, 70), p, 'estimated', inSync), null);
 });
 
 test('no note when the prompts agree, when the workspace prompt stands in, or without a session prompt', () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { diffCacheLabel, newSessionsText, saveCostText, sessionText } from '../src/model/saveCost';
-import type { PromptSectionsChangedParams, SessionPromptUpdateInfo, TurnLedgerResult } from '../src/protocol.generated';
+import { diffCacheLabel, liveSessionText, newSessionsText, saveCostText, sessionText } from '../src/model/saveCost';
+import type { LiveChatInfo, PromptSectionsChangedParams, SessionPromptUpdateInfo, TurnLedgerResult } from '../src/protocol.generated';
 
 // Real server answers (scripts/record_cost_fixtures.py). A line added to the example workspace's AGENTS.md:
 // pi/promptSectionsChanged; then pi/turnLedger of the example session (recorded elsewhere, Anthropic's API, no
@@ -58,6 +58,39 @@ test('the banner text has both sentences and the hover says which case and what 
   const anthropic = saveCostText(change, replay.promptUpdate, replay.nextRequest, 'pi');
   assert.match(anthropic.title, /a new session on it reads 0 tokens of that prompt from the cache/);
   assert.equal(saveCostText(change, null, null, 'pi').session, null);
+});
+
+test('a session open in a chat: one price for the next request (the prompt Pi holds) and the reload apart', () => {
+  // The issue: the banner priced the next request "with the change" ($0.0027) beside the Next Request line ($0.0009),
+  // and said Pi records the changed sections, which a running Pi in RPC mode does not do.
+  const live: LiveChatInfo = {
+    chatId: '1',
+    heldSince: 1,
+    drift: {
+      sections: ['project_context', 'cwd'],
+      files: ['AGENTS.md'],
+      settings: [],
+      trust: false,
+      action: 'reload',
+      actionLabel: 'Reload Pi',
+      message: 'AGENTS.md changed since this Pi read its files.',
+    },
+    reload: patch.promptUpdate,
+  };
+  assert.equal(
+    liveSessionText(live, patch.nextRequest, 'pi'),
+    'This session is open in the chat, whose Pi read its files before this change: its next request is sent with the ' +
+      'prompt Pi holds (1,320 cached + 7 new, ≈ $0.0004). Reload Pi to take the change up: Pi then records ' +
+      'project_context, cwd and appends it (131 tokens) at the end of its next request, keeping the cached prefix; ' +
+      'its next request then costs ≈ $0.0015 if the cache holds.',
+  );
+  const text = saveCostText(change, { ...patch.promptUpdate!, patch: {} }, patch.nextRequest, 'pi', live);
+  assert.equal(text.session, liveSessionText(live, patch.nextRequest, 'pi'));
+  assert.deepEqual(text.liveAction, { label: 'Reload Pi', action: 'reload' });
+  assert.doesNotMatch(text.title, /When Pi next loads the files/);
+  const held = saveCostText(change, patch.promptUpdate, patch.nextRequest, 'pi', { ...live, drift: null, reload: null });
+  assert.match(held.session ?? '', /^This session is open in the chat, whose Pi holds this prompt: its next request sends it/);
+  assert.equal(held.liveAction, null);
 });
 
 test("the diff editor's title carries the patch size and where new sessions differ", () => {

@@ -33,13 +33,24 @@ from lsp_server.context.names import AGENT_DIR_ENV
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import REQUEST_FAILED, parse_params, request_failed, resolve_folder
-from lsp_server.server.features.sessions import notify_session_changed, read_session, session_path
+from lsp_server.server.features.chat_live import (
+    check_drift,
+    drift_wire,
+    held_after_take_up,
+    keep_held,
+    reload_in_place,
+    restart_spec,
+    take_held,
+    watch_drift,
+)
+from lsp_server.server.features.sessions import live_lens, notify_session_changed, read_session, session_path
 from lsp_server.server.lazy import lazy_module
 
 if TYPE_CHECKING:
-    from lsp_server.chat.chat import Chat
+    from lsp_server.chat.chat import Chat, ChatSpec
     from lsp_server.chat.recovery import Loss, SessionGuard
     from lsp_server.pi_rpc import PiExit, PiInstallation
+    from lsp_server.project.project import Project
     from lsp_server.redaction import Redactor, Secret
     from lsp_server.session.tail import SessionFile
 
@@ -96,6 +107,8 @@ def clean(chat: Chat, value: T) -> T:
 
 
 def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = None) -> protocol.ChatInfo:
+    from lsp_server.chat.live import untrusted_sentence
+
     cwd = chat.spec.cwd
     return protocol.ChatInfo(
         chat_id=chat.chat_id,
@@ -108,6 +121,9 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         state=clean(chat, state) if state is not None else {},
         kept=chat.kept,
         reattached=chat.reattached,
+        held_since=chat.held.read_at if chat.held is not None else None,
+        drift=drift_wire(chat.drift),
+        project_untrusted=untrusted_sentence(chat.held.project) if chat.held is not None else None,
     )
 
 
@@ -246,6 +262,8 @@ class ChatEvents:
         check = self._checks.pop(chat.chat_id, None)
         if check is not None:
             check.cancel()
+        if chat.replaced:  # stopped to start a new Pi on its session (pi/chat/reload, pi/chat/trust)
+            return
         params = protocol.ChatExitedParams(
             chat_id=chat.chat_id,
             code=exit.returncode,
@@ -326,7 +344,9 @@ class ChatEvents:
                 guard.follow(None)
                 self.notice(chat, "error", not_restored_message(loss, restored), kind="session-not-restored")
                 return
+            read = await take_held(self.ls, chat.spec.cwd)  # switch_session: Pi reads its files again
             await chat.switch_session(restored.path)
+            keep_held(self.ls, chat, read)
             guard.follow(chat.session)
         except Exception as exc:
             from lsp_server.chat.registry import ChatError
@@ -428,8 +448,17 @@ def register(server: PiLanguageServer) -> None:
         )
         if taken is not None:
             events.follow(taken)
+            keep_held(ls, taken, await held_after_take_up(ls, taken))
+            await check_drift(ls, taken, notify=False)  # the answer carries it
             return chat_info(ls, taken, taken.process.initial_state if taken.process else None).wire()
         installation = await _installation(ls)
+        chat = await start_pi(ls, spec, installation)
+        return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
+
+    async def start_pi(ls: PiLanguageServer, spec: ChatSpec, installation: PiInstallation) -> Chat:
+        """A new Pi on ``spec``, with what it reads at start taken from the same files (chat_live.take_held)."""
+        keep = ls.chats.keeping.options(ls.settings.pi)
+        held = await take_held(ls, spec.cwd)
         chat = await _pi(
             lambda: ls.chats.start(
                 spec,
@@ -442,6 +471,7 @@ def register(server: PiLanguageServer) -> None:
             spec.redactor,
         )
         events.follow(chat)
+        keep_held(ls, chat, held)
         problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
         if problem:
             ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
@@ -449,7 +479,51 @@ def register(server: PiLanguageServer) -> None:
         if fallback:  # the shared folder was taken: said in the log and to the chat, never silently
             ls.log(f"chat {chat.chat_id}: {fallback}")
             events.notice_with_first_event(chat, "warning", f"Pi is kept across window reloads, but {fallback}.")
+        return chat
+
+    async def restart(ls: PiLanguageServer, chat: Chat) -> Chat:
+        """A new Pi on the chat's session (what only a new Pi takes up: a changed trust decision)."""
+        if chat.streaming or chat.compacting:
+            raise request_failed("Pi is working on a reply: restart it once the reply has ended (Stop ends it now)")
+        state = await _pi(chat.refresh_state, chat.spec.redactor)
+        spec = restart_spec(chat, state)
+        installation = await _installation(ls)
+        chat.replaced = True
+        await ls.chats.stop(chat.chat_id)
+        return await start_pi(ls, spec, installation)
+
+    @request(names.CHAT_RELOAD, lambda: protocol.ChatRef)
+    async def reload(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
+        chat = _chat(ls, params.chat_id)
+        drift = await check_drift(ls, chat, notify=False)
+        if drift is not None and drift.action == "restart":
+            chat = await restart(ls, chat)
+            return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
+        await _pi(lambda: reload_in_place(ls, chat), chat.spec.redactor)
+        await check_drift(ls, chat, notify=False)
+        state = await _pi(chat.refresh_state, chat.spec.redactor)
+        return chat_info(ls, chat, state).wire()
+
+    @request(names.CHAT_TRUST, lambda: protocol.ChatRef)
+    async def trust(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
+        from lsp_server.context.trust_record import record_trust
+
+        chat = _chat(ls, params.chat_id)
+        if chat.streaming or chat.compacting:
+            raise request_failed("Pi is working on a reply: trust the project once the reply has ended")
+        agent_dir = pi_env(ls, chat.spec.cwd).get(AGENT_DIR_ENV) or ls.projects.inputs_for(chat.spec.cwd).agent_dir
+        recorded = await asyncio.get_running_loop().run_in_executor(None, record_trust, agent_dir, chat.spec.cwd)
+        if isinstance(recorded, str):
+            raise request_failed(recorded)
+        ls.log(f"chat {chat.chat_id}: {recorded.key} is trusted in {recorded.store_path}, as Pi's /trust saves it")
+        ls.notify_listeners("disk", [recorded.store_path])  # the prompt, the views and other chats follow now
+        chat = await restart(ls, chat)
         return chat_info(ls, chat, chat.process.initial_state if chat.process else None).wire()
+
+    @request(names.CHAT_CLEAR_QUEUE, lambda: protocol.ChatRef)
+    async def clear_queue(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
+        chat = _chat(ls, params.chat_id)
+        return queue_result(await _pi(chat.clear_queue, chat.spec.redactor)).wire()
 
     @server.feature(names.CHAT_LIST)
     async def list_chats(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
@@ -461,7 +535,8 @@ def register(server: PiLanguageServer) -> None:
     async def state(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
         pi_state = await _pi(chat.refresh_state, chat.spec.redactor)
-        return chat_info(ls, chat, pi_state).wire()
+        stats = await _pi(chat.session_stats, chat.spec.redactor)
+        return chat_info(ls, chat, pi_state).model_copy(update={"stats": stats}).wire()
 
     @request(names.CHAT_PROMPT, lambda: protocol.ChatPromptParams)
     async def prompt(ls: PiLanguageServer, params: protocol.ChatPromptParams) -> dict[str, Any]:
@@ -471,9 +546,12 @@ def register(server: PiLanguageServer) -> None:
 
     @request(names.CHAT_ABORT, lambda: protocol.ChatRef)
     async def abort(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
+        # Pi's own Esc: the queue is cleared first (abort alone keeps it, and Pi sends it with the next prompt),
+        # and its texts go back to the client's input.
         chat = _chat(ls, params.chat_id)
+        queued = await _pi(chat.clear_queue, chat.spec.redactor)
         await _pi(chat.abort, chat.spec.redactor)
-        return {}
+        return queue_result(queued).wire()
 
     @request(names.CHAT_STOP, lambda: protocol.ChatRef)
     async def stop(ls: PiLanguageServer, params: protocol.ChatRef) -> dict[str, Any]:
@@ -506,7 +584,7 @@ def register(server: PiLanguageServer) -> None:
         session = chat.session
         if session is None or not os.path.isfile(session):
             raise request_failed("nothing to compact yet: Pi has not written the session")
-        project = ls.projects.open(await _session_cwd(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session))
+        project = await _chat_project(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session)
         preview = await asyncio.get_running_loop().run_in_executor(
             None, compaction_preview, project, session, params.instructions
         )
@@ -517,7 +595,10 @@ def register(server: PiLanguageServer) -> None:
     @request(names.CHAT_FORK, lambda: protocol.ChatForkParams)
     async def fork(ls: PiLanguageServer, params: protocol.ChatForkParams) -> dict[str, Any]:
         chat = _chat(ls, params.chat_id)
+        held = await take_held(ls, chat.spec.cwd)  # a fork builds a new runtime: Pi reads its files again
         result = await _pi(lambda: chat.fork(params.entry_id), chat.spec.redactor)
+        if not result.get("cancelled"):
+            keep_held(ls, chat, held)
         return protocol.ChatForkResult(
             text=_str_or_none(result.get("text")), cancelled=bool(result.get("cancelled")), session=chat.session
         ).wire()
@@ -573,14 +654,17 @@ def register(server: PiLanguageServer) -> None:
         chat = _chat(ls, params.chat_id)
         session = chat.session
         if session is not None and os.path.isfile(session):
-            snapshot = await ls.projects.snapshot(await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session))
+            snapshot = live_lens(ls, session) or await ls.projects.snapshot(
+                await _session_cwd(ls, protocol.CHAT_PREFLIGHT, chat, session)
+            )
 
             def run(loaded: SessionFile) -> protocol.ChatPreflightResult:
                 return preflight_result(snapshot, loaded, params.text)
 
             result: protocol.ChatPreflightResult = await read_session(ls, protocol.CHAT_PREFLIGHT, session, None, run)
         else:  # a new chat: Pi writes the file with the first message
-            result = preflight_result(await ls.projects.snapshot(chat.spec.cwd), None, params.text)
+            held = chat.held.lens(ls.projects.inputs_for(chat.spec.cwd)) if chat.held is not None else None
+            result = preflight_result(held or await ls.projects.snapshot(chat.spec.cwd), None, params.text)
         return result.wire()
 
     @request(names.CHAT_UI_RESPONSE, lambda: protocol.ChatUiResponseParams)
@@ -607,6 +691,7 @@ def register(server: PiLanguageServer) -> None:
             log_failure(server, f"chat ({reason})", exc)
 
     server.listeners.append(listener)
+    server.listeners.append(lambda reason, paths: watch_drift(server, reason, paths))
 
 
 async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.CompactArgs) -> dict[str, Any]:
@@ -630,7 +715,7 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
     name = f"{model.get('provider')}/{model.get('id')}" if model else "its model"
     summarizer = f"Pi in chat {chat.chat_id} ({name})"
     if request.preview_only:
-        project = ls.projects.open(await _session_cwd(ls, method, chat, path))
+        project = await _chat_project(ls, method, chat, path)
         plan = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, path)
         if isinstance(plan, str):
             raise request_failed(plan)
@@ -678,6 +763,19 @@ def folder_removed_message(chat: Chat) -> str:
         f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was "
         f"stopped{cut}{where}."
     )
+
+
+async def _chat_project(ls: PiLanguageServer, method: str, chat: Chat, session: str) -> Project:
+    """The project a chat's compaction is planned in: Pi's settings as its Pi read them (chat_live)."""
+    held = live_lens(ls, session)
+    return held.project if held is not None else ls.projects.open(await _session_cwd(ls, method, chat, session))
+
+
+def queue_result(queued: dict[str, Any]) -> protocol.ChatQueueResult:
+    def texts(value: Any) -> list[str]:
+        return [text for text in value if isinstance(text, str)] if isinstance(value, list) else []
+
+    return protocol.ChatQueueResult(steering=texts(queued.get("steering")), follow_up=texts(queued.get("followUp")))
 
 
 async def _session_cwd(ls: PiLanguageServer, method: str, chat: Chat, session: str) -> str:

@@ -83,14 +83,31 @@ async def in_session_project(
     """``fn`` on the session at ``path`` with the prompt of the project it belongs to, and that prompt.
 
     The folder follows :func:`lsp_server.project.project.session_folder` (the header's cwd when it
-    exists here, else ``workspace_folder``, else the first folder), as the CLI's does.
+    exists here, else ``workspace_folder``, else the first folder), as the CLI's does. A session a live
+    chat holds, at its leaf, is counted with what that chat's Pi read (:func:`live_lens`): the request
+    and the budget are those of the request that Pi sends next.
     """
     from lsp_server.project.project import header_cwd, session_folder
 
-    session_cwd = await read_session(ls, method, path, leaf_id, lambda session: header_cwd(session.header))
-    folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, workspace_folder))
-    snapshot = await ls.projects.snapshot(folder.cwd)
-    return await read_session(ls, method, path, leaf_id, lambda session: fn(snapshot, session)), snapshot
+    snapshot = live_lens(ls, path) if leaf_id is None else None
+    if snapshot is None:
+        session_cwd = await read_session(ls, method, path, leaf_id, lambda session: header_cwd(session.header))
+        folder = session_folder(session_cwd, fallback=lambda: resolve_folder(ls, method, workspace_folder))
+        snapshot = await ls.projects.snapshot(folder.cwd)
+    chosen = snapshot
+    return await read_session(ls, method, path, leaf_id, lambda session: fn(chosen, session)), chosen
+
+
+def live_lens(ls: PiLanguageServer, path: str) -> PromptSnapshot | None:
+    """What the live chat holding ``path`` read (its settings, trust and prompt), or None when no chat holds it.
+
+    Pi keeps what it read at start until it reads its files again (docs/chat.md, "What Pi takes up, and
+    when"), so the numbers of its session come from that, not from the files now (``lsp_server/chat/live.py``).
+    """
+    chat = ls.chats.holder(path) if len(ls.chats) else None
+    if chat is None or chat.held is None:
+        return None
+    return chat.held.lens(ls.projects.inputs_for(chat.spec.cwd))
 
 
 def notify_session_changed(ls: PiLanguageServer, params: protocol.SessionChangedParams) -> None:

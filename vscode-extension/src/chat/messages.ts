@@ -7,6 +7,7 @@
 import type { ChatCompactPreview } from '../protocol.generated';
 import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
+import type { LiveAction, LiveNotice } from './live';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './usage';
 import { messageObject } from '../webviewMessage';
@@ -25,8 +26,10 @@ export interface ChatHeader {
   hold: string | null;
   /** Restricted Mode: the sentence that says the chat needs a trusted workspace (`UNTRUSTED_TEXT`), else null. */
   untrusted: string | null;
-  /** Pi missing: one sentence and the command that installs it. */
-  noPi: { message: string; installCommand: string } | null;
+  /** Pi missing: one sentence, the command that installs it, and the setting that names another command. */
+  noPi: { message: string; installCommand: string; help: string } | null;
+  /** About the Pi that runs: the files changed after it read them, a project it does not trust; each with its action. */
+  live: LiveNotice[];
   session: string;
   sessionTitle: string;
   model: string;
@@ -68,7 +71,9 @@ export type ChatHostMessage =
   | { type: 'items'; items: ChatItem[] }
   | { type: 'setInput'; text: string }
   /** A prompt the host could not send: back into the input, unless the user typed something else since. */
-  | { type: 'restoreInput'; text: string };
+  | { type: 'restoreInput'; text: string }
+  /** What Pi had queued and no longer sends (Stop, Take back): added to the input after what is typed there. */
+  | { type: 'queuedBack'; steering: string[]; followUp: string[] };
 
 export type ChatWebviewMessage =
   | { type: 'ready' }
@@ -92,7 +97,13 @@ export type ChatWebviewMessage =
   | { type: 'compactCancel' }
   | { type: 'copyInstall' }
   /** Open VS Code's workspace trust editor (`workbench.trust.manage`). */
-  | { type: 'manageTrust' };
+  | { type: 'manageTrust' }
+  /** Reload or restart Pi so it takes up the files as they are now, or trust the project for Pi. */
+  | { type: 'liveAction'; action: LiveAction }
+  /** Take back what Pi has queued (Pi's `clear_queue`): the texts return to the input. */
+  | { type: 'takeBackQueue' }
+  /** Open the settings editor at `piContext.pi.command`. */
+  | { type: 'openPiSetting' };
 
 const SIMPLE = new Set([
   'ready',
@@ -106,6 +117,8 @@ const SIMPLE = new Set([
   'compactCancel',
   'copyInstall',
   'manageTrust',
+  'takeBackQueue',
+  'openPiSetting',
 ]);
 
 /** A prompt can be long (a pasted file); anything beyond this is not a prompt typed in a chat box. */
@@ -131,6 +144,8 @@ export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
     case 'openDiff':
     case 'dismiss':
       return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
+    case 'liveAction':
+      return m.action === 'reload' || m.action === 'restart' || m.action === 'trust' ? { type, action: m.action } : undefined;
     case 'openFile': {
       const line = typeof m.line === 'number' && Number.isInteger(m.line) && m.line > 0 ? m.line : null;
       return bounded(m.path) ? { type, path: m.path, line } : undefined;

@@ -27,6 +27,7 @@ import { nextRequestText } from '../model/nextRequest';
 import type { ContextStore } from '../model/store';
 import {
   type ChatCompactPreview,
+  type ChatDriftParams,
   type ChatEventParams,
   type ChatExitedParams,
   type ChatForkPointsResult,
@@ -39,6 +40,7 @@ import {
   type ChatNoticeParams,
   type ChatPreflightResult,
   type ChatPromptResult,
+  type ChatQueueResult,
   type ContextBudgetResult,
   Methods,
   type NextRequestCostInfo,
@@ -52,6 +54,7 @@ import { type EditSides, editSides, editSidesNote, parseEditArgs } from './editD
 import { chatHtml } from './html';
 import { type ChatHeader, type ChatHostMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
 import { availability, Gate } from './readiness';
+import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp, settingsCommand } from './live';
 import { type ChatItem, Transcript } from './transcript';
 import { gaugeView, modelHasPrices } from './usage';
 
@@ -75,6 +78,16 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
+/** The server's refusal when no usable Pi was found (`data.kind` from `pi/chat/start`), else null. */
+function piUnavailable(error: unknown): { kind: string; installCommand?: string } | null {
+  const data = typeof error === 'object' && error !== null ? (error as { data?: unknown }).data : undefined;
+  if (typeof data === 'object' && data !== null && typeof (data as { kind?: unknown }).kind === 'string') {
+    const { kind, installCommand } = data as { kind: string; installCommand?: unknown };
+    return { kind, installCommand: typeof installCommand === 'string' ? installCommand : undefined };
+  }
+  return null;
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -89,8 +102,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private chat: ChatInfo | null = null;
   private transcript = new Transcript();
   private budget: ContextBudgetResult | null = null;
-  /** Pi's usage after the last budget answer, while Pi works (the file lags behind the stream). */
-  private liveTokens: number | null = null;
   private piCommands: Completion[] = [];
   private status: string | null = 'Starting the pi-context server…';
   private warning: string | null = null;
@@ -244,14 +255,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           ? {
               message: this.locate.message ?? 'Pi is not installed.',
               installCommand: this.locate.installCommand ?? 'npm install -g @earendil-works/pi-coding-agent',
+              help: piMissingHelp(
+                Boolean(vscode.workspace.getConfiguration('piContext').get<string>('pi.command')),
+                vscode.env.remoteName !== undefined,
+              ),
             }
           : null,
+      live: this.exited ? [] : liveNotices(this.chat),
       session: name ?? (session ? path.basename(session, '.jsonl') : 'New session'),
       sessionTitle: session ?? 'Pi writes the session file with the first message',
       model: model ? `${String(model.provider)}/${String(model.id)}` : 'model',
       thinkingLevel: this.transcript.thinkingLevel ?? (typeof state.thinkingLevel === 'string' ? state.thinkingLevel : 'off'),
       hasPrices: modelHasPrices(model),
-      gauge: gaugeView(this.budget, this.liveTokens),
+      gauge: gaugeView(this.budget),
       queue: this.transcript.queue,
       compacting: this.transcript.compacting,
       warning: this.warning,
@@ -283,6 +299,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       client.onNotification(Methods.CHAT_EVENT, (p: ChatEventParams) => this.onEvent(p)),
       client.onNotification(Methods.CHAT_EXITED, (p: ChatExitedParams) => this.onExited(p)),
       client.onNotification(Methods.CHAT_NOTICE, (p: ChatNoticeParams) => this.onNotice(p)),
+      client.onNotification(Methods.CHAT_DRIFT, (p: ChatDriftParams) => this.onDrift(p)),
     );
     this.status = null;
     this.locate = null;
@@ -344,7 +361,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           return;
         }
       }
-      this.locate ??= await this.request<ChatLocateResult>(Methods.CHAT_LOCATE, {});
+      if (!this.locate?.found) {
+        // Asked again while Pi is missing: a command set or a Pi installed since is found by the next start.
+        this.locate = await this.request<ChatLocateResult>(Methods.CHAT_LOCATE, {});
+      }
       if (!this.locate.found) {
         this.status = null;
         this.postAll();
@@ -370,15 +390,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.postHeader();
     let info: ChatInfo;
     try {
-      info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(session));
+      try {
+        info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(session));
+      } catch (e) {
+        if (session && quietIfGone && !piUnavailable(e)) {
+          this.log.info(`resuming ${session} failed (${errorText(e)}): starting a new chat`);
+          await this.state.update(SESSION_KEY, undefined);
+          info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(null));
+        } else {
+          throw e;
+        }
+      }
     } catch (e) {
-      if (session && quietIfGone) {
-        this.log.info(`resuming ${session} failed (${errorText(e)}): starting a new chat`);
-        await this.state.update(SESSION_KEY, undefined);
-        info = await this.request<ChatInfo>(Methods.CHAT_START, this.startParams(null));
-      } else {
+      const missing = piUnavailable(e);
+      if (!missing) {
         throw e;
       }
+      // No usable Pi: the view's notice says so with the setting that fixes it (not a bare error line).
+      this.locate = { found: false, message: errorText(e), installCommand: missing.installCommand ?? null };
+      this.status = null;
+      this.postAll();
+      return;
     }
     await this.adopt(info, Boolean(session));
   }
@@ -398,6 +430,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Show a chat the server holds: its state, its conversation so far, its commands, its budget. */
   private async adopt(info: ChatInfo, rebuild: boolean): Promise<void> {
     this.chat = info;
+    if (!this.locate?.found) {
+      this.locate = { found: true, piVersion: info.piVersion }; // a Pi runs: whatever was missing before is found
+    }
+    if (info.session) {
+      this.store.followChat(info.session); // the Context view and the status bar show the chat's session
+    }
     // Held from the first await on: events arriving meanwhile (a keeper replays a taken-up turn at once)
     // would go to a transcript about to be replaced, and a dialog among them would be asked twice, once
     // more from the snapshot's in-flight events. The snapshot's seq says which of them it already includes.
@@ -491,9 +529,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         params.workspaceFolder = this.chat.workspaceFolder;
       }
       this.budget = await this.request<ContextBudgetResult>(Methods.CONTEXT_BUDGET, params);
-      if (!this.transcript.streaming) {
-        this.liveTokens = null; // the file has caught up with the stream
-      }
     } catch (e) {
       this.log.debug(`pi/contextBudget for the chat: ${errorText(e)}`);
     }
@@ -548,20 +583,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (event.type === 'tool_execution_end' && event.toolName === 'edit' && event.isError !== true) {
       void this.buildEditDiff(`t-${String(event.toolCallId)}`); // right after Pi wrote it: the reversal is exact
     }
-    if (event.type === 'message_update' || event.type === 'message_end') {
-      const usage = this.transcript.lastUsage;
-      if (usage && usage.totalTokens > 0) {
-        this.liveTokens = usage.totalTokens;
-      }
-    }
     if (event.type === 'agent_settled' || event.type === 'compaction_end') {
       void this.refreshEntryIds();
       void this.refreshState();
       this.scheduleBudget();
       this.status = null;
-    }
-    if (event.type === 'compaction_end') {
-      this.liveTokens = null;
     }
   }
 
@@ -589,6 +615,101 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       // The session was written back (to the same path or beside it): follow the file the chat writes now.
       void this.refreshState().then(() => this.scheduleBudget());
       void this.store.refreshSession();
+    }
+  }
+
+  /** The files on disk now differ from what the chat's Pi read (or agree again): say so, with the action. */
+  private onDrift(params: ChatDriftParams): void {
+    if (params.chatId !== this.chat?.chatId) {
+      return;
+    }
+    this.chat = { ...this.chat, drift: params.drift ?? null };
+    this.postHeader();
+    void this.store.refreshLedger(); // the Context view's banner words the same drift for the chat's session
+  }
+
+  /**
+   * Reload Pi (it reads its files again on its session), Restart Pi (a new Pi on the session: a trust change), or
+   * Trust Project (recorded as Pi's /trust does, then a new Pi). A new Pi is a new chat id: its conversation is
+   * rebuilt from the same session.
+   */
+  private async liveAction(action: LiveAction): Promise<void> {
+    const chat = await this.liveChat();
+    if (this.transcript.streaming) {
+      throw new Error('Pi is working on a reply: do this once the reply has ended (Stop ends it now).');
+    }
+    if (action === 'trust') {
+      const folder = chat.cwd;
+      const choice = await vscode.window.showWarningMessage(
+        `Trust ${folder} for Pi?`,
+        {
+          modal: true,
+          detail:
+            "Pi then loads this project's .pi settings, skills, prompt files and extensions, and can run the project's " +
+            "extensions. The decision is saved in Pi's trust.json, as Pi's own /trust saves it, for every later Pi.",
+        },
+        'Trust Project',
+      );
+      if (choice !== 'Trust Project') {
+        return; // refused: Pi keeps leaving the project's resources out, as before
+      }
+    }
+    const method = action === 'trust' ? Methods.CHAT_TRUST : Methods.CHAT_RELOAD;
+    const said =
+      action === 'reload'
+        ? 'Pi read its files again: its next request uses them.'
+        : action === 'trust'
+          ? "The project is trusted for Pi, and Pi was restarted on this session: it loads the project's resources."
+          : 'Pi was restarted on this session and read its files again.';
+    const run = this.gate.run('start', async () => {
+      this.status = action === 'reload' ? 'Pi is reading its files again…' : 'Restarting Pi on this session…';
+      this.postHeader();
+      try {
+        const info = await this.request<ChatInfo>(method, { chatId: chat.chatId });
+        if (info.chatId === chat.chatId) {
+          this.chat = info;
+        } else {
+          await this.adopt(info, true);
+        }
+        this.changed([this.transcript.notice('info', said).id]);
+      } finally {
+        this.status = null;
+        this.postHeader();
+      }
+    });
+    this.postHeader();
+    await run;
+    this.scheduleBudget();
+    void this.store.refreshSession();
+  }
+
+  /** `piContext.pi.command` changed (and reached the server): a Pi missing so far is looked for again now. */
+  piCommandChanged(): void {
+    if (this.locate && !this.locate.found && !this.chat) {
+      this.locate = null;
+      if (this.view) {
+        void this.ensureChat();
+      }
+    }
+  }
+
+  /** The Context view's banner: the action the chat's drift names (Reload Pi, or Restart Pi for trust). */
+  async reloadPi(): Promise<void> {
+    await this.liveAction(this.chat?.drift?.action ?? 'reload');
+  }
+
+  /** Take back what Pi has queued: Pi no longer sends it, and the texts return to the input. */
+  private async takeBackQueue(): Promise<void> {
+    const chat = await this.liveChat();
+    const queued = await this.request<ChatQueueResult>(Methods.CHAT_CLEAR_QUEUE, { chatId: chat.chatId });
+    this.giveBack(queued);
+  }
+
+  private giveBack(queued: ChatQueueResult | null | undefined): void {
+    const steering = queued?.steering ?? [];
+    const followUp = queued?.followUp ?? [];
+    if (steering.length + followUp.length > 0) {
+      this.post({ type: 'queuedBack', steering, followUp });
     }
   }
 
@@ -640,6 +761,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'manageTrust':
           await vscode.commands.executeCommand('workbench.trust.manage');
           break;
+        case 'liveAction':
+          await this.liveAction(message.action);
+          break;
+        case 'takeBackQueue':
+          await this.takeBackQueue();
+          break;
+        case 'openPiSetting':
+          // A machine setting: in a remote window (code-server too) the User tab shows "No Settings Found" for it.
+          await vscode.commands.executeCommand(settingsCommand(vscode.env.remoteName !== undefined), {
+            query: PI_COMMAND_SETTING,
+          });
+          break;
         case 'copyInstall':
           await vscode.env.clipboard.writeText(this.header().noPi?.installCommand ?? '');
           void vscode.window.showInformationMessage('The install command is on the clipboard.');
@@ -677,7 +810,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private fail(e: unknown): void {
     const text = errorText(e);
-    this.log.warn(`chat: ${text}`);
+    this.log.info(`chat: ${text}`); // shown in the conversation; an answer the user asked for, not a fault of ours
     this.changed([this.transcript.notice('error', text).id]);
   }
 
@@ -748,7 +881,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (!chat || this.exited) {
       return;
     }
-    await this.request(Methods.CHAT_ABORT, { chatId: chat.chatId });
+    // Pi's queue is cleared first (a steering message would otherwise go with the next prompt): its texts come back.
+    this.giveBack(await this.request<ChatQueueResult>(Methods.CHAT_ABORT, { chatId: chat.chatId }));
   }
 
   private schedulePreflight(text: string): void {
@@ -806,7 +940,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     this.compactPreview = null;
     this.postHeader();
-    await this.request(Methods.CHAT_COMPACT, { chatId: chat.chatId, instructions: pending.focus });
+    const failures = this.transcript.compactionFailures;
+    try {
+      await this.request(Methods.CHAT_COMPACT, { chatId: chat.chatId, instructions: pending.focus });
+    } catch (e) {
+      if (this.transcript.compactionFailures > failures) {
+        this.log.info(`pi/chat/compact: ${errorText(e)} (shown once, from Pi's compaction_end)`);
+        return; // Pi's compaction_end already put the failure in the conversation
+      }
+      throw e;
+    }
   }
 
   /**
@@ -1027,7 +1170,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     await this.begin(async () => {
       this.exited = null;
       this.budget = null;
-      this.liveTokens = null;
       this.replaceTranscript(new Transcript());
       this.postAll();
       await this.start(session);

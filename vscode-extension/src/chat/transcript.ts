@@ -100,6 +100,8 @@ export class Transcript {
   streaming = false;
   compacting = false;
   queue: Queue = { steering: [], followUp: [] };
+  /** Compactions that ended with an error (Pi's `compaction_end` with `errorMessage`), so a request's refusal is not said twice. */
+  compactionFailures = 0;
   /** The last usage Pi reported (live while a reply streams): the gauge follows it. */
   lastUsage: Usage | null = null;
   sessionName: string | null = null;
@@ -626,7 +628,9 @@ export class Transcript {
       item.text = 'Compaction aborted: nothing was written';
     } else {
       item.event = 'error';
-      item.text = `Compaction failed: ${str(event.errorMessage) || 'no reason given'}`;
+      const why = str(event.errorMessage) || 'no reason given';
+      item.text = /^Compaction failed\b/.test(why) ? why : `Compaction failed: ${why}`; // Pi's message says it already
+      this.compactionFailures += 1;
     }
     return item;
   }

@@ -68,18 +68,18 @@ export interface GaugeView {
 }
 
 /**
- * The header's small gauge: Pi's context tokens against the window, from `pi/contextBudget` on
- * the chat's session, moved forward by the usage Pi reports while a reply streams (the context
- * after a reply is its `totalTokens`, which is what Pi itself compares with the threshold).
+ * The header's small gauge: Pi's context tokens against the window, from `pi/contextBudget` on the chat's
+ * session, the same answer the Context view and the status bar draw (one computation, one figure). It moves
+ * when the server says the session changed (after each message Pi writes), not with the usage a reply streams:
+ * a reply's usage arrives with its last chunk, right before the message is written, and the usage seen before
+ * that belongs to an earlier request (before a compaction it is the old context: 18% against the 6% Pi
+ * counts after it).
  */
-export function gaugeView(
-  budget: { contextTokens: number; window: number; threshold: number } | null,
-  liveTokens: number | null,
-): GaugeView | null {
+export function gaugeView(budget: { contextTokens: number; window: number; threshold: number } | null): GaugeView | null {
   if (!budget || budget.window <= 0) {
     return null;
   }
-  const tokens = liveTokens !== null && liveTokens > 0 ? liveTokens : budget.contextTokens;
+  const tokens = budget.contextTokens;
   const percent = Math.round((tokens / budget.window) * 1000) / 10;
   const level = tokens > budget.window ? 'error' : tokens > budget.threshold ? 'warning' : 'ok';
   return {

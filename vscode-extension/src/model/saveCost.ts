@@ -7,6 +7,7 @@
  * wording is made here.
  */
 import type {
+  LiveChatInfo,
   NextRequestCostInfo,
   PromptSectionsChangedParams,
   SaveCacheImpactInfo,
@@ -23,6 +24,8 @@ export interface SaveCostText {
   session: string | null;
   /** Both with the details, for the hover. */
   title: string;
+  /** The selected session is open in a chat whose Pi does not hold the change yet: the action that takes it up. */
+  liveAction: { label: string; action: 'reload' | 'restart' } | null;
 }
 
 function money(value: number | null | undefined): string {
@@ -82,16 +85,48 @@ export function sessionText(
   );
 }
 
+/**
+ * The selected session is open in a chat: what its Pi sends next (the prompt it holds: a running Pi does not read
+ * the files again), and what Reload Pi would make it record and send (`liveChat.reload`). One price for the next
+ * request, the one the Next Request line shows; the reload's price is said as the price after the reload.
+ */
+export function liveSessionText(live: LiveChatInfo, next: NextRequestCostInfo | null | undefined, choice: EstimateChoice): string {
+  const price = next
+    ? ` (${formatExact(next.warm.cacheRead)} cached + ${formatExact(next.warm.newInput)} new, ${money(next.warm.cost)})`
+    : '';
+  const drift = live.drift;
+  if (!drift || drift.sections.length === 0) {
+    return `This session is open in the chat, whose Pi holds this prompt: its next request sends it${price}.`;
+  }
+  const reload = live.reload;
+  let after = '';
+  if (reload && Object.keys(reload.patch).length > 0) {
+    const names = sectionNames(reload.patch);
+    const then = reload.nextRequest ? `; its next request then costs ${money(reload.nextRequest.warm.cost)} if the cache holds` : '';
+    after =
+      reload.mode === 'patch'
+        ? `: Pi then records ${names} and appends it (${tokens(pick(reload.cache.patchTokens, choice))}) at the end of its next request, keeping the cached prefix${then}`
+        : `: Pi then records ${names} and sends the new prompt at the start of its next request, so the cache holds its first ${tokens(pick(reload.cache.keptTokens, choice))} at most${then}`;
+  }
+  return (
+    `This session is open in the chat, whose Pi read its files before this change: its next request is sent with ` +
+    `the prompt Pi holds${price}. ${drift.actionLabel} to take the change up${after}.`
+  );
+}
+
 /** Both sentences and the hover for the change banner. */
 export function saveCostText(
   change: PromptSectionsChangedParams,
   update: SessionPromptUpdateInfo | null | undefined,
   without: NextRequestCostInfo | null | undefined,
   choice: EstimateChoice,
+  live: LiveChatInfo | null = null,
 ): SaveCostText {
   const cache = change.cache;
   const newSessions = cache ? newSessionsText(cache, choice) : null;
-  const session = update ? sessionText(update, without, choice) : null;
+  const session = live ? liveSessionText(live, without, choice) : update ? sessionText(update, without, choice) : null;
+  const drift = live?.drift;
+  const liveAction = drift && drift.sections.length > 0 ? { label: drift.actionLabel, action: drift.action } : null;
   const lines: string[] = [];
   if (cache) {
     lines.push(`Pi's patch for a session that had the old prompt: ${tokens(pick(cache.patchTokens, choice))}.`);
@@ -103,7 +138,11 @@ export function saveCostText(
         "cache breakpoint, and Pi's first one is after the whole prompt.",
     );
   }
-  if (update) {
+  if (live) {
+    if (session) {
+      lines.push(session);
+    }
+  } else if (update) {
     if (session) {
       lines.push(session);
     }
@@ -112,7 +151,7 @@ export function saveCostText(
         `a new session on it reads ${tokens(pick(update.newSessionCacheRead, choice))} of that prompt from the cache.`,
     );
   }
-  return { newSessions, session, title: lines.join('\n') };
+  return { newSessions, session, title: lines.join('\n'), liveAction };
 }
 
 /** A short label for the diff editor's title: the patch's size and where new sessions' prompts differ. */

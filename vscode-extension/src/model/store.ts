@@ -87,6 +87,8 @@ export class ContextStore {
   session: string | null | undefined = undefined;
   /** True once the user picked a session (or none): the newest session no longer replaces it. */
   sessionPinned = false;
+  /** The session of the chat in the Chat view: shown rather than the newest while nothing is pinned. */
+  private chatSession: string | null = null;
 
   prompt: SystemPromptResult | null = null;
   /** The prompt as it was before the last change notification (for ghost rows and diffs). */
@@ -154,6 +156,22 @@ export class ContextStore {
     this.tree = null;
     this.emit();
     await Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree(), this.refreshLedger()]);
+  }
+
+  /**
+   * The chat's session (a chat started, taken up or forked): the view shows it, so the Context view, the status
+   * bar and the chat's gauge draw the same budget. A session the user picked stays.
+   */
+  followChat(path: string): void {
+    this.chatSession = path;
+    if (this.sessionPinned || this.session === path) {
+      return;
+    }
+    this.session = path;
+    this.request = null;
+    this.tree = null;
+    this.emit();
+    void Promise.all([this.refreshBudget(), this.refreshRequest(), this.refreshTree(), this.refreshLedger()]);
   }
 
   clearHighlights(): void {
@@ -279,7 +297,8 @@ export class ContextStore {
     await this.fetch('sessions', 'pi/sessions', (api) => api.sessions(this.folderParams()), (r) => {
       this.sessions = r;
       if (!this.sessionPinned) {
-        this.session = r.sessions[0]?.path ?? null;
+        const chat = r.sessions.find((item) => item.path === this.chatSession);
+        this.session = chat?.path ?? r.sessions[0]?.path ?? null;
       }
     });
   }
@@ -301,7 +320,9 @@ export class ContextStore {
     const budget = this.budget ? budgetView(this.budget, choice) : null;
     const diff = this.diffs[0];
     const ledger = this.session ? this.ledger : null;
-    const saveCost = this.lastChange ? saveCostText(this.lastChange, ledger?.promptUpdate, ledger?.nextRequest, choice) : null;
+    const saveCost = this.lastChange
+      ? saveCostText(this.lastChange, ledger?.promptUpdate, ledger?.nextRequest, choice, ledger?.liveChat)
+      : null;
     const lastChange: ChangeSummary | null =
       this.lastChange && diff
         ? {
@@ -312,6 +333,7 @@ export class ContextStore {
             newSessionsCost: saveCost?.newSessions ?? null,
             sessionCost: saveCost?.session ?? null,
             costTitle: saveCost?.title ?? '',
+            liveAction: saveCost?.liveAction ?? null,
           }
         : null;
     const current = this.currentSession();
@@ -323,7 +345,7 @@ export class ContextStore {
       choice,
       estimatorLabel: labels.counts,
       sectionsEstimatorLabel: labels.sections,
-      promptOriginNote: promptOriginNote(this.budget, this.prompt, choice),
+      promptOriginNote: promptOriginNote(this.budget, this.prompt, choice, ledger),
       budget,
       budgetStatus: this.status.budget,
       sections: this.prompt ? sectionRows(this.prompt, this.lastChange, choice, this.promptBefore) : [],

@@ -24,7 +24,9 @@ export type WebviewMessage =
   | { type: 'selectSession' }
   | { type: 'clearHighlights' }
   | { type: 'restartServer' }
-  | { type: 'showOutput' };
+  | { type: 'showOutput' }
+  /** Make the chat's Pi take up the files as they are now (Reload Pi / Restart Pi in the Chat view). */
+  | { type: 'reloadChat' };
 
 const SIMPLE = new Set([
   'ready',
@@ -36,6 +38,7 @@ const SIMPLE = new Set([
   'clearHighlights',
   'restartServer',
   'showOutput',
+  'reloadChat',
 ]);
 
 const MAX_STRING = 4096;
@@ -90,6 +93,8 @@ export interface ChangeSummary {
   sessionCost?: string | null;
   /** Both with their details, for the hover. */
   costTitle?: string;
+  /** The session is open in a chat whose Pi does not hold the change yet: the button that makes it take it up. */
+  liveAction?: { label: string; action: 'reload' | 'restart' } | null;
 }
 
 export interface SidebarView {
@@ -156,5 +161,7 @@ export function commandFor(message: WebviewMessage): { command: string; args: un
       return { command: 'piContext.restartServer', args: [] };
     case 'showOutput':
       return { command: 'piContext.showOutput', args: [] };
+    case 'reloadChat':
+      return { command: 'piContext.chat.reload', args: [] };
   }
 }

@@ -306,6 +306,11 @@ function sectionsPart(view: SidebarView): HTMLElement {
         view.lastChange.sessionCost
           ? h('p', { class: 'save-cost muted', attrs: { 'data-testid': 'save-cost-session', title: view.lastChange.costTitle ?? '' } }, view.lastChange.sessionCost)
           : null,
+        view.lastChange.liveAction
+          ? button(view.lastChange.liveAction.label, () => send({ type: 'reloadChat' }), {
+              attrs: { 'data-focus': 'reload-chat', 'data-testid': 'save-cost-reload' },
+            })
+          : null,
       )
     : null;
   if (view.sections.length === 0) {

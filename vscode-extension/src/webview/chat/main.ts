@@ -5,6 +5,7 @@
  * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
  * end-to-end test finds.
  */
+import { queuedBack } from '../../chat/live';
 import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSentence } from '../../chat/messages';
 import { type Completion, completionsFor } from '../../chat/commands';
 import { sendState } from '../../chat/readiness';
@@ -60,6 +61,9 @@ const headerEl = h(
 const noPi = h('div', { class: 'no-pi', attrs: { 'data-testid': 'chat-no-pi', role: 'alert' } });
 const untrusted = h('div', { class: 'untrusted', attrs: { 'data-testid': 'chat-untrusted', role: 'alert' } });
 untrusted.hidden = true;
+/** What the server says about the running Pi (the files changed after it read them; a project it does not trust). */
+const liveEl = h('div', { class: 'live', attrs: { 'data-testid': 'chat-live-notices' } });
+liveEl.hidden = true;
 const log = h('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation with Pi' } });
 const extras = h('div', { class: 'extras' });
 const warning = h('div', { class: 'warning', attrs: { 'data-testid': 'chat-warning', role: 'alert' } });
@@ -93,7 +97,7 @@ const composer = h(
   nextRequestEl,
   h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
 );
-root.replaceChildren(headerEl, untrusted, noPi, log, extras, composer);
+root.replaceChildren(headerEl, untrusted, noPi, liveEl, log, extras, composer);
 root.removeAttribute('aria-busy');
 
 function iconButton(icon: string, label: string, onClick: () => void, testid: string, title: string): HTMLButtonElement {
@@ -152,6 +156,15 @@ window.addEventListener('message', (event: MessageEvent<ChatHostMessage>) => {
         onInput();
       }
       break;
+    case 'queuedBack': {
+      const text = queuedBack({ steering: m.steering, followUp: m.followUp }, input.value);
+      if (text !== null) {
+        input.value = text;
+        input.focus();
+        onInput();
+      }
+      break;
+    }
   }
 });
 
@@ -255,8 +268,35 @@ function drawHeader(): void {
       sentence.after,
       ' ',
       h('button', { class: 'link', attrs: { type: 'button', 'data-testid': 'chat-copy-install' }, on: { click: () => send({ type: 'copyInstall' }) } }, 'Copy'),
+      h('p', { attrs: { 'data-testid': 'chat-no-pi-help' } }, hd.noPi.help),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { attrs: { type: 'button', 'data-testid': 'chat-open-pi-setting' }, on: { click: () => send({ type: 'openPiSetting' }) } }, 'Open Setting'),
+        h('button', { class: 'primary', attrs: { type: 'button', 'data-testid': 'chat-try-again' }, on: { click: () => send({ type: 'newChat' }) } }, 'New Chat'),
+      ),
     );
   }
+  liveEl.hidden = hd.live.length === 0;
+  liveEl.replaceChildren(
+    ...hd.live.map((notice) =>
+      h(
+        'div',
+        { class: `card live-${notice.kind}`, attrs: { 'data-testid': 'chat-live', 'data-kind': notice.kind, role: 'status' } },
+        h('span', { class: `codicon codicon-${notice.kind === 'trust' ? 'shield' : 'refresh'}`, attrs: { 'aria-hidden': 'true' } }),
+        ` ${notice.message} `,
+        h(
+          'button',
+          {
+            class: 'primary',
+            attrs: { type: 'button', 'data-testid': 'chat-live-action', 'data-action': notice.action },
+            on: { click: () => send({ type: 'liveAction', action: notice.action }) },
+          },
+          notice.label,
+        ),
+      ),
+    ),
+  );
   // The price of sending what is typed (the preflight's nextRequest), its details in the hover.
   const price = hd.nextRequest ?? null;
   nextRequestEl.hidden = price === null;
@@ -267,7 +307,22 @@ function drawHeader(): void {
   warning.replaceChildren(h('span', { class: 'codicon codicon-warning', attrs: { 'aria-hidden': 'true' } }), ` ${hd.warning ?? ''}`);
   const queued = [...hd.queue.steering.map((s) => `steering: ${s}`), ...hd.queue.followUp.map((s) => `follow-up: ${s}`)];
   queueEl.hidden = queued.length === 0;
-  queueEl.textContent = queued.length ? `Queued for Pi — ${queued.join(' · ')}` : '';
+  queueEl.replaceChildren(
+    ...(queued.length
+      ? [
+          `Queued for Pi — ${queued.join(' · ')} `,
+          h(
+            'button',
+            {
+              class: 'link',
+              attrs: { type: 'button', 'data-testid': 'chat-queue-take-back', title: 'Pi will not send these: they come back to the input' },
+              on: { click: () => send({ type: 'takeBackQueue' }) },
+            },
+            'Take back',
+          ),
+        ]
+      : []),
+  );
 
   const streaming = hd.phase === 'streaming';
   stopButton.disabled = !streaming;
