@@ -21,7 +21,11 @@ Commands (one JSON object per line on stdin; every one but ``exit`` is answered 
   itself), or with ``"onSignal": true`` when the peer gets SIGUSR1;
 - ``abort``: writes ``{"type":"agent_settled","aborted":true}``, then answers (as Pi does once the run settled);
 - ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
-- ``hang``: never answers.
+- ``hang``: never answers;
+- ``get_state``: answers a new, idle session's state (``messageCount`` 0), so a client can start on it.
+
+Any other command is answered ``Unknown command: <type>``, as Pi answers one it does not have: to
+the chat, this peer is a Pi whose RPC lacks every command but ``get_state`` and ``abort``.
 """
 
 from __future__ import annotations
@@ -104,6 +108,8 @@ def handle(command: dict[str, Any]) -> None:
         answer(command, {"pid": child.pid})
     elif kind == "hang":
         pass
+    elif kind == "get_state":
+        answer(command, {"messageCount": 0, "isStreaming": False, "isCompacting": False})
     else:
         answer(command, success=False, error=f"Unknown command: {kind}")
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat
     from lsp_server.chat.recovery import Loss, SessionGuard
     from lsp_server.llm.redact import Secret
+    from lsp_server.pi_releases import PiRules
     from lsp_server.pi_rpc import PiExit, PiInstallation
     from lsp_server.session.tail import SessionFile
 
@@ -110,6 +111,23 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         state=clean(chat, state) if state is not None else {},
         kept=chat.kept,
         reattached=chat.reattached,
+        capabilities=capabilities_wire(chat),
+    )
+
+
+def chat_rules(chat: Chat) -> PiRules:
+    """The rules of the Pi release the chat runs: its lens (a compaction's plan and price) follows them."""
+    from lsp_server.pi_releases import rules_for
+
+    return rules_for(chat.installation.pi_version)
+
+
+def capabilities_wire(chat: Chat) -> protocol.ChatCapabilities:
+    """What the chat's Pi supports, as the view reads it (lsp_server/pi_rpc/capabilities.py)."""
+    from lsp_server.pi_releases import rules_for
+
+    return protocol.ChatCapabilities.model_validate(
+        {**chat.capabilities.to_json(), "note": rules_for(chat.installation.pi_version).note}
     )
 
 
@@ -251,6 +269,10 @@ class ChatEvents:
         self.ls.protocol.notify(protocol.CHAT_EXITED, params.wire())
         if chat.session is not None:
             self.written(chat, chat.session)
+
+    def capabilities_changed(self, chat: Chat, reason: str) -> None:
+        """Pi answered or emitted something that turns a feature of the view on or off: the view asks again."""
+        self.notice(chat, "info", f"{reason}; the chat adapts to it.", kind="capabilities-changed")
 
     def notice(
         self,
@@ -420,6 +442,7 @@ def register(server: PiLanguageServer) -> None:
             spec.secrets,
         )
         if taken is not None:
+            taken.on_capabilities_changed = events.capabilities_changed
             events.follow(taken)
             return chat_info(ls, taken, taken.process.initial_state if taken.process else None).wire()
         installation = await _installation(ls)
@@ -434,6 +457,7 @@ def register(server: PiLanguageServer) -> None:
             ),
             spec.secrets,
         )
+        chat.on_capabilities_changed = events.capabilities_changed
         events.follow(chat)
         problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
         if problem:
@@ -497,7 +521,7 @@ def register(server: PiLanguageServer) -> None:
             raise request_failed("nothing to compact yet: Pi has not written the session")
         project = ls.projects.open(await _session_cwd(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session))
         preview = await asyncio.get_running_loop().run_in_executor(
-            None, compaction_preview, project, session, params.instructions
+            None, compaction_preview, project, session, params.instructions, chat_rules(chat)
         )
         if isinstance(preview, str):
             raise request_failed(preview)
@@ -620,7 +644,9 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
     summarizer = f"Pi in chat {chat.chat_id} ({name})"
     if request.preview_only:
         project = ls.projects.open(await _session_cwd(ls, method, chat, path))
-        plan = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, path)
+        plan = await asyncio.get_running_loop().run_in_executor(
+            None, compaction_preview, project, path, None, chat_rules(chat)
+        )
         if isinstance(plan, str):
             raise request_failed(plan)
         return protocol.CommandOutcome(
@@ -661,7 +687,15 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
 
 
 def folder_removed_message(chat: Chat) -> str:
-    cut = " (the reply in progress is cut off and kept as aborted)" if chat.streaming else ""
+    cut = ""
+    if chat.streaming:
+        kept = chat_rules(chat).has("stop-keeps-reply")  # Pi 1.5.1 and later write it; before, it is lost
+        cut = (
+            " (the reply in progress is cut off and kept as aborted)"
+            if kept
+            else f" (the reply in progress is lost: Pi {chat.installation.pi_version} does not write a reply it is "
+            "stopped in; Pi 1.5.1 and later keep it)"
+        )
     where = f"; its session stays in {chat.session}, which a chat can resume" if chat.session else ""
     return (
         f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was "
