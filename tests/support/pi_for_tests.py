@@ -156,3 +156,22 @@ def settled_event(version: str, *, aborted: bool) -> dict[str, object]:
         if rules_for(version).has("settled-aborted")
         else {"type": "agent_settled"}
     )
+
+
+def summary_focus_expected(body: dict[str, object], version: str) -> bool:
+    """Whether Pi ``version`` sends ``/compact``'s instructions in this summary request.
+
+    The history call always carries them; a split turn's prefix call (its prompt opens with
+    ``# Conversation``) only from Pi 1.4.0 on (docs/pi-versions.md).
+    """
+    from lsp_server.pi_releases import rules_for
+
+    messages = body.get("messages")
+    user = messages[-1] if isinstance(messages, list) and messages else {}
+    content = user.get("content") if isinstance(user, dict) else None
+    text = (
+        content
+        if isinstance(content, str)
+        else "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+    )
+    return not text.startswith("# Conversation") or rules_for(version).has("turn-prefix-instructions")
