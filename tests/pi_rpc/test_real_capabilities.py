@@ -18,6 +18,8 @@ import pytest
 
 from lsp_server.pi_releases import RELEASES, rules_for
 from lsp_server.pi_rpc.capabilities import EVENT_FIELDS, FEATURES, PROBES, detect
+from lsp_server.session.novelty import CODE as NEWER
+from lsp_server.session.tail import load_session
 from tests.pi_rpc.conftest import Launcher
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_agent import write_agent_dir
@@ -70,3 +72,6 @@ async def test_a_release_answers_every_probe_and_lacks_only_its_event_fields(
         assert ended, "the stopped tool call ends with a result"
         assert all((EVENT_FIELDS["tool-durations"][1] in e) == rules.has("tool-durations") for e in ended)
         assert found.feature("tool-durations").available == rules.has("tool-durations")
+        # What this release wrote is nothing new to the reader (no session/newer-pi: session/novelty.py).
+        written = load_session((await started.process.get_state())["sessionFile"])
+        assert written.is_session and [p for p in written.all_problems() if p.code == NEWER] == []
