@@ -194,8 +194,10 @@ CHANGES: Final[tuple[Change, ...]] = (
         "prompt-2",
         "1.5.0",
         "prompt",
-        "The default system prompt has four `edit` guidelines and four documentation bullets, with longer sentences.",
-        "Tightened default prompt: two `edit` guidelines and three documentation bullets.",
+        "The default system prompt has four `edit` guidelines, four documentation bullets and a sentence of prose "
+        "under the tool list, with longer sentences.",
+        "Tightened default prompt: two `edit` guidelines, three documentation bullets, a short fixed line under the "
+        "tool list.",
         "1.5.0 Changed: tightened system prompt",
     ),
     Change(
