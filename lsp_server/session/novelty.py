@@ -8,8 +8,8 @@ entries and keys stay as they are, never sent to the model; pi-context never rew
 module lists what is new so that one finding (``session/newer-pi``) says it, at the first line where it
 appears, and the lens that reads the file goes on.
 
-Bounded: one pass over the entries already read, at most :data:`LINES_SHOWN` lines named per item and
-:data:`ITEMS_SHOWN` items named in the message.
+Bounded: each entry is looked at once as the file grows (:class:`NoveltyScan`), at most
+:data:`LINES_SHOWN` lines named per item and :data:`ITEMS_SHOWN` items named in the message.
 """
 
 from __future__ import annotations
@@ -110,33 +110,77 @@ def session_novelty(
     Only a current-version session is looked through: an older one (v1, v2) is old by definition, and
     what it holds that Pi 1.6.0 does not write is older, not newer.
     """
+    scan = NoveltyScan()
+    return scan.update(header, entries, lines, header_line)
+
+
+class NoveltyScan:
+    """:func:`session_novelty` kept current as a session file grows: each entry is looked at once.
+
+    The reader only appends (a partial last line may be taken back and read again, and a rewritten
+    file is read from scratch into new lists): while the header and the entries scanned so far are the
+    same objects, only the entries after them are looked at; anything else starts over.
+    """
+
+    def __init__(self) -> None:
+        self._header: Entry | None = None
+        self._entries: Sequence[Entry] | None = None
+        self._scanned = 0
+        self._last: object = None
+        self._novelty: Novelty | None = None
+
+    def update(
+        self, header: Entry | None, entries: Sequence[Entry], lines: Sequence[int], header_line: int = 1
+    ) -> Novelty | None:
+        same = (
+            header is self._header
+            and entries is self._entries
+            and self._scanned <= len(entries)
+            and (self._scanned == 0 or entries[self._scanned - 1] is self._last)
+        )
+        if not same:
+            self._header, self._entries, self._scanned, self._last = header, entries, 0, None
+            self._novelty = _start(header, header_line)
+        novelty = self._novelty
+        if novelty is not None:
+            for index in range(self._scanned, len(entries)):
+                _look_at(novelty, entries[index], lines[index] if index < len(lines) else 0)
+        self._scanned = len(entries)
+        self._last = entries[-1] if entries else None
+        return novelty if novelty is not None and novelty.found else None
+
+
+def _start(header: Entry | None, header_line: int) -> Novelty | None:
+    """A scan of a current-version session (``None``: not one, nothing to look for), the header looked at."""
     if not isinstance(header, dict):
         return None
-    novelty = Novelty(header_line=header_line)
     version = header.get("version")
     if not isinstance(version, (int, float)) or isinstance(version, bool) or version < CURRENT_SESSION_VERSION:
         return None
+    novelty = Novelty(header_line=header_line)
     if version > CURRENT_SESSION_VERSION:
         novelty.header_version = version
     for key in header:
         if key not in KNOWN_KEYS["session"]:
             _note(novelty.fields, ("session header", key), header_line)
-    for entry, line in zip(entries, lines, strict=False):
-        if not isinstance(entry, dict):
-            continue  # a line that is no object is reported by the reader (session/not-an-object)
-        kind = entry.get("type")
-        if not isinstance(kind, str):
-            continue
-        known = KNOWN_KEYS.get(kind)
-        if known is None:
-            _note(novelty.entry_types, kind, line)
-            continue
-        for key in entry:
-            if key not in known:
-                _note(novelty.fields, (kind, key), line)
-        if kind == "message":
-            message = entry.get("message")
-            role = message.get("role") if isinstance(message, dict) else None
-            if isinstance(role, str) and role not in KNOWN_ROLES:
-                _note(novelty.roles, role, line)
-    return novelty if novelty.found else None
+    return novelty
+
+
+def _look_at(novelty: Novelty, entry: Entry, line: int) -> None:
+    if not isinstance(entry, dict):
+        return  # a line that is no object is reported by the reader (session/not-an-object)
+    kind = entry.get("type")
+    if not isinstance(kind, str):
+        return
+    known = KNOWN_KEYS.get(kind)
+    if known is None:
+        _note(novelty.entry_types, kind, line)
+        return
+    for key in entry:
+        if key not in known:
+            _note(novelty.fields, (kind, key), line)
+    if kind == "message":
+        message = entry.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(role, str) and role not in KNOWN_ROLES:
+            _note(novelty.roles, role, line)

@@ -49,7 +49,7 @@ from lsp_server.session.jsonl import (
     parse_line,
     read_chunks,
 )
-from lsp_server.session.novelty import CODE, session_novelty
+from lsp_server.session.novelty import CODE, NoveltyScan
 from lsp_server.session.projection import SessionProjection, build_session_projection
 from lsp_server.session.raw import Entry
 from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
@@ -99,6 +99,7 @@ class SessionFile:
     def _reset(self) -> None:
         self.header: Entry | None = None
         self.header_line = 1  # the header's 1-based line
+        self._novelty = NoveltyScan()  # what a newer Pi wrote, kept current as the file grows
         self.error: str | None = None
         self.entries: list[Entry] = []
         self.lines: list[int] = []  # 1-based line of each entry
@@ -164,11 +165,9 @@ class SessionFile:
         leaf_problem = self.leaf_problem()
         found = [*self.problems, leaf_problem] if leaf_problem is not None else list(self.problems)
         # A migrated session (v1, v2: its header now says 3) is old; what it holds is older, not newer.
-        novelty = (
-            None
-            if self.migrated_from is not None
-            else session_novelty(self.header, self.entries, self.lines, self.header_line)
-        )
+        novelty = None
+        if self.migrated_from is None:
+            novelty = self._novelty.update(self.header, self.entries, self.lines, self.header_line)
         if novelty is not None:
             found.append(LineProblem(novelty.first_line, CODE, novelty.message()))
         return found

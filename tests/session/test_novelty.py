@@ -9,7 +9,7 @@ from typing import Any
 from lsp_server.findings import Severity
 from lsp_server.session.novelty import CODE, ITEMS_SHOWN, LINES_SHOWN
 from lsp_server.session.projection import build_session_projection
-from lsp_server.session.tail import load_session
+from lsp_server.session.tail import SessionFile, load_session
 
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
 
@@ -107,3 +107,24 @@ def test_the_finding_is_bounded(tmp_path: Path) -> None:
     (found,) = newer(load_session(write(tmp_path / "s.jsonl", lines)))
     assert "'checkpoint' (lines 2, 3, 4)" in found.reason  # the first lines only
     assert found.reason.count("entries of type") == ITEMS_SHOWN and " and 3 more." in found.reason
+
+
+def test_the_finding_follows_the_file_as_it_grows_each_entry_looked_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write(path, [header(3), message("a1", None, "user", "hi")])
+    session = SessionFile(path)
+    session.refresh()
+    assert newer(session) == []
+    with path.open("a", encoding="utf-8") as handle:  # a last line without its newline yet: read provisionally
+        handle.write(json.dumps({"type": "checkpoint", "id": "a2", "parentId": "a1", "timestamp": "t"}))
+    session.refresh()
+    assert [p.line for p in newer(session)] == [3]
+    with path.open("a", encoding="utf-8") as handle:  # the line goes on and is no JSON: taken back
+        handle.write(" trailing words\n")
+    session.refresh()
+    assert newer(session) == [] and any(p.code == "session/invalid-json" for p in session.all_problems())
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(message("a3", "a1", "user", "more", extra={"x": 1})) + "\n")
+    session.refresh()
+    (found,) = newer(session)
+    assert found.line == 4 and "'extra' on message entries (line 4)" in found.reason
