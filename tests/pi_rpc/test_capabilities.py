@@ -101,3 +101,21 @@ def test_the_wire_form_lists_every_feature_in_table_order(tmp_path: Path) -> Non
     assert [f["id"] for f in wire["features"]] == [f.id for f in FEATURES]
     assert all(f["available"] for f in wire["features"])
     assert wire["stateFields"] == ["model", "thinkingLevel"] and wire["piVersion"] == "1.5.2"
+
+
+async def test_a_chat_says_once_when_pi_turns_out_to_lack_a_command(peer_argv: list[str]) -> None:
+    """The chat runs on (this Pi holds a conversation); the command Pi refused as unknown turns its feature off."""
+    registry = ChatRegistry()
+    installation = PiInstallation((*peer_argv, "--knows", "get_messages"), "0.9.0", None, "setting")
+    chat = await registry.start(ChatSpec(cwd=os.getcwd()), installation)
+    said: list[str] = []
+    chat.on_capabilities_changed = lambda _chat, reason: said.append(reason)
+    try:
+        assert chat.capabilities.conversation_problem() is None and chat.capabilities.feature("compact").available
+        for _ in range(2):
+            with pytest.raises(PiCommandError, match="Unknown command: compact"):
+                await chat.compact()
+        assert said == ["Pi 0.9.0 has no `compact` command"]  # once
+        assert chat.capabilities.feature("compact").missing == "the `compact` command"
+    finally:
+        await registry.stop_all()
