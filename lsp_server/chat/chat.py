@@ -221,7 +221,9 @@ class Chat:
     def _event(self, event: JsonObject) -> None:
         event = self._deltas.redact(event)  # before the run log keeps it: a view attaching later gets the same
         if self.capabilities.observe(event):
-            self._capabilities_changed(f"Pi {self.installation.pi_version}'s `{event.get('type')}` events differ")
+            self._capabilities_changed(
+                f"Pi {self.installation.pi_version}'s `{event.get('type')}` events carry a field its release lacked"
+            )
         self.events += 1
         self.run.add(RecordKey.of(event), event)
         kind = event.get("type")
