@@ -95,6 +95,21 @@ def npm_releases() -> list[str] | str:
     return [v for v in versions if (parsed := parse_version(v)) is not None and parsed[0] == 1 and "-" not in v]
 
 
+def npm_columns(on_npm: list[str] | str, known: list[str]) -> tuple[list[Column], str]:
+    """What npm's answer adds to the table: a failing column per 1.x release with no row (newest first),
+    or one skipped column when npm could not be asked; and the line that says what npm answered."""
+    if isinstance(on_npm, str):
+        return [Column("npm", "skipped", note=f"{on_npm}: new releases were not looked for")], "not answered"
+    unknown = sorted(set(on_npm) - set(known), key=lambda v: parse_version(v) or (0, 0, 0), reverse=True)
+    columns = [
+        Column(v, "failed", note="on npm but not in lsp_server/pi_releases.py: no column (add a row, install it)")
+        for v in unknown
+    ]
+    without = f"{len(unknown)} without a column" if unknown else "each with one"
+    found = f"{len(on_npm)} 1.x releases on npm, {without}"
+    return columns, found
+
+
 def install(version: str) -> str | None:
     """Install ``version`` into its folder unless it is there; the reason when it cannot be."""
     if find_test_pi(version)[0] is not None:
@@ -161,10 +176,11 @@ def run_column(version: str, env: dict[str, str]) -> Column:
     return column
 
 
-def table(columns: list[Column], newest_note: str) -> str:
+def table(columns: list[Column], newest_note: str, npm_note: str) -> str:
     lines = [
         "| Pi | column | tests passed | failed | skipped | features off | per-release goldens | time | note |",
         "| --- | --- | ---: | ---: | ---: | --- | --- | ---: | --- |",
+        f"| npm | asked | - | - | - | - | - | - | {npm_note} |",
         f"| {NEWEST.version} | main test run | - | - | - | none | the goldens | - | {newest_note} |",
     ]
     for c in columns:
@@ -194,15 +210,7 @@ def main(argv: list[str]) -> int:
         print(f"installed: {', '.join(wanted)}")
     if not args.run:
         return 0
-    columns: list[Column] = []
-    on_npm = npm_releases()
-    if isinstance(on_npm, str):
-        columns.append(Column("npm", "skipped", note=f"{on_npm}: new releases were not looked for"))
-    else:
-        columns += [
-            Column(v, "failed", note="on npm but not in lsp_server/pi_releases.py: no column (add a row, install it)")
-            for v in sorted(set(on_npm) - set(known), key=lambda v: parse_version(v) or (0, 0, 0), reverse=True)
-        ]
+    columns, npm_note = npm_columns(npm_releases(), known)
     env = dict(os.environ)
     for version in wanted:
         if version == NEWEST.version:
@@ -211,7 +219,7 @@ def main(argv: list[str]) -> int:
         column = run_column(version, env)
         print(f"   {column.status}: {column.counts} in {column.seconds:.0f} s {column.note}", flush=True)
         columns.append(column)
-    report = table(columns, "every test, and test_real_capabilities.py for every release")
+    report = table(columns, "every test, and test_real_capabilities.py for every release", npm_note)
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(report, encoding="utf-8")
     print(report)
