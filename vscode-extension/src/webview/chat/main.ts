@@ -274,7 +274,8 @@ function drawHeader(): void {
   queueEl.textContent = queued.length ? `Queued for Pi — ${queued.join(' · ')}` : '';
 
   featuresLine.hidden = hd.features.summary === null;
-  featuresLine.textContent = hd.features.summary ?? '';
+  // `command` and `field` names in the sentence are drawn as code (text nodes only: never markup).
+  featuresLine.replaceChildren(...(hd.features.summary ?? '').split('`').map((part, i) => (i % 2 ? h('code', null, part) : part)));
 
   const streaming = hd.phase === 'streaming';
   stopButton.disabled = !streaming || offFeature(stopButton, hd.features.off.stop, 'Stop the reply');
