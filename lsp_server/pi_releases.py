@@ -242,10 +242,6 @@ class PiRules:
     def lacks(self, change: ChangeId) -> bool:
         return change not in self.changes
 
-    @property
-    def is_newest(self) -> bool:
-        return self.changes == CURRENT.changes
-
 
 def _active(key: Version) -> frozenset[ChangeId]:
     return frozenset(change.id for change in CHANGES if key >= change.since_key)
