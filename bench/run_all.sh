@@ -28,6 +28,7 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_chat.py --events 10000 --mb 100 --runs 3 --render
   run bench/bench_chat_reattach.py --runs 5 --events 10000
   run bench/bench_chat_live.py --skills 10,200,1000 --session-mb 100
+  run bench/bench_pi_releases.py --runs 5 --entries 100000
   # Scale (issue 9): 10,000 skills; a 1 GB session (Pi cannot read it: over Node's string limit, so it
   # reports its error; ours raises its 512 MiB limit to the file's size); a 50-folder workspace.
   run bench/bench_skills.py 10000
@@ -52,4 +53,5 @@ else
   run bench/bench_chat.py --events 10000 --mb 10 --runs 2
   run bench/bench_chat_reattach.py --runs 2 --events 2000
   run bench/bench_chat_live.py --skills 10,200 --session-mb 10 --runs 10
+  run bench/bench_pi_releases.py --runs 3 --entries 20000
 fi

@@ -1,14 +1,16 @@
 """Rewrite everything derived from the profile table and the provider registry.
 
-The rule profiles (``lsp_server/rules/profiles.py``) and the summarizer's wire formats
-(``lsp_server/llm/providers.py``) are each one table; this script writes what is derived from them:
+The rule profiles (``lsp_server/rules/profiles.py``), the summarizer's wire formats
+(``lsp_server/llm/providers.py``) and the Pi releases with what changed between them
+(``lsp_server/pi_releases.py``) are each one table; this script writes what is derived from them:
 
 - ``docs/rules.md`` (all of it, with the rules of ``lsp_server/rules/registry.py``);
 - the ``ruleProfile`` and ``summarizer.wireFormat`` rows of ``docs/settings.md``;
 - the generated provider section of ``docs/llm.md`` (between its ``generated: providers`` markers);
 - the choices, their descriptions and the default of ``piContext.ruleProfile`` and
   ``piContext.summarizer.wireFormat`` in ``vscode-extension/package.json``;
-- ``vscode-extension/src/model/vocabularies.generated.ts`` (the ids the client forwards).
+- ``vscode-extension/src/model/vocabularies.generated.ts`` (the ids the client forwards);
+- the generated tables of ``docs/pi-versions.md`` (between its ``generated: pi releases`` markers).
 
 Usage (from the repository root, with the project's venv active)::
 
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from lsp_server.llm.config import MODEL_ARG_HELP  # noqa: E402
 from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, PROVIDER_TABLE, Provider  # noqa: E402
+from lsp_server.pi_releases import CHANGES, RELEASES, first_release_with  # noqa: E402
 from lsp_server.rules.docs import render_rules_markdown  # noqa: E402
 from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILE_TABLE  # noqa: E402
 
@@ -39,9 +42,12 @@ SETTINGS_DOC = ROOT / "docs" / "settings.md"
 LLM_DOC = ROOT / "docs" / "llm.md"
 PACKAGE = ROOT / "vscode-extension" / "package.json"
 TS_VOCABULARIES = ROOT / "vscode-extension" / "src" / "model" / "vocabularies.generated.ts"
+PI_VERSIONS_DOC = ROOT / "docs" / "pi-versions.md"
 
 PROVIDERS_BEGIN = "<!-- begin generated: providers (python docs/gen_vocabularies.py) -->"
 PROVIDERS_END = "<!-- end generated: providers -->"
+RELEASES_BEGIN = "<!-- begin generated: pi releases (python docs/gen_vocabularies.py) -->"
+RELEASES_END = "<!-- end generated: pi releases -->"
 
 
 def _choices(ids: Sequence[str]) -> str:
@@ -105,6 +111,28 @@ def _replace_between(text: str, begin: str, end: str, body: str, path: Path) -> 
     return text[: start + len(begin)] + "\n\n" + body + "\n\n" + text[stop:]
 
 
+def releases_section() -> str:
+    """The releases pi-context knows and the rules that changed, from ``lsp_server/pi_releases.py``."""
+    lines = [
+        "| release | on npm since | rules it has that the release before it on npm lacks |",
+        "| --- | --- | --- |",
+    ]
+    for release in RELEASES:
+        new = [f"`{c.id}`" for c in CHANGES if first_release_with(c.id) == release.version]
+        lines.append(f"| {release.version} | {release.published} | {', '.join(new) or '-'} |")
+    lines += [
+        "",
+        "| change | since | area | before | from that release on | Pi's changelog |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [f"| `{c.id}` | {c.since} | {c.area} | {c.before} | {c.after} | {c.reference} |" for c in CHANGES]
+    return "\n".join(lines)
+
+
+def pi_versions_doc(current: str) -> str:
+    return _replace_between(current, RELEASES_BEGIN, RELEASES_END, releases_section(), PI_VERSIONS_DOC)
+
+
 def settings_doc(current: str) -> str:
     text = _replace_row(current, "`ruleProfile`", rule_profile_row(), SETTINGS_DOC)
     return _replace_row(text, "`summarizer.wireFormat`", wire_format_row(), SETTINGS_DOC)
@@ -156,6 +184,7 @@ OUTPUTS: dict[Path, Callable[[str], str]] = {
     LLM_DOC: llm_doc,
     PACKAGE: package_json,
     TS_VOCABULARIES: ts_vocabularies,
+    PI_VERSIONS_DOC: pi_versions_doc,
 }
 
 

@@ -793,6 +793,47 @@ class ChatRef(WireModel):
     chat_id: str
 
 
+ChatFeatureId = Literal[
+    "conversation",
+    "stop",
+    "fork",
+    "models",
+    "thinking",
+    "compact",
+    "slash-commands",
+    "session-restore",
+    "tool-durations",
+]
+
+
+class ChatFeature(WireModel):
+    """One thing the Chat view offers, for the Pi this chat runs (lsp_server/pi_rpc/capabilities.py)."""
+
+    id: ChatFeatureId
+    available: bool
+    what: str = Field(description='The subject of the view\'s sentence, e.g. "Choosing the model".')
+    missing: str | None = Field(
+        default=None, description="What this Pi lacks for it (a command, a get_state field, an event field)."
+    )
+    since: str | None = Field(default=None, description="A Pi version that has it (when `available` is false).")
+
+
+class ChatCapabilities(WireModel):
+    """What the running Pi was found to support: probed once per Pi process, corrected by its answers and events."""
+
+    pi_version: str
+    features: list[ChatFeature]
+    commands: dict[str, Literal["present", "missing", "assumed"]] = Field(
+        description="Each command the chat uses: answered a probe (present), answered `Unknown command` (missing), "
+        "or not probed because no probe is free of side effects (assumed)."
+    )
+    state_fields: list[str] = Field(description="The keys of Pi's first get_state answer.")
+    note: str | None = Field(
+        default=None,
+        description="Said when the Pi is newer or older than every release pi-context knows (docs/pi-versions.md).",
+    )
+
+
 class ChatInfo(WireModel):
     """A chat the server holds: its Pi process and the session file Pi writes."""
 
@@ -829,6 +870,9 @@ class ChatInfo(WireModel):
         default=None,
         description="Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one "
         "sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out.",
+    )
+    capabilities: ChatCapabilities | None = Field(
+        default=None, description="What this Pi supports; the view turns off what it lacks (docs/chat.md)."
     )
 
 
@@ -1007,7 +1051,12 @@ class ChatExitedParams(WireModel):
 
 
 ChatNoticeKind = Literal[
-    "session-deleted", "session-replaced", "session-restored", "session-not-restored", "folder-removed"
+    "session-deleted",
+    "session-replaced",
+    "session-restored",
+    "session-not-restored",
+    "folder-removed",
+    "capabilities-changed",
 ]
 
 
@@ -1062,6 +1111,8 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ChatLocateResult": ChatLocateResult,
     "ChatStartParams": ChatStartParams,
     "ChatRef": ChatRef,
+    "ChatFeature": ChatFeature,
+    "ChatCapabilities": ChatCapabilities,
     "ChatInfo": ChatInfo,
     "DetachedChat": DetachedChat,
     "ChatListResult": ChatListResult,

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lsp_server.js.numbers import js_to_fixed
-from lsp_server.js.strings import js_len, js_slice_head, node_utf8, utf8_len
+from lsp_server.js.strings import js_len, js_slice, js_slice_head, node_utf8, utf8_len
 from lsp_server.js.values import js_to_string
+from lsp_server.pi_releases import CURRENT, PiRules
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -203,11 +204,13 @@ def truncate_tail(
     )
 
 
-def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> LineTruncation:
-    """Cut one line to ``max_chars`` UTF-16 units (never inside a surrogate pair) + ``... [truncated]``."""
+def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH, rules: PiRules = CURRENT) -> LineTruncation:
+    """Cut one line to ``max_chars`` UTF-16 units + ``... [truncated]``; never inside a surrogate pair
+    from Pi 1.5.1 (before, ``line.slice`` could keep half of one: docs/pi-versions.md)."""
     if js_len(line) <= max_chars:
         return LineTruncation(line, False)
-    return LineTruncation(f"{js_slice_head(line, max_chars)}... [truncated]", True)
+    head = js_slice_head(line, max_chars) if rules.has("surrogate-safe-cuts") else js_slice(line, 0, max_chars)
+    return LineTruncation(f"{head}... [truncated]", True)
 
 
 def format_size(size: float) -> str:

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lsp_server.chat.redaction import DeltaRedactor
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
+from lsp_server.pi_rpc.capabilities import ChatCapabilities, detect, is_unknown_command
 from lsp_server.pi_rpc.channel import PiRpcChannel
-from lsp_server.pi_rpc.errors import PiProtocolError
+from lsp_server.pi_rpc.errors import PiCommandError, PiProtocolError
 from lsp_server.pi_rpc.keeper_files import KeeperRecord
 from lsp_server.pi_rpc.kept import KeeperUnavailable, KeepOptions, KeptPi
 from lsp_server.pi_rpc.run_log import RecordKey, RunLog
@@ -43,6 +44,7 @@ JsonObject = dict[str, Any]
 EventSink = Callable[["Chat", JsonObject], None]
 ExitSink = Callable[["Chat", PiExit], None]
 WrittenSink = Callable[["Chat", str], None]
+CapabilitiesSink = Callable[["Chat", str], None]
 
 # Events after which Pi has appended to the session file.
 WRITING_EVENTS: Final = frozenset({"message_end", "compaction_end", "agent_settled", "entry_appended"})
@@ -108,6 +110,10 @@ class Chat:
         self.drift: Drift | None = None
         self.replaced = False  # stopped to be started again (a restart): its exit is not news to the client
         self._held_by: asyncio.Future[Any] | None = None  # work on the session file the commands wait for
+        # What this Pi supports (probed after the start, corrected by its answers and events); a change is
+        # told to on_capabilities_changed with one sentence (the server sends it as a notice).
+        self.capabilities = ChatCapabilities.expected(installation.pi_version)
+        self.on_capabilities_changed: CapabilitiesSink | None = None
         self._deltas = DeltaRedactor(spec.redactor)  # a key split over a stream's pieces (chat/redaction.py)
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
@@ -152,6 +158,7 @@ class Chat:
         if chat.process is None:
             chat.process = await PiRpcProcess.start(installation.argv, **options)
         chat._take_state(chat.process.initial_state or {})
+        await chat._detect_capabilities()
         return chat
 
     @classmethod
@@ -178,6 +185,7 @@ class Chat:
         chat.reattached = True
         chat.process = await KeptPi.attach(folder, record, on_event=chat._event, on_exit=chat._exited)
         chat._take_state(chat.process.initial_state or {})
+        await chat._detect_capabilities()
         return chat
 
     # --- state --------------------------------------------------------------------------------------
@@ -210,8 +218,26 @@ class Chat:
         self.streaming = bool(state.get("isStreaming", self.streaming))
         self.compacting = bool(state.get("isCompacting", self.compacting))
 
+    async def _detect_capabilities(self) -> None:
+        """Ask this Pi what it supports (pi_rpc/capabilities.py), then learn from what it refuses."""
+        process = self._pi()
+        self.capabilities = await detect(process, self.installation.pi_version, process.initial_state)
+        process.on_refused = self._refused
+
+    def _refused(self, error: PiCommandError) -> None:
+        if is_unknown_command(error) and self.capabilities.learn_missing(error.command):
+            self._capabilities_changed(f"Pi {self.installation.pi_version} has no `{error.command}` command")
+
+    def _capabilities_changed(self, reason: str) -> None:
+        if self.on_capabilities_changed is not None:
+            self.on_capabilities_changed(self, reason)
+
     def _event(self, event: JsonObject) -> None:
         event = self._deltas.redact(event)  # before the run log keeps it: a view attaching later gets the same
+        if self.capabilities.observe(event):
+            self._capabilities_changed(
+                f"Pi {self.installation.pi_version}'s `{event.get('type')}` events carry a field its release lacked"
+            )
         self.events += 1
         self.run.add(RecordKey.of(event), event)
         kind = event.get("type")

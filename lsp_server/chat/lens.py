@@ -23,6 +23,7 @@ from lsp_server.cost.compaction_cost import (
 )
 from lsp_server.js.values import js_get
 from lsp_server.llm.types import CompletionRequest
+from lsp_server.pi_releases import PiRules
 from lsp_server.project.analysis import analyze
 from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
@@ -131,11 +132,14 @@ class CompactionPreview:
         }
 
 
-def compaction_preview(project: Project, session_path: str, instructions: str | None = None) -> CompactionPreview | str:
+def compaction_preview(
+    project: Project, session_path: str, instructions: str | None = None, rules: PiRules | None = None
+) -> CompactionPreview | str:
     """Pi's preparation for compacting the session at its leaf, or Pi's reason why there is nothing to do.
 
     With what it will cost: the summary calls Pi will make (their prompts as pi-context words them, with
-    the focus ``instructions``) at the session model's prices, and the summary's length estimated.
+    the focus ``instructions``, as the release of ``rules`` makes them: the chat's Pi, else the installed
+    one) at the session model's prices, and the summary's length estimated.
     """
     session = load_for_append(session_path)
     plan = plan_compaction(session, project.compaction_settings_for)
@@ -149,7 +153,10 @@ def compaction_preview(project: Project, session_path: str, instructions: str | 
     )
     summary_tokens, source = expected_summary_tokens(prep.previous_summary)
     economics = compaction_economics(
-        [call_input_tokens(SUMMARIZATION_SYSTEM_PROMPT, [_user(p)]) for p in summary_prompts(prep, instructions)],
+        [
+            call_input_tokens(SUMMARIZATION_SYSTEM_PROMPT, [_user(p)])
+            for p in summary_prompts(prep, instructions, rules or project.pi_rules)
+        ],
         summary_tokens,
         sum(estimate_tokens(m) for m in [*prep.messages_to_summarize, *prep.turn_prefix_messages]),
         int(prep.tokens_before),

@@ -177,6 +177,10 @@ class ChatRegistry:
         finally:
             if key is not None:
                 self._starting.discard(key)
+        problem = chat.capabilities.conversation_problem()  # the only Pi refused: one that cannot converse
+        if problem is not None:
+            await chat.stop()
+            raise ChatError(problem)
         self._chats[chat_id] = chat
         return chat
 

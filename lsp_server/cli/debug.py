@@ -18,12 +18,19 @@ def register(subparsers: Any) -> None:
     )
     evaluate.add_argument("--jsonl", action="store_true", help="one request per line, one answer per line")
     evaluate.add_argument("--compact", action="store_true", help="print compact JSON in one-shot mode")
+    evaluate.add_argument(
+        "--pi-version",
+        metavar="VERSION",
+        help="answer as this Pi release does where releases differ (docs/pi-versions.md); default: the newest",
+    )
     evaluate.set_defaults(func=_run_eval)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
     from lsp_server.conformance.harness import run_jsonl, run_one
+    from lsp_server.pi_releases import rules_for
 
+    rules = rules_for(args.pi_version)
     if args.jsonl:
-        return run_jsonl(sys.stdin, sys.stdout)
-    return run_one(sys.stdin, sys.stdout, pretty=not args.compact)
+        return run_jsonl(sys.stdin, sys.stdout, rules)
+    return run_one(sys.stdin, sys.stdout, pretty=not args.compact, rules=rules)

@@ -9,10 +9,12 @@ keeps knowing what was tried there. Reproduced here, as Pi 1.6.0 does it:
    the token budget is used up; tool results are never included (the tool calls say enough),
    file operations are collected *before* the budget check (and seeded from earlier Pi-made
    branch summaries), and a compaction or branch summary may squeeze in over budget while less
-   than 90 % of it is used.
+   than 90 % of it is used. Context edits apply from Pi 1.5.0 on (before, each entry is read as written).
 3. **Generate** (:func:`generate_branch_summary`): one call with our instructions in Pi's structure
    (no Critical Context section), Pi's preamble in front and the file lists behind. Errors are
-   returned, never raised; no messages gives ``No content to summarize`` with no call.
+   returned, never raised; no messages gives ``No content to summarize`` with no call. Before Pi 1.4.0
+   the call is capped at 4096 tokens (or the model's ``maxTokens``); before 1.5.0 it carries no
+   thinking level (``SummaryOptions.rules``, docs/pi-versions.md).
 4. **Place** (:func:`summary_parent_for_target`): the summary entry goes where Pi's
    ``navigateTree`` puts it: under a target that is a user (or custom) message's *parent*, since
    that message goes back to the editor, else under the target itself.
@@ -21,7 +23,7 @@ keeps knowing what was tried there. Reproduced here, as Pi 1.6.0 does it:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from lsp_server.compaction.file_ops import (
@@ -45,12 +47,14 @@ from lsp_server.compaction.summarize import (
     SummaryOptions,
     SummaryText,
     conversation_text,
+    output_cap,
     summarize_once,
 )
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import js_get, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import Usage
+from lsp_server.pi_releases import CURRENT, PiRules
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,
@@ -64,6 +68,7 @@ from lsp_server.session.tree import build_index
 
 DEFAULT_CONTEXT_WINDOW: Final = 128000
 SQUEEZE_RATIO: Final = 0.9
+BRANCH_OUTPUT_CAP: Final = 4096  # a branch summary's maxTokens before Pi 1.4.0
 
 
 @dataclass(frozen=True)
@@ -234,11 +239,13 @@ def _seed_from_branch_summaries(entries: Sequence[Entry]) -> FileOps:
     return ops
 
 
-def prepare_branch_entries(entries: Sequence[Entry], token_budget: float = 0) -> BranchPreparation:
+def prepare_branch_entries(
+    entries: Sequence[Entry], token_budget: float = 0, rules: PiRules = CURRENT
+) -> BranchPreparation:
     """Pi's ``prepareBranchEntries``: newest first within ``token_budget`` (0 = no limit)."""
     file_ops = _seed_from_branch_summaries(entries)
     edits: dict[Any, Entry] = {}
-    for entry in entries:
+    for entry in entries if rules.has("branch-summary-context-edits") else ():
         if js_get(entry, "type") == "context_edit":
             try:
                 edits[js_get(entry, "targetId")] = entry
@@ -287,14 +294,19 @@ async def generate_branch_summary(
     on_progress: ProgressCallback | None = None,
 ) -> BranchSummary | SummaryFailure:
     """Pi's ``generateBranchSummary``: a summary, or a failure (``cancelled`` for an abort)."""
+    rules = options.rules
     try:
-        prepared = prepare_branch_entries(entries, branch_token_budget(context_window, reserve_tokens))
+        prepared = prepare_branch_entries(entries, branch_token_budget(context_window, reserve_tokens), rules)
     except PiWouldFail as exc:
         return SummaryFailure(exc.describe())
     if not prepared.messages:
         return BranchSummary(NO_CONTENT_TO_SUMMARIZE)
-    prompt = branch_prompt(conversation_text(prepared.messages), options.custom_instructions, replace_instructions)
-    reply = await summarize_once(client, prompt, BRANCH_LABEL, "summarizing branch", options, cancel, on_progress)
+    text = conversation_text(prepared.messages, rules)
+    prompt = branch_prompt(text, options.custom_instructions, replace_instructions)
+    if rules.lacks("branch-summary-thinking-level"):
+        options = replace(options, thinking_level=None)  # no reasoning option before Pi 1.5.0
+    cap = output_cap(BRANCH_OUTPUT_CAP, options)
+    reply = await summarize_once(client, prompt, BRANCH_LABEL, "summarizing branch", options, cancel, on_progress, cap)
     if isinstance(reply, SummaryFailure):
         return reply
     return _finish(reply, prepared.file_ops)

@@ -6,6 +6,10 @@ from this text, so reproducing it exactly lets us show, count and replay the rea
 request: ``[User]:`` / ``[Assistant]:`` / ``[Assistant tool calls]:`` / ``[Tool result]:``
 blocks separated by a blank line (:mod:`lsp_server.llm.transcript`, which the offline summarizer
 reads them back with), thinking left out, tool results cut to 2,000 UTF-16 units.
+
+Two rules follow the Pi release (``rules``, docs/pi-versions.md): before Pi 1.2.0 thinking is kept,
+as one ``[Assistant thinking]:`` block before the reply's text; before Pi 1.5.1 the cut of a tool
+result may split a surrogate pair (``text.slice``), since then it never does.
 """
 
 from __future__ import annotations
@@ -15,20 +19,23 @@ from typing import Any, Final
 
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.objects import js_key_order, js_ordered
-from lsp_server.js.strings import js_len, js_slice_head
+from lsp_server.js.strings import js_len, js_slice, js_slice_head
 from lsp_server.js.values import js_get, js_to_string
 from lsp_server.llm.transcript import ASSISTANT, ASSISTANT_TOOL_CALLS, PART_SEPARATOR, TOOL_RESULT, USER
+from lsp_server.pi_releases import CURRENT, PiRules
 from lsp_server.session.messages import content_text
 
 TOOL_RESULT_MAX_CHARS: Final = 2000
+ASSISTANT_THINKING: Final = "[Assistant thinking]: "  # before Pi 1.2.0 only
 
 
-def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
-    """Keep the first ``max_chars`` units (never half a surrogate pair) and say how much was cut."""
+def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS, rules: PiRules = CURRENT) -> str:
+    """Keep the first ``max_chars`` units (never half a surrogate pair, from Pi 1.5.1) and say how much was cut."""
     length = js_len(text)
     if length <= max_chars:
         return text
-    return f"{js_slice_head(text, max_chars)}\n\n[... {length - max_chars} more characters truncated]"
+    head = js_slice_head(text, max_chars) if rules.has("surrogate-safe-cuts") else js_slice(text, 0, max_chars)
+    return f"{head}\n\n[... {length - max_chars} more characters truncated]"
 
 
 def _json_value(value: Any) -> str:
@@ -48,12 +55,13 @@ def format_tool_call(block: Any) -> str:
     return f"{js_to_string(js_get(block, 'name'))}({', '.join(pairs)})"
 
 
-def serialize_conversation(messages: Sequence[Any]) -> str:
+def serialize_conversation(messages: Sequence[Any], rules: PiRules = CURRENT) -> str:
     """Pi's ``serializeConversation`` over LLM messages (call ``convert_to_llm`` first).
 
     User and tool-result text blocks are concatenated with no separator, assistant text blocks
     with a newline; an assistant message with an empty text block still writes ``[Assistant]: ``.
-    System messages and unknown roles are skipped.
+    System messages and unknown roles are skipped. Before Pi 1.2.0 an assistant message's thinking
+    blocks come first, joined by newlines, as ``[Assistant thinking]: ...``.
     """
     parts: list[str] = []
     for message in messages:
@@ -66,6 +74,10 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
             content = js_get(message, "content")
             blocks = content if isinstance(content, list) else []
             calls = [format_tool_call(block) for block in blocks if js_get(block, "type") == "toolCall"]
+            if rules.lacks("summary-omits-thinking"):
+                thinking = [js_get(block, "thinking") for block in blocks if js_get(block, "type") == "thinking"]
+                if thinking:
+                    parts.append(f"{ASSISTANT_THINKING}{chr(10).join(js_to_string(part) for part in thinking)}")
             if any(js_get(block, "type") == "text" for block in blocks):
                 parts.append(f"{ASSISTANT}{content_text(blocks)}")
             if calls:
@@ -73,5 +85,5 @@ def serialize_conversation(messages: Sequence[Any]) -> str:
         elif role == "toolResult":
             text = content_text(js_get(message, "content"), "")
             if text:
-                parts.append(f"{TOOL_RESULT}{truncate_for_summary(text)}")
+                parts.append(f"{TOOL_RESULT}{truncate_for_summary(text, rules=rules)}")
     return PART_SEPARATOR.join(parts)

@@ -15,6 +15,12 @@ cache), a routing session id (a fresh UUIDv7 per request unless the caller gives
 session's thinking level only when the model reasons and the level is not ``off``, and no output
 cap (the provider decides; the Anthropic adapter sends its own default).
 
+Where an older Pi release did otherwise, :attr:`SummaryOptions.rules` says which release to be
+(docs/pi-versions.md): before 1.4.0 each call is capped (80% of ``reserveTokens`` for the history,
+50% for the turn prefix, never above the model's ``maxTokens``) and the turn prefix is asked without
+the custom instructions; before 1.2.0 the conversation keeps the thinking; before 1.5.0 two calls'
+usage has no ``cost.totalFromProvider``.
+
 Failures are values (:class:`SummaryFailure`) carrying Pi's message: an ``error`` reply, a
 ``length`` stop (an incomplete summary must never become a checkpoint) or a tool call. A cancelled
 run is a failure with ``cancelled=True``. Callers write nothing unless they get a result.
@@ -22,6 +28,7 @@ run is a failure with ``cancelled=True``. Callers write nothing unless they get 
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import uuid
@@ -47,6 +54,7 @@ from lsp_server.compaction.serialize import serialize_conversation
 from lsp_server.js.values import is_nullish, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import AssistantReply, CompletionRequest, ReasoningLevel, RetryNotice, Usage
+from lsp_server.pi_releases import CURRENT, PiRules
 from lsp_server.session.messages import Message, convert_to_llm
 
 Phase = Literal[
@@ -81,6 +89,8 @@ class SummaryOptions:
     thinking_level: str | None = None  # the session's level ("off" sends none)
     model_reasoning: bool = False  # the model accepts a reasoning level
     session_id: str | None = None  # routing only; a fresh UUIDv7 per request when None
+    rules: PiRules = CURRENT  # the Pi release whose summary requests these are
+    model_max_tokens: float | None = None  # the model's maxTokens (caps a summary before Pi 1.4.0)
 
 
 DEFAULT_OPTIONS: Final = SummaryOptions()
@@ -137,16 +147,34 @@ def uuid7(now_ms: int | None = None) -> str:
     return str(uuid.UUID(int=value))
 
 
-def usage_json(usages: Sequence[Usage]) -> dict[str, Any]:
-    """Pi's usage object for one reply, or Pi's ``combineUsage`` of two (which adds ``totalFromProvider``)."""
+def usage_json(usages: Sequence[Usage], rules: PiRules = CURRENT) -> dict[str, Any]:
+    """Pi's usage object for one reply, or Pi's ``combineUsage`` of two (which adds ``totalFromProvider``
+    from Pi 1.5.0 on)."""
     if len(usages) == 1:
         return usages[0].to_json()
     total = Usage()
     for usage in usages:
         total = total + usage
     out = total.to_json()
-    out["cost"] = {**out["cost"], "totalFromProvider": False}
+    if rules.has("usage-total-from-provider"):
+        out["cost"] = {**out["cost"], "totalFromProvider": False}
     return out
+
+
+def output_cap(fraction_or_tokens: float, options: SummaryOptions, *, of_reserve: float | None = None) -> int | None:
+    """A summary call's ``maxTokens`` before Pi 1.4.0 (``None`` from 1.4.0 on: no cap).
+
+    ``Math.min(Math.floor(fraction * reserveTokens), model.maxTokens > 0 ? model.maxTokens : Infinity)``
+    with ``of_reserve`` (the compaction's ``reserveTokens``); a fixed number of tokens without it (4096
+    for a branch summary).
+    """
+    if options.rules.has("summary-uncapped"):
+        return None
+    cap = float(math.floor(fraction_or_tokens * of_reserve)) if of_reserve is not None else fraction_or_tokens
+    model_max = options.model_max_tokens
+    if model_max is not None and model_max > 0:
+        cap = min(cap, model_max)
+    return int(cap) if math.isfinite(cap) else None
 
 
 def reasoning_for(options: SummaryOptions) -> ReasoningLevel | None:
@@ -157,11 +185,12 @@ def reasoning_for(options: SummaryOptions) -> ReasoningLevel | None:
     return None
 
 
-def summary_request(prompt: str, options: SummaryOptions) -> CompletionRequest:
-    """One summary call: our system prompt, one user message, no output cap, no caching."""
+def summary_request(prompt: str, options: SummaryOptions, max_tokens: int | None = None) -> CompletionRequest:
+    """One summary call: our system prompt, one user message, no caching; no output cap unless given."""
     return CompletionRequest.single_prompt(
         SUMMARIZATION_SYSTEM_PROMPT,
         prompt,
+        max_tokens=max_tokens,
         reasoning=reasoning_for(options),
         session_id=options.session_id or uuid7(),
     )
@@ -188,6 +217,7 @@ async def summarize_once(
     options: SummaryOptions,
     cancel: CancelToken | None,
     on_progress: ProgressCallback | None,
+    max_tokens: int | None = None,
 ) -> SummaryText | SummaryFailure:
     if cancel is not None and cancel.cancelled:
         return SummaryFailure(CANCELLED_MESSAGE, cancelled=True)
@@ -202,7 +232,7 @@ async def summarize_once(
 
     if on_progress is not None:
         on_progress(Progress(phase))
-    request = summary_request(prompt, options)
+    request = summary_request(prompt, options, max_tokens)
     reply = await client.complete(request, cancel=cancel, on_text_delta=on_chars, on_retry=on_retry)
     failure = reply_failure(reply, label, cancel)
     if failure is not None:
@@ -210,9 +240,9 @@ async def summarize_once(
     return SummaryText(reply.text, reply.usage)
 
 
-def conversation_text(messages: Sequence[Message]) -> str:
+def conversation_text(messages: Sequence[Message], rules: PiRules = CURRENT) -> str:
     """The transcript the summarizer reads: ``convertToLlm`` then Pi's serialization."""
-    return serialize_conversation(convert_to_llm(list(messages)))
+    return serialize_conversation(convert_to_llm(list(messages)), rules)
 
 
 async def generate_summary(
@@ -223,11 +253,14 @@ async def generate_summary(
     options: SummaryOptions = DEFAULT_OPTIONS,
     cancel: CancelToken | None = None,
     on_progress: ProgressCallback | None = None,
+    reserve_tokens: float | None = None,
 ) -> SummaryText | SummaryFailure:
     """Pi's ``generateSummaryWithUsage``: the history call (update mode with a previous summary)."""
-    prompt = history_prompt(conversation_text(messages), previous_summary, options.custom_instructions)
+    text = conversation_text(messages, options.rules)
+    prompt = history_prompt(text, previous_summary, options.custom_instructions)
+    cap = output_cap(0.8, options, of_reserve=reserve_tokens) if reserve_tokens is not None else None
     return await summarize_once(
-        client, prompt, SUMMARIZATION_LABEL, "summarizing history", options, cancel, on_progress
+        client, prompt, SUMMARIZATION_LABEL, "summarizing history", options, cancel, on_progress, cap
     )
 
 
@@ -238,24 +271,36 @@ async def generate_turn_prefix_summary(
     options: SummaryOptions = DEFAULT_OPTIONS,
     cancel: CancelToken | None = None,
     on_progress: ProgressCallback | None = None,
+    reserve_tokens: float | None = None,
 ) -> SummaryText | SummaryFailure:
     """The turn-prefix call of a split turn (its failures carry the ``Turn prefix`` label)."""
-    prompt = turn_prefix_prompt(conversation_text(messages), options.custom_instructions)
+    prompt = turn_prefix_prompt(conversation_text(messages, options.rules), turn_prefix_instructions(options))
+    cap = output_cap(0.5, options, of_reserve=reserve_tokens) if reserve_tokens is not None else None
     return await summarize_once(
-        client, prompt, TURN_PREFIX_LABEL, "summarizing turn prefix", options, cancel, on_progress
+        client, prompt, TURN_PREFIX_LABEL, "summarizing turn prefix", options, cancel, on_progress, cap
     )
 
 
-def summary_prompts(preparation: CompactionPreparation, custom_instructions: Any = None) -> list[str]:
+def turn_prefix_instructions(options: SummaryOptions) -> str | None:
+    """The custom instructions the turn prefix is asked with (none before Pi 1.4.0)."""
+    return options.custom_instructions if options.rules.has("turn-prefix-instructions") else None
+
+
+def summary_prompts(
+    preparation: CompactionPreparation, custom_instructions: Any = None, rules: PiRules = CURRENT
+) -> list[str]:
     """The user prompt of each summary call :func:`compact` makes, in order, without calling a model.
 
     For pricing a compaction before it runs (the chat's preview, where Pi summarizes): a split turn
     sends the history (when there is any) and then the turn prefix, anything else the history alone.
     """
     previous = preparation.previous_summary
-    history = history_prompt(conversation_text(preparation.messages_to_summarize), previous, custom_instructions)
+    text = conversation_text(preparation.messages_to_summarize, rules)
+    history = history_prompt(text, previous, custom_instructions)
     if preparation.is_split_turn and preparation.turn_prefix_messages:
-        prefix = turn_prefix_prompt(conversation_text(preparation.turn_prefix_messages), custom_instructions)
+        options = SummaryOptions(custom_instructions=custom_instructions, rules=rules)
+        prefix_text = conversation_text(preparation.turn_prefix_messages, rules)
+        prefix = turn_prefix_prompt(prefix_text, turn_prefix_instructions(options))
         return [history, prefix] if preparation.messages_to_summarize else [prefix]
     return [history]
 
@@ -283,6 +328,7 @@ async def compact(
             options=options,
             cancel=cancel,
             on_progress=on_progress,
+            reserve_tokens=preparation.settings.reserve_tokens,
         )
         if isinstance(history, SummaryFailure):
             return history
@@ -290,7 +336,12 @@ async def compact(
         usages.append(history.usage)
     if split:
         prefix = await generate_turn_prefix_summary(
-            preparation.turn_prefix_messages, client, options=options, cancel=cancel, on_progress=on_progress
+            preparation.turn_prefix_messages,
+            client,
+            options=options,
+            cancel=cancel,
+            on_progress=on_progress,
+            reserve_tokens=preparation.settings.reserve_tokens,
         )
         if isinstance(prefix, SummaryFailure):
             return prefix
@@ -304,7 +355,7 @@ async def compact(
         summary=summary,
         first_kept_entry_id=preparation.first_kept_entry_id,
         tokens_before=preparation.tokens_before,
-        usage=usage_json(usages),
+        usage=usage_json(usages, options.rules),
         read_files=lists.read_files,
         modified_files=lists.modified_files,
     )

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 from lsp_server import __version__
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
+from lsp_server.pi_releases import CURRENT, PiRules
 
 Json = Any
 # A request string ``{pi-prose:<role>}`` names the built-in sentence of that role (prompt_mask.py):
@@ -91,11 +92,13 @@ def default_fixtures_dir() -> Path:
 
 @dataclass
 class EvalContext:
-    """Per-request state: the temp dir, the fixtures dir, and deterministic clock and ids."""
+    """Per-request state: the temp dir, the fixtures dir, deterministic clock and ids, and the Pi release
+    whose rules answer (where releases differ: docs/pi-versions.md)."""
 
     tmp: Path | None
     fixtures: Path
     package_dir: str | None = None
+    rules: PiRules = CURRENT
     clock_start_ms: int = 1735689600000  # 2025-01-01T00:00:00.000Z, the oracle's default
     clock_step_ms: int = 1000
     deterministic_ids: bool = True
@@ -192,8 +195,8 @@ def gen_content(spec: Json) -> str:
     raise OpError("unknown content spec")
 
 
-def handle(raw: dict[str, Any]) -> dict[str, Any]:
-    """Answer one request; never raises (errors become ``ok: false`` envelopes)."""
+def handle(raw: dict[str, Any], rules: PiRules = CURRENT) -> dict[str, Any]:
+    """Answer one request as the release of ``rules`` would; never raises (errors become ``ok: false``)."""
     ops = load_ops()
     name = raw.get("op") if isinstance(raw, dict) else None
     tmp: Path | None = None
@@ -204,8 +207,10 @@ def handle(raw: dict[str, Any]) -> dict[str, Any]:
         req = map_strings(raw, lambda s: s.replace("${FIXTURES}", str(fixtures)))
         if PROSE_REFERENCE in js_json_stringify(req):
             from lsp_server.conformance.prompt_mask import our_prose_roles, resolve_prose_references
+            from lsp_server.prompt.texts import texts_for
 
-            req = resolve_prose_references(req, our_prose_roles())  # a built-in sentence, in our wording
+            # a built-in sentence, in our wording of the release's prompt
+            req = resolve_prose_references(req, our_prose_roles(texts_for(rules)))
         if req.get("fs") or "${TMP}" in js_json_stringify(req):
             tmp = Path(tempfile.mkdtemp(prefix="pi-context-eval-"))
             materialize_fs(req.get("fs") or {}, tmp)
@@ -214,7 +219,7 @@ def handle(raw: dict[str, Any]) -> dict[str, Any]:
         spec = ops.get(str(name))
         if spec is None:
             raise OpError(f"unknown op: {name}. Known: {', '.join(sorted(ops))}")
-        ctx = EvalContext(tmp=tmp, fixtures=fixtures, package_dir=req.get("packageDir"))
+        ctx = EvalContext(tmp=tmp, fixtures=fixtures, package_dir=req.get("packageDir"), rules=rules)
         clock = req.get("clock")
         if isinstance(clock, dict):
             if isinstance(clock.get("stepMs"), int):
@@ -259,7 +264,7 @@ def is_answerable(raw: Any) -> bool:
     return isinstance(raw, dict) and str(raw.get("op")) in load_ops()
 
 
-def run_jsonl(stdin: TextIO, stdout: TextIO) -> int:
+def run_jsonl(stdin: TextIO, stdout: TextIO, rules: PiRules = CURRENT) -> int:
     """One request per line in, one compact answer per line out, in order; exit 2 if any line was
     not an answerable request."""
     import json
@@ -276,12 +281,12 @@ def run_jsonl(stdin: TextIO, stdout: TextIO) -> int:
             continue
         if not is_answerable(req):
             status = 2
-        stdout.write(js_json_stringify(handle(req)) + "\n")
+        stdout.write(js_json_stringify(handle(req, rules)) + "\n")
         stdout.flush()
     return status
 
 
-def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True) -> int:
+def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True, rules: PiRules = CURRENT) -> int:
     import json
 
     try:
@@ -289,7 +294,7 @@ def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True) -> int:
     except json.JSONDecodeError as exc:
         stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
         return 2
-    answer = handle(req)
+    answer = handle(req, rules)
     indent = 1 if pretty and isinstance(req, dict) and req.get("pretty") is not False else None
     stdout.write(js_json_stringify(answer, indent=indent) + "\n")
     return 0 if is_answerable(req) else 2

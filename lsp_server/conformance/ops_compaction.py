@@ -180,12 +180,15 @@ def _model(req: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _options(req: dict[str, Any], model: dict[str, Any]) -> SummaryOptions:
+def _options(req: dict[str, Any], model: dict[str, Any], ctx: EvalContext) -> SummaryOptions:
     instructions = req.get("customInstructions")
+    max_tokens = model.get("maxTokens")
     return SummaryOptions(
         custom_instructions=instructions if js_truthy(instructions) else None,
         thinking_level=req.get("thinkingLevel"),
         model_reasoning=js_truthy(model.get("reasoning")),
+        rules=ctx.rules,
+        model_max_tokens=max_tokens if isinstance(max_tokens, (int, float)) else None,
     )
 
 
@@ -388,7 +391,13 @@ def compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     assert preparation is not None
     model = _model(req)
     client = ScriptedClient(req.get("responses"), str(model.get("id")))
-    outcome = _run(compact(preparation, client, options=_options(req, model)))
+    outcome: CompactionResult | SummaryFailure
+    if isinstance(raw_preparation, dict) and "settings" not in raw_preparation and ctx.rules.lacks("summary-uncapped"):
+        # Before Pi 1.4.0 each summary call reads preparation.settings.reserveTokens first: a preparation
+        # without settings fails there, before any request.
+        outcome = SummaryFailure(str(cannot_read(UNDEFINED, "reserveTokens")))
+    else:
+        outcome = _run(compact(preparation, client, options=_options(req, model, ctx)))
     result: CompactionResult | None = outcome if isinstance(outcome, CompactionResult) else None
     error = outcome.message if isinstance(outcome, SummaryFailure) else None
     previous = preparation.previous_summary
@@ -430,7 +439,7 @@ def collect_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 @op("prepare_branch_entries")
 def prepare_branch_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     budget = req.get("tokenBudget")
-    prepared = prepare_branch_entries(_branch_entries(req, ctx), 0 if budget is None else budget)
+    prepared = prepare_branch_entries(_branch_entries(req, ctx), 0 if budget is None else budget, ctx.rules)
     out = {**prepared.to_json(), "fileLists": compute_file_lists(prepared.file_ops).to_json()}
     if req.get("brief"):
         out["messages"] = [brief_message(m) for m in prepared.messages]
@@ -449,7 +458,7 @@ def branch_summary_op(req: dict[str, Any], ctx: EvalContext) -> Json:
             client,
             context_window=model.get("contextWindow"),
             reserve_tokens=0 if reserve is None else reserve,
-            options=_options(req, model),
+            options=_options(req, model, ctx),
             replace_instructions=js_truthy(req.get("replaceInstructions")),
         )
     )

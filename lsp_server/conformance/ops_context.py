@@ -46,7 +46,7 @@ def _discovery_detail(discovery: ContextFileDiscovery) -> dict[str, Any]:
 
 @op("load_context_files")
 def load_context_files_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
-    discovery = discover_context_files(_require_str(req, "cwd"), _require_str(req, "agentDir"))
+    discovery = discover_context_files(_require_str(req, "cwd"), _require_str(req, "agentDir"), rules=ctx.rules)
     return {
         "contextFiles": [f.to_json() for f in discovery.files],
         "pi-context": _discovery_detail(discovery),
@@ -78,6 +78,7 @@ def load_resources_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
         additional_skill_paths=tuple(_string_list(req, "additionalSkillPaths") or ()),
         # Pi looks up relative explicit prompt values from its process cwd, like the oracle.
         prompt_base_dir=os.getcwd(),
+        pi_rules=ctx.rules,
     )
     resources = load_resources(options)
     prompts = resources.prompt_files

@@ -27,7 +27,7 @@ from lsp_server.prompt.sections import (
 )
 from lsp_server.prompt.skills_block import format_skills_for_prompt
 from lsp_server.prompt.system_messages import current_system_message, render_system_message_update, system_message_text
-from lsp_server.prompt.texts import OUR_TEXTS
+from lsp_server.prompt.texts import texts_for
 
 Json = Any
 
@@ -51,14 +51,15 @@ def _skill(raw: dict[str, Any]) -> _RequestSkill:
     )
 
 
-def _request_options(req: dict[str, Any], raw: dict[str, Any] | None) -> dict[str, Any]:
+def _request_options(req: dict[str, Any], raw: dict[str, Any] | None, ctx: EvalContext) -> dict[str, Any]:
     """The oracle's ``buildPromptOptions``: a copy, ``cwd`` defaulted, built-in tool prompts merged."""
     opts = copy.deepcopy(raw or {})
     if opts.get("cwd") is None:
         opts["cwd"] = req.get("cwd") or "/project"
     if req.get("defaultToolPrompts"):
-        snippets = {name: tool.snippet for name, tool in OUR_TEXTS.tools.items() if tool.snippet}
-        guidelines = {name: list(tool.guidelines) for name, tool in OUR_TEXTS.tools.items() if tool.guidelines}
+        texts = texts_for(ctx.rules)
+        snippets = {name: tool.snippet for name, tool in texts.tools.items() if tool.snippet}
+        guidelines = {name: list(tool.guidelines) for name, tool in texts.tools.items() if tool.guidelines}
         opts["toolSnippets"] = {**snippets, **(opts.get("toolSnippets") or {})}
         opts["toolGuidelines"] = {**guidelines, **(opts.get("toolGuidelines") or {})}
     return opts
@@ -85,20 +86,21 @@ def _prompt_options(opts: dict[str, Any], ctx: EvalContext) -> PromptOptions:
 
 def _sections_for(req: dict[str, Any], raw: dict[str, Any] | None, ctx: EvalContext) -> SectionMap:
     try:
-        return build_sections(_prompt_options(_request_options(req, raw), ctx))
+        return build_sections(_prompt_options(_request_options(req, raw, ctx), ctx), texts_for(ctx.rules))
     except SectionNameError as exc:
         raise OpError(str(exc)) from exc
 
 
 @op("build_sections", mask=mask_prompt_result)
 def _build_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
-    opts = _request_options(req, req.get("options"))
+    opts = _request_options(req, req.get("options"), ctx)
     options = _prompt_options(opts, ctx)
+    texts = texts_for(ctx.rules)
     try:
-        sections = build_sections(options)
+        sections = build_sections(options, texts)
     except SectionNameError as exc:
         raise OpError(str(exc)) from exc
-    state = build_prompt_state(options)
+    state = build_prompt_state(options, texts)
     state_json: dict[str, Any] = {"content": state.content}
     if state.sections is not None:
         state_json["sections"] = state.sections
@@ -113,9 +115,9 @@ def _build_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
 
 @op("build_system_prompt", mask=mask_prompt_result)
 def _build_system_prompt(req: dict[str, Any], ctx: EvalContext) -> Json:
-    options = _prompt_options(_request_options(req, req.get("options")), ctx)
+    options = _prompt_options(_request_options(req, req.get("options"), ctx), ctx)
     try:
-        return {"text": build_system_prompt(options)}
+        return {"text": build_system_prompt(options, texts_for(ctx.rules))}
     except SectionNameError as exc:
         raise OpError(str(exc)) from exc
 
@@ -155,4 +157,5 @@ def _replay_system_messages(req: dict[str, Any], ctx: EvalContext) -> Json:
 @op("format_skills_for_prompt", mask=mask_prompt_result)
 def _format_skills_for_prompt(req: dict[str, Any], ctx: EvalContext) -> Json:
     reader = req.get("fileReadTool", "read")
-    return {"text": format_skills_for_prompt([_skill(s) for s in req.get("skills") or []], str(reader))}
+    skills = [_skill(s) for s in req.get("skills") or []]
+    return {"text": format_skills_for_prompt(skills, str(reader), texts_for(ctx.rules))}

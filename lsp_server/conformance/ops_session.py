@@ -288,7 +288,7 @@ def serialize_conversation_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     messages = req.get("messages") or []
     if req.get("convertToLlm"):
         messages = convert_to_llm(messages)
-    return {"text": serialize_conversation(messages)}
+    return {"text": serialize_conversation(messages, ctx.rules)}
 
 
 @op("compute_file_lists")
@@ -333,7 +333,9 @@ def truncate_tail_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 @op("truncate_line")
 def truncate_line_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     line = gen_content(req.get("line"))
-    result = truncate_line(line, req["maxChars"]) if "maxChars" in req else truncate_line(line)
+    result = (
+        truncate_line(line, req["maxChars"], ctx.rules) if "maxChars" in req else truncate_line(line, rules=ctx.rules)
+    )
     return {**result.to_json(), "text": describe_text(result.text, req.get("fullContent"))}
 
 

@@ -5,8 +5,9 @@ a golden from Pi and our answer differ exactly there. This mask puts the same pl
 ``{pi-prose:<role>}`` in place of either wording of each sentence, on both sides, so the
 comparison still checks *which* sentence appears *where* (the role), and every byte around it.
 
-Pi's sentences are recognized by their SHA-256 (the table below, made from Pi 1.6.0's answers to
-``default_tool_prompts`` and ``build_sections``), so this module does not contain Pi's text.
+Pi's sentences are recognized by their SHA-256 (the tables below, made from each release's answers
+to ``default_tool_prompts`` and ``build_sections``: Pi 1.5.0 and later, 1.0.4 to 1.4.x, 1.0.3; see
+:func:`lsp_server.prompt.texts.texts_for`), so this module does not contain Pi's text.
 Ours are recognized by exact text. Matching is per line:
 
 - a whole line (preamble, docs lines with the package folder written as ``<pkg>``, skills intro);
@@ -37,7 +38,8 @@ from collections.abc import Callable
 from typing import Any
 
 from lsp_server.context.paths import node_resolve, normalize_path
-from lsp_server.prompt.texts import OUR_TEXTS, PromptTexts
+from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.prompt.texts import EARLIER_TEXTS, FIRST_TEXTS, OUR_TEXTS, PromptTexts, texts_for
 
 Json = Any
 
@@ -75,6 +77,29 @@ PI_PROSE_SHA256: dict[str, str] = {
     "skills:reader:indirect": "4e19b7a779e311797c84d191ab19f530806e97a8424d6b474c214c0742501582",
     "skills:paths": "7d8aa6a7641de5d95d4e07615047d418765531ceed91ca8f6f9e9fdbdfcd39ec",
 }
+# Pi 1.0.4 to 1.4.x (before 1.5.0 tightened the prompt): the roles whose sentence differs, and the
+# ones only that prompt has (two more edit guidelines, a fourth docs bullet). Same source as above.
+EARLIER_PI_PROSE_SHA256: dict[str, str] = {
+    **PI_PROSE_SHA256,
+    **{
+        "preamble": "00aa6d13d16562265135a7c704d8a33be5d9f647e98a36ea3efa25662e40fc97",
+        "guideline:edit:0": "bb717e92afe0d40a8c3b3c5b1f0a5027ca70a2e5a3344e05ad54bd5b89cd93cb",
+        "guideline:edit:1": "5e6031c0d815ee684352316283d1be7dde297a619d99b61a606a505913f2adcc",
+        "guideline:edit:2": "d20ee17df5934a7622e0b5208a56b25dc745f4ba28c2ed81edcd7f3acabfb6c2",
+        "guideline:edit:3": "715bebd502fa4dcf15354d28c74168bb02438a22957db5e7e0a3bcfcb779205b",
+        "docs:0": "3b7374bad0cbe5a984698161c4e40e9a5a0d8f74d28704b69b38332b2cb01c4d",
+        "docs:5": "0c0732ff1f0a9cc694e26395acf0d30c7d61d72a03440196af6655d4eef58ad0",
+        "docs:6": "f8e0cafc032045e55c4682d1d4fe626045b85e7de97b8a8616edc8b5ce51b3de",
+        "docs:7": "331502fd5078791194e41bcd74f3252390fd52c889adc6f776ae79a13149f217",
+        "skills:paths": "28404a052c6fdfe49e3321cf51c0bb7ab0fcd8df527006880aad1d4c7459a275",
+        "tools:footer": "2e201144a84ce6a0cead5b79e3c7a2d43c696006e202b2049e6e65a75158fbe4",
+    },
+}
+# Pi 1.0.3: a skills block whose reader is hidden names bash (its line is the bash reader's).
+FIRST_PI_PROSE_SHA256: dict[str, str] = {
+    **EARLIER_PI_PROSE_SHA256,
+    "skills:reader:indirect": PI_PROSE_SHA256["skills:reader:bash"],
+}
 PKG_TOKEN = "<pkg>"
 
 
@@ -85,7 +110,8 @@ def our_prose_roles(texts: PromptTexts = OUR_TEXTS) -> dict[str, str]:
         roles[f"snippet:{name}"] = tool.snippet
     roles["guideline:read:0"] = texts.tools["read"].guidelines[0]
     roles["guideline:env"] = texts.tools["bash"].guidelines[0]
-    roles["guideline:edit:0"], roles["guideline:edit:1"] = texts.tools["edit"].guidelines
+    for index, guideline in enumerate(texts.tools["edit"].guidelines):
+        roles[f"guideline:edit:{index}"] = guideline
     roles["guideline:write:0"] = texts.tools["write"].guidelines[0]
     roles["rule:explore:bash"] = texts.exploration.bash
     roles["rule:explore:powershell"] = texts.exploration.powershell
@@ -98,11 +124,27 @@ def our_prose_roles(texts: PromptTexts = OUR_TEXTS) -> dict[str, str]:
     for reader in ("read", "bash", "indirect"):
         roles[f"skills:reader:{reader}"] = texts.skills.reader_line(reader)
     roles["skills:paths"] = texts.skills.paths
+    if texts.tools_footer != OUR_TEXTS.tools_footer:  # prose before Pi 1.5.0, a fixed line since
+        roles["tools:footer"] = texts.tools_footer
     return roles
 
 
-_OUR_ROLE_BY_TEXT = {text: role for role, text in our_prose_roles().items()}
-_PI_ROLE_BY_HASH = {digest: role for role, digest in PI_PROSE_SHA256.items()}
+def pi_prose_table(rules: PiRules = CURRENT) -> dict[str, str]:
+    """role -> sha256 of the sentence of that role in the default prompt of the release these rules are."""
+    texts = texts_for(rules)
+    if texts is OUR_TEXTS:
+        return PI_PROSE_SHA256
+    return EARLIER_PI_PROSE_SHA256 if texts is EARLIER_TEXTS else FIRST_PI_PROSE_SHA256
+
+
+# Every shape's sentences, ours and Pi's, map to their role (where two roles share a sentence, the newest
+# prompt's role wins: Pi 1.0.3's hidden-reader line is its bash line, and masks as that).
+_OUR_ROLE_BY_TEXT = {
+    text: role for texts in (FIRST_TEXTS, EARLIER_TEXTS, OUR_TEXTS) for role, text in our_prose_roles(texts).items()
+}
+_ALL_PI_TABLES = (FIRST_PI_PROSE_SHA256, EARLIER_PI_PROSE_SHA256, PI_PROSE_SHA256)
+_PI_ROLE_BY_HASH = {digest: role for table in _ALL_PI_TABLES for role, digest in table.items()}
+_ALL_ROLES = frozenset(role for table in _ALL_PI_TABLES for role in table)
 PLACEHOLDER = re.compile(r"\{pi-prose:([a-z0-9:]+)\}")
 RoleOf = Callable[[str], str | None]
 
@@ -115,11 +157,11 @@ def placeholder(role: str) -> str:
 def placeholder_role(text: str) -> str | None:
     """The role ``text`` is the placeholder of (a role of the table), else ``None``."""
     match = PLACEHOLDER.fullmatch(text)
-    return match.group(1) if match and match.group(1) in PI_PROSE_SHA256 else None
+    return match.group(1) if match and match.group(1) in _ALL_ROLES else None
 
 
 def pi_prose_role(text: str) -> str | None:
-    """The role of one of Pi's sentences (recognized by its hash), else ``None``."""
+    """The role of one of Pi's sentences, of any release (recognized by its hash), else ``None``."""
     return _PI_ROLE_BY_HASH.get(hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
 
 

@@ -25,6 +25,7 @@ from lsp_server.context.model import ContextFile
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import canonicalize_path, paths_equal, resolve_path
 from lsp_server.js.strings import strip_bom
+from lsp_server.pi_releases import CURRENT, PiRules
 
 Reader = Callable[[str], fsread.ReadResult]
 
@@ -164,11 +165,14 @@ def discover_context_files(
     *,
     enabled: bool = True,
     reader: Reader = fsread.read_text,
+    rules: PiRules = CURRENT,
 ) -> ContextFileDiscovery:
     """Pi's ``loadProjectContextFiles(cwd, agentDir)`` with the detail an editor needs.
 
     ``enabled=False`` is Pi's ``--no-context-files``: nothing is read and the list is empty.
     Never raises: unreadable files, loops and special files become candidate states and warnings.
+    Before Pi 1.2.0 (``rules``) a worktree's context file is compared with the shadowed one by its own
+    real path, so one that links to the main repo's file is dropped too (docs/pi-versions.md).
     """
     if not enabled:
         return ContextFileDiscovery((), (), (), (), None, None, enabled=False)
@@ -203,6 +207,8 @@ def discover_context_files(
             # The directory's real path is compared, not the file's: a worktree AGENTS.md that
             # links to the main repo's file would otherwise resolve to the shadowed path itself.
             own_real = posixpath.join(canonicalize_path(current), posixpath.basename(choice.chosen.path))
+            if rules.lacks("worktree-symlinked-context"):
+                own_real = canonicalize_path(choice.chosen.path)
             if shadowed is not None and paths_equal(own_real, shadowed):
                 excluded = "worktree-shadowed"
             elif choice.chosen.path in seen:

@@ -22,6 +22,7 @@ from lsp_server.context.paths import home_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.skill_discovery import discover_skills
 from lsp_server.context.system_prompt_files import PromptFiles, resolve_prompt_files
+from lsp_server.pi_releases import CURRENT, PiRules
 
 Reader = Callable[[str], fsread.ReadResult]
 
@@ -40,6 +41,7 @@ class ResourceOptions:
     additional_skill_paths: tuple[str, ...] = ()  # --skill <path>
     home: str | None = None  # for ~/.agents/skills; default $HOME
     prompt_base_dir: str | None = None  # where relative explicit prompt values are looked up (default cwd)
+    pi_rules: PiRules = CURRENT  # the Pi release whose loader this is (docs/pi-versions.md)
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,9 @@ def load_resources(
     found, diagnostics = loader(request)
     skills, skill_diagnostics = tuple(found), tuple(diagnostics)
 
-    context = discover_context_files(cwd, agent_dir, enabled=not options.no_context_files, reader=reader)
+    context = discover_context_files(
+        cwd, agent_dir, enabled=not options.no_context_files, reader=reader, rules=options.pi_rules
+    )
     prompt_files = resolve_prompt_files(
         cwd,
         agent_dir,

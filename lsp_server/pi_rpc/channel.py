@@ -99,6 +99,9 @@ class PiRpcChannel(PiCommands):
         self._exit: PiExit | None = None
         self._closing = False
         self.initial_state: JsonObject | None = None
+        # Told of every command Pi refused (before the caller's await raises): the chat learns from
+        # ``Unknown command`` which commands this Pi lacks (capabilities.py).
+        self.on_refused: Callable[[PiCommandError], None] | None = None
 
     # -- state ---------------------------------------------------------------------------------------
 
@@ -228,7 +231,10 @@ class PiRpcChannel(PiCommands):
                 future.set_result(frame.get("data"))
             else:
                 error = frame.get("error")
-                future.set_exception(PiCommandError(kind, error if isinstance(error, str) else "no reason given"))
+                refusal = PiCommandError(kind, error if isinstance(error, str) else "no reason given")
+                if self.on_refused is not None:
+                    self._call(self.on_refused, refusal)
+                future.set_exception(refusal)
             return
         self._event(frame)
 

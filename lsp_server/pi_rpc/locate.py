@@ -13,7 +13,8 @@ for ``--version``; when it is too old and a new-enough ``node`` sits next to the
 npm's own layout), the command becomes ``<that node> <script>``, which is what the user's shell
 runs. A command that is not a script (a compiled ``pi`` binary) needs no Node. Finally
 ``<command> --version`` must print Pi's version; when it fails, Node's own last stderr line
-(``Node.js v20.…``) still says which Node was too old.
+(``Node.js v20.…``) still says which Node was too old. Pi's version is reported, never a reason to
+refuse: the chat asks the running Pi what it supports (:mod:`lsp_server.pi_rpc.capabilities`).
 
 Every probe is a subprocess with a timeout; the result is a value, never an exception: a
 :class:`PiInstallation`, or a :class:`PiUnavailable` with one sentence for the user and the command
@@ -36,12 +37,11 @@ from typing import Final, Literal
 PI_PACKAGE: Final = "@earendil-works/pi-coding-agent"
 INSTALL_COMMAND: Final = f"npm install -g {PI_PACKAGE}"
 MIN_NODE: Final = (22, 19, 0)  # Pi's package.json "engines"
-MIN_PI: Final = (1, 6, 0)  # the version the chat is built and tested against
 PROBE_TIMEOUT_S: Final = 15.0  # a cold Pi start is ~1.5 s here; a loaded laptop may be slower
 SHEBANG_BYTES: Final = 256
 
 Version = tuple[int, int, int]
-UnavailableKind = Literal["not-found", "not-runnable", "node-too-old", "pi-too-old", "broken"]
+UnavailableKind = Literal["not-found", "not-runnable", "node-too-old", "broken"]
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 _NODE_IN_STDERR = re.compile(r"Node\.js v(\d+\.\d+\.\d+)")
@@ -306,13 +306,6 @@ def check_pi(
     if pi_version is None:
         return PiUnavailable(
             "broken", f"`{shown} --version` printed no version; is it Pi?", argv, detail=(stdout + stderr)[-4000:]
-        )
-    if pi_version < MIN_PI:
-        return PiUnavailable(
-            "pi-too-old",
-            f"Pi {format_version(pi_version)} is older than {format_version(MIN_PI)}, the first version the chat "
-            f"works with; update it with: {INSTALL_COMMAND}",
-            argv,
         )
     return PiInstallation(argv, format_version(pi_version), node_version, source)
 

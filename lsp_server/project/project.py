@@ -33,6 +33,7 @@ from lsp_server.context.paths import home_dir, resolve_agent_dir, resolve_path
 from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.trust import TrustDecision, project_trust, trust_requiring_project_resources
 from lsp_server.cost.prices import PriceCatalog
+from lsp_server.pi_releases import PiRules, package_version, rules_for
 from lsp_server.prompt.package_dir import find_pi_package_dir
 from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
 from lsp_server.session.tokens import CompactionSettings
@@ -124,6 +125,13 @@ class Project:
     def package_dir(self) -> str:
         """Pi's install folder (the ``docs`` section, pi-ai's catalog): ``$PI_PACKAGE_DIR``, ``pi`` on PATH, npm's."""
         return find_pi_package_dir(self.env)
+
+    @cached_property
+    def pi_rules(self) -> PiRules:
+        """The rules of the Pi installed there (its ``package.json`` version; the newest release's when none is
+        found): where Pi's behaviour changed between releases, the lens follows the one that runs
+        (docs/pi-versions.md)."""
+        return rules_for(package_version(self.package_dir))
 
     @property
     def trusted(self) -> bool:

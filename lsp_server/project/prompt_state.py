@@ -45,10 +45,12 @@ from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs
 from lsp_server.context.skills import load_skill_from_file
 from lsp_server.context.trust import TrustDecision
 from lsp_server.cost.save_cost import SaveCacheImpact, save_cache_impact
+from lsp_server.pi_releases import package_version, rules_for
 from lsp_server.project.project import Project
 from lsp_server.prompt.assembly import AssembledPrompt, AssembledSection, assemble_prompt, inputs_from_resources
 from lsp_server.prompt.sections import diff_sections
 from lsp_server.prompt.system_messages import render_system_message_update
+from lsp_server.prompt.texts import texts_for
 from lsp_server.tokens.counter import CounterChoice, choose_counter
 from lsp_server.tokens.pair import ZERO, TokenPair
 
@@ -269,7 +271,11 @@ def build_snapshot(
     """The prompt Pi would build in ``project``; ``reader`` supplies open buffers. Never raises for bad files."""
     chosen = options if options is not None else PromptOptions()
     resource_options = ResourceOptions(
-        cwd=project.cwd, agent_dir=project.agent_dir, project_trusted=project.trusted, home=project.inputs.home_dir
+        cwd=project.cwd,
+        agent_dir=project.agent_dir,
+        project_trusted=project.trusted,
+        home=project.inputs.home_dir,
+        pi_rules=project.pi_rules,
     )
     resources = load_resources(
         resource_options,
@@ -290,7 +296,10 @@ def build_snapshot(
         warnings.append(note)
     package_dir = chosen.package_dir if chosen.package_dir is not None else project.package_dir
     inputs = inputs_from_resources(resources, selected_tools=chosen.tools, package_dir=package_dir)
-    prompt = assemble_prompt(inputs, counter.counter, counter_note=counter.note, warnings=warnings)
+    # the default prompt's shape of the Pi release installed there (docs/pi-versions.md)
+    rules = rules_for(package_version(chosen.package_dir)) if chosen.package_dir is not None else project.pi_rules
+    texts = texts_for(rules)
+    prompt = assemble_prompt(inputs, counter.counter, counter_note=counter.note, texts=texts, warnings=warnings)
     return PromptSnapshot(project, resources, prompt, counter, chosen)
 
 

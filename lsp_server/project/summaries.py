@@ -227,11 +227,15 @@ def _check_expected_size(session: SessionForAppend, expected: int | None) -> Non
         )
 
 
-def _options(instructions: str | None, thinking_level: Any, config: SummarizerConfig) -> SummaryOptions:
+def _options(
+    instructions: str | None, thinking_level: Any, config: SummarizerConfig, project: Project
+) -> SummaryOptions:
+    """The summary requests as the installed Pi's release makes them (``project.pi_rules``: docs/pi-versions.md)."""
     return SummaryOptions(
         custom_instructions=instructions or None,
         thinking_level=thinking_level if isinstance(thinking_level, str) else None,
         model_reasoning=config.reasoning,
+        rules=project.pi_rules,
     )
 
 
@@ -253,7 +257,7 @@ def plan_compaction_job(
         "compaction",
         session,
         args.preview_only,
-        _options(args.instructions, plan.thinking_level, config),
+        _options(args.instructions, plan.thinking_level, config, project),
         key,
         compaction=plan,
         counter=_counter(project, plan.model),
@@ -289,7 +293,7 @@ def plan_branch_job(
         "branchSummary",
         session,
         args.preview_only,
-        _options(args.instructions, plan.thinking_level, config),
+        _options(args.instructions, plan.thinking_level, config, project),
         key,
         branch=plan,
         context_window=project.context_window_for(model),

@@ -29,7 +29,7 @@ DEFAULT_SELECTED_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
 # Pi tests names with /^[a-z][a-z0-9_-]*$/; in Python ``$`` would also accept a trailing newline.
 SECTION_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 SKILL_READERS: tuple[str, ...] = ("read", "bash")
-TOOLS_FOOTER = "Additional tools may be available."
+TOOLS_FOOTER = OUR_TEXTS.tools_footer  # Pi 1.5.0 and later (PromptTexts.tools_footer)
 NO_TOOLS = "(none)"
 PROJECT_CONTEXT_HEADING = "Project-specific instructions and guidelines:"
 
@@ -198,7 +198,8 @@ def render_docs(package_dir: str | None, texts: PromptTexts = OUR_TEXTS) -> str:
 def build_section_bodies(options: PromptOptions, texts: PromptTexts = OUR_TEXTS) -> SectionMap:
     """Section contents before wrapping, in prompt order (custom sections applied)."""
     validate_section_names(options.sections)
-    declared = options.declared_tools
+    # Pi 1.0.3 and older know no hidden tools: every selected tool is declared (PromptTexts.knows_hidden_tools).
+    declared = options.declared_tools if texts.knows_hidden_tools else list(options.selected_tools)
     bodies: SectionMap = {}
     if options.custom_prompt:
         # A SYSTEM.md replaces the default preamble and drops tools, rules and docs entirely.
@@ -207,7 +208,7 @@ def build_section_bodies(options: PromptOptions, texts: PromptTexts = OUR_TEXTS)
         bodies["preamble"] = texts.preamble
         listed = [name for name in declared if options.tool_snippets.get(name)]
         tools = "\n".join(f"- {name}: {options.tool_snippets[name]}" for name in listed) if listed else NO_TOOLS
-        bodies["tools"] = f"{tools}\n\n{TOOLS_FOOTER}"
+        bodies["tools"] = f"{tools}\n\n{texts.tools_footer}"
         bodies["rules"] = build_rules(declared, options.tool_guidelines, options.prompt_guidelines, texts)
         bodies["docs"] = render_docs(options.package_dir, texts)
     if options.append_system_prompt:

@@ -4,19 +4,28 @@ Pi's default prompt contains sentences (the preamble, the built-in tools' one-li
 guidelines, the always-on rules, the documentation pointers, the skills-block introduction) that
 are Pi's authored text. pi-context reproduces Pi's *structure* byte for byte (section names,
 tags, order, bullets, paths, the ``<available_skills>`` block) but writes these sentences itself.
-Every such sentence lives here, in one :class:`PromptTexts` value, so that a later option can
-swap in the texts of the Pi actually installed without touching the builders.
+Every such sentence lives here, in one :class:`PromptTexts` value per shape of Pi's default
+prompt, and :func:`texts_for` picks the one of the Pi release that runs (``lsp_server/pi_releases.py``):
 
-Roles, sizes and the number of lines match Pi's (one preamble sentence pair, one snippet per
-built-in tool, the same number of guidelines per tool, two fixed rules, a docs block with the
-three package-path bullets and three more bullets, a three-line skills introduction).
+* :data:`OUR_TEXTS`, Pi 1.5.0 and later: one preamble sentence pair, one snippet per built-in tool,
+  two ``edit`` guidelines, two fixed rules, a docs block with the three package-path bullets and
+  three more bullets, a three-line skills introduction;
+* :data:`EARLIER_TEXTS`, Pi 1.0.4 to 1.4.x (before 1.5.0 tightened the prompt): four ``edit``
+  guidelines and four docs bullets, longer sentences;
+* :data:`FIRST_TEXTS`, Pi 1.0.3 and older: as :data:`EARLIER_TEXTS`, but hidden tools are not
+  known (every selected tool is listed, with its guidelines; the skills hint names it), and a skills
+  block asked for a reader other than read names bash (the "indirect" line came with 1.0.4).
+
+Roles, sizes and the number of lines match Pi's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
+
+from lsp_server.pi_releases import CURRENT, PiRules
 
 SkillReader = Literal["read", "bash", "indirect"]
 
@@ -38,7 +47,7 @@ class DocsLabels:
     docs: str  # "- <docs>: <pkg>/docs"
     examples: str  # "- <examples>: <pkg>/examples<examples_suffix>"
     examples_suffix: str
-    advice: tuple[str, str, str]
+    advice: tuple[str, ...]  # three bullets (Pi 1.5.0 and later), four before
 
     def render(self, readme_path: str, docs_path: str, examples_path: str) -> str:
         lines = [
@@ -84,6 +93,11 @@ class PromptTexts:
     docs: DocsLabels
     skills: SkillsIntro
     label: str = field(default="pi-context")
+    # The line after the tool list: Pi 1.5.0's short fixed line (a fact, kept as Pi writes it), or
+    # before it a sentence of Pi's prose, in our wording.
+    tools_footer: str = "Additional tools may be available."
+    # The prompt leaves hidden tools out (their lines, guidelines, the skills hint): Pi 1.0.4 and later.
+    knows_hidden_tools: bool = True
 
 
 _ENV_GUIDELINE = "Details about the current model and session are available in the PI_* environment variables."
@@ -168,3 +182,74 @@ OUR_TEXTS = PromptTexts(
     ),
 )
 """The texts pi-context uses by default."""
+
+
+# Pi 1.0.4 to 1.4.x: the prompt before 1.5.0 tightened it. Same tools, rules and skills lines, but a
+# longer preamble, four edit guidelines, a shorter docs heading with four bullets of advice, and a
+# longer sentence on paths inside a skill. Our own wording, sized like Pi's.
+EARLIER_TEXTS = replace(
+    OUR_TEXTS,
+    preamble=(
+        "This session runs in pi, a harness that gives you tools to work on software for the user. Use them to "
+        "look through the project, run commands, change code and create the files the task needs."
+    ),
+    tools=MappingProxyType(
+        {
+            **OUR_TEXTS.tools,
+            "edit": ToolPrompt(
+                OUR_TEXTS.tools["edit"].snippet,
+                (
+                    "Reach for edit when only a precise part of a file changes at all",
+                    "To change several places in one file, send one edit call whose edits[] lists each place, "
+                    "rather than one call per place",
+                    "Every oldText in edits[] is looked up in the file as it was before this call, never in the "
+                    "file after an earlier entry; entries must not overlap or nest, so join changes that sit close",
+                    "Keep each oldText as short as it can be while it still occurs only once, without runs of "
+                    "unchanged lines",
+                ),
+            ),
+        }
+    ),
+    docs=replace(
+        OUR_TEXTS.docs,
+        heading="About pi itself (consult these only when the question is about the harness, its SDK or extensions):",
+        advice=(
+            OUR_TEXTS.docs.advice[0],
+            OUR_TEXTS.docs.advice[1],
+            "On questions about pi, read its pages and samples first, and follow the .md links before you write code",
+            "Read each pi page you open from start to end, and the pages it links to (tui.md for the UI API)",
+        ),
+    ),
+    skills=replace(
+        OUR_TEXTS.skills,
+        paths=(
+            "A path written inside a skill is relative to the skill's own folder (the one holding its SKILL.md, "
+            "the dirname of its path): join the two and pass the absolute path to the tool that uses it."
+        ),
+    ),
+    label="pi-context (Pi 1.0.4-1.4)",
+    tools_footer="Tools beyond the ones listed here may be at hand as well, depending on what the project sets up.",
+)
+"""Our texts in the shape of Pi 1.0.4 to 1.4.x's default prompt."""
+
+FIRST_TEXTS = replace(
+    EARLIER_TEXTS,
+    skills=replace(
+        EARLIER_TEXTS.skills,
+        reader_lines=MappingProxyType(
+            {**EARLIER_TEXTS.skills.reader_lines, "indirect": OUR_TEXTS.skills.reader_lines["bash"]}
+        ),
+    ),
+    label="pi-context (Pi 1.0.3)",
+    knows_hidden_tools=False,
+)
+"""Pi 1.0.3 and older: no hidden tools, and a skills block whose reader is not read names bash."""
+
+
+def texts_for(rules: PiRules = CURRENT) -> PromptTexts:
+    """The default prompt's shape for the Pi release whose rules these are (pi_releases.CHANGES)."""
+    if rules.has("prompt-2"):
+        return OUR_TEXTS
+    if rules.has("hidden-tools"):
+        return EARLIER_TEXTS
+    return FIRST_TEXTS

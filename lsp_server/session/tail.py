@@ -49,6 +49,7 @@ from lsp_server.session.jsonl import (
     parse_line,
     read_chunks,
 )
+from lsp_server.session.novelty import CODE, NoveltyScan
 from lsp_server.session.projection import SessionProjection, build_session_projection
 from lsp_server.session.raw import Entry
 from lsp_server.session.tree import SessionIndex, TreeView, _Undo, build_tree
@@ -97,6 +98,8 @@ class SessionFile:
 
     def _reset(self) -> None:
         self.header: Entry | None = None
+        self.header_line = 1  # the header's 1-based line
+        self._novelty = NoveltyScan()  # what a newer Pi wrote, kept current as the file grows
         self.error: str | None = None
         self.entries: list[Entry] = []
         self.lines: list[int] = []  # 1-based line of each entry
@@ -157,9 +160,17 @@ class SessionFile:
         return build_session_projection(self.entries, leaf_id, self.index.by_id)
 
     def all_problems(self) -> list[LineProblem]:
-        """The skipped and repaired lines, then the warning for a non-object last entry if there is one."""
+        """The skipped and repaired lines, the warning for a non-object last entry if there is one, and what no
+        known Pi writes (a newer Pi's session: ``session/newer-pi``, session/novelty.py)."""
         leaf_problem = self.leaf_problem()
-        return [*self.problems, leaf_problem] if leaf_problem is not None else list(self.problems)
+        found = [*self.problems, leaf_problem] if leaf_problem is not None else list(self.problems)
+        # A migrated session (v1, v2: its header now says 3) is old; what it holds is older, not newer.
+        novelty = None
+        if self.migrated_from is None:
+            novelty = self._novelty.update(self.header, self.entries, self.lines, self.header_line)
+        if novelty is not None:
+            found.append(LineProblem(novelty.first_line, CODE, novelty.message()))
+        return found
 
     def leaf_problem(self) -> LineProblem | None:
         """The warning for a non-object line that is Pi's last entry (it empties Pi's next context)."""
@@ -339,7 +350,7 @@ class SessionFile:
                 if entry.get("type") != "session" or not isinstance(entry.get("id"), str):
                     self.error = NOT_A_SESSION.format(path=self.path)
                     return
-                self.header = entry
+                self.header, self.header_line = entry, line
                 self.migration = Migration.for_header(entry)
                 if self.migration.needed:
                     self.migrated_from = self.migration.from_version

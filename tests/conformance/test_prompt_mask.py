@@ -11,6 +11,8 @@ from typing import Any
 from lsp_server.conformance.compare import compare_answers
 from lsp_server.conformance.harness import handle
 from lsp_server.conformance.prompt_mask import (
+    EARLIER_PI_PROSE_SHA256,
+    FIRST_PI_PROSE_SHA256,
     PI_PROSE_SHA256,
     PKG_TOKEN,
     PLACEHOLDER,
@@ -21,7 +23,7 @@ from lsp_server.conformance.prompt_mask import (
     replace_pi_prose,
     resolve_prose_references,
 )
-from lsp_server.prompt.texts import OUR_TEXTS
+from lsp_server.prompt.texts import EARLIER_TEXTS, FIRST_TEXTS, OUR_TEXTS
 
 HERE = Path(__file__).resolve().parent
 PROMPT_OPS = ("build_sections", "build_system_prompt", "diff_sections", "format_skills_for_prompt")
@@ -60,10 +62,29 @@ def test_every_role_of_the_table_is_in_the_goldens() -> None:
 
 def test_our_texts_cover_exactly_pi_roles() -> None:
     assert set(our_prose_roles()) == set(PI_PROSE_SHA256)
+    # The shapes of older releases too (texts_for): our wording of each role of their tables.
+    assert set(our_prose_roles(EARLIER_TEXTS)) == set(EARLIER_PI_PROSE_SHA256)
+    assert set(our_prose_roles(FIRST_TEXTS)) == set(FIRST_PI_PROSE_SHA256)
 
 
 def test_our_sentences_are_not_pi_sentences() -> None:
-    assert not {_sha(text) for text in our_prose_roles().values()} & set(PI_PROSE_SHA256.values())
+    pis = {*PI_PROSE_SHA256.values(), *EARLIER_PI_PROSE_SHA256.values(), *FIRST_PI_PROSE_SHA256.values()}
+    for texts in (OUR_TEXTS, EARLIER_TEXTS, FIRST_TEXTS):
+        assert not {_sha(text) for text in our_prose_roles(texts).values()} & pis
+
+
+def test_every_role_of_an_older_releases_table_is_in_its_goldens() -> None:
+    """regen_goldens.py --release stores a placeholder only for a line whose hash is in the release's table."""
+    for version, table in (("1.4.0", EARLIER_PI_PROSE_SHA256), ("1.0.3", FIRST_PI_PROSE_SHA256)):
+        seen: set[str] = set()
+        for path in (HERE / "golden" / "releases" / version).glob("*.jsonl"):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                for text in _strings(json.loads(line)["answer"]):
+                    seen.update(PLACEHOLDER.findall(text))
+        # Roles whose sentence is 1.6.0's too are stored only where that release's answer differs:
+        # what must be there is every role that is new or reworded in that release.
+        changed = {role for role, digest in table.items() if PI_PROSE_SHA256.get(role) != digest}
+        assert changed - seen - {"skills:reader:indirect"} == set(), version
 
 
 def test_user_lines_are_left_untouched() -> None:

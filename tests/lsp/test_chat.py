@@ -1,9 +1,10 @@
 """Chats with the real Pi through the real language server, with the fake model as the witness.
 
-The server runs over stdio (pytest-lsp), starts Pi 1.6.0 in RPC mode in the workspace folder, and
-Pi streams from the loopback model server, which records every request body Pi sends. So each test
-sees three real parties agree: what the client receives (``pi/chat/event`` exactly as Pi emitted
-it), what Pi wrote (the session file) and what Pi sent (the witness).
+The server runs over stdio (pytest-lsp), starts the real Pi (1.6.0, or the release CI's matrix
+selects) in RPC mode in the workspace folder, and Pi streams from the loopback model server, which
+records every request body Pi sends. So each test sees three real parties agree: what the client
+receives (``pi/chat/event`` exactly as Pi emitted it), what Pi wrote (the session file) and what Pi
+sent (the witness).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from lsp_server.pi_releases import rules_for
+from lsp_server.pi_rpc.capabilities import FEATURES
 from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV
 from lsp_server.session.tail import load_session
 from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspace, make_client, plain
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir, write_agent_dir
-from tests.support.pi_for_tests import PiUnderTest, require_test_pi
+from tests.support.pi_for_tests import PiUnderTest, require_test_pi, settled_event, summary_focus_expected
 from tests.support.processes import parent_of, pi_processes
 
 pytestmark = pytest.mark.pi
@@ -178,7 +181,7 @@ def entries(path: str) -> list[dict[str, Any]]:
 
 
 async def test_a_turn_streams_through_the_server_with_a_read_tool_call(
-    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace
+    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace, pi_under_test: PiUnderTest
 ) -> None:
     workspace.write("notes.txt", "line one\nline two\n")
     model.enqueue(
@@ -190,9 +193,13 @@ async def test_a_turn_streams_through_the_server_with_a_read_tool_call(
     client = await chat_server()
     info = await client.ask("pi/chat/start", {})
     chat_id = info["chatId"]
-    assert info["cwd"] == str(workspace.root) and info["piVersion"] == "1.6.0"
+    assert info["cwd"] == str(workspace.root) and info["piVersion"] == pi_under_test.version
+    # What this Pi supports: every feature but those the release lacks (pi_releases.CHANGES), each said once.
+    rules = rules_for(pi_under_test.version)
+    off = {f["id"] for f in info["capabilities"]["features"] if not f["available"]}
+    assert off == {f.id for f in FEATURES if f.change is not None and rules.lacks(f.change)}
     settled = await client.turn(chat_id, "Read notes.txt")
-    assert settled == {"type": "agent_settled", "aborted": False}
+    assert settled == settled_event(pi_under_test.version, aborted=False)
     kinds = client.kinds(chat_id)
     assert kinds[0] == "agent_start" and "tool_execution_start" in kinds and kinds[-1] == "agent_settled"
     tool_end = await client.event(chat_id, "tool_execution_end")
@@ -239,7 +246,7 @@ def _text_of(message: dict[str, Any]) -> str:
 
 
 async def test_abort_mid_stream_and_steering_while_pi_works(
-    chat_server: Callable[..., Any], model: FakeLlmServer
+    chat_server: Callable[..., Any], model: FakeLlmServer, pi_under_test: PiUnderTest
 ) -> None:
     model.enqueue(ScriptedResponse(text="a long answer that the user stops " * 4, hold_after_chunks=1))
     client = await chat_server()
@@ -249,7 +256,7 @@ async def test_abort_mid_stream_and_steering_while_pi_works(
     await asyncio.to_thread(model.wait_until_held, 0)
     await client.ask("pi/chat/abort", {"chatId": chat_id})
     settled = await client.event(chat_id, "agent_settled", since)
-    assert settled["aborted"] is True
+    assert settled == settled_event(pi_under_test.version, aborted=True)
     assert (await client.ask("pi/chat/state", {"chatId": chat_id}))["streaming"] is False
 
     # The aborted reply stays in the file but is not sent again: the projection says so, the witness agrees.
@@ -274,7 +281,7 @@ async def test_abort_mid_stream_and_steering_while_pi_works(
 
 
 async def test_compact_previews_pis_cut_point_then_pi_writes_the_summary(
-    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace
+    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace, pi_under_test: PiUnderTest
 ) -> None:
     client = await chat_server()
     client.agent.write_settings({"defaultProvider": "fake", "compaction": {"keepRecentTokens": 10}})
@@ -296,7 +303,8 @@ async def test_compact_previews_pis_cut_point_then_pi_writes_the_summary(
     assert after.startswith(before)  # appended, never rewritten
     written = entries(session)[-1]
     assert written["type"] == "compaction" and written["firstKeptEntryId"] == preview["firstKeptEntryId"]
-    assert "Focus on the questions" in json.dumps(model.requests[-1].body)
+    last = model.requests[-1].body  # the last summary call: focused unless a turn prefix of a Pi before 1.4.0
+    assert ("Focus on the questions" in json.dumps(last)) == summary_focus_expected(last, pi_under_test.version)
 
 
 async def test_fork_resume_and_one_writer_per_session(chat_server: Callable[..., Any], model: FakeLlmServer) -> None:

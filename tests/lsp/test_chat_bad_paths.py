@@ -20,11 +20,13 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from lsp_server.pi_releases import rules_for
 from lsp_server.session.tail import load_session
 from tests.lsp import test_chat as chat_tests
 from tests.lsp.conftest import Workspace
 from tests.lsp.test_chat import ChatClient, entries, pi_processes
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+from tests.support.pi_for_tests import PiUnderTest
 
 pytestmark = pytest.mark.pi
 
@@ -76,7 +78,7 @@ async def stop_and_check_nothing_left(client: ChatClient, chat_id: str) -> None:
 
 
 async def test_removing_the_chats_workspace_folder_ends_it_mid_reply_keeping_every_line(
-    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace
+    chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace, pi_under_test: PiUnderTest
 ) -> None:
     model.enqueue(ScriptedResponse(text="one"), ScriptedResponse(text="a reply cut off " * 8, hold_after_chunks=1))
     client = await chat_server()
@@ -93,7 +95,8 @@ async def test_removing_the_chats_workspace_folder_ends_it_mid_reply_keeping_eve
     said = await notice(client, chat_id, "folder-removed")
     assert said["level"] == "warning"
     assert f"The workspace folder {workspace.root} was removed" in said["message"]
-    assert session in said["message"] and "cut off and kept as aborted" in said["message"]  # what became of it
+    keeps = rules_for(pi_under_test.version).has("stop-keeps-reply")  # what became of it, as this Pi does it
+    assert session in said["message"] and ("cut off and kept as aborted" if keeps else "is lost") in said["message"]
     exited = await client.wait(lambda: next((e for e in client.exits if e["chatId"] == chat_id), None))
     assert exited["expected"] is True and exited["session"] == session
     assert pi_processes(client.agent.path) == []
@@ -102,7 +105,10 @@ async def test_removing_the_chats_workspace_folder_ends_it_mid_reply_keeping_eve
     assert after.startswith(before)  # nothing rewritten, nothing lost
     lines = assert_valid_session(session)
     cut = [line["message"] for line in lines if line["type"] == "message" and line["message"]["role"] == "assistant"]
-    assert cut[-1]["stopReason"] == "aborted"  # the reply in progress is kept, marked as cut off
+    if keeps:
+        assert cut[-1]["stopReason"] == "aborted"  # the reply in progress is kept, marked as cut off
+    else:
+        assert [m["stopReason"] for m in cut] == ["stop"]  # only the first reply: the one cut off was not written
     # The chat resumes the session once the folder is back.
     client.client.workspace_did_change_workspace_folders(
         types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(added=[removed], removed=[]))
@@ -240,7 +246,7 @@ async def test_abort_during_a_bash_tool_call_ends_the_tool_as_aborted(
     text = "".join(part.get("text", "") for part in end["result"]["content"])
     assert "abort" in text.lower()  # Pi's own words for it, readable in the card
     settled = await client.event(chat_id, "agent_settled", since)
-    assert settled["aborted"] is True
+    assert settled.get("aborted", True) is True  # no `aborted` before Pi 1.1.0
     session = (await client.ask("pi/chat/state", {"chatId": chat_id}))["session"]
     lines = assert_valid_session(session)
     results = [
@@ -262,7 +268,7 @@ async def test_a_failing_model_is_retried_by_pi_and_the_final_error_is_readable(
     model.set_default(ScriptedResponse(status=503, body={"error": {"message": "the model is overloaded"}}))
     chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
     settled = await client.turn(chat_id, "hello")
-    assert settled["aborted"] is False
+    assert settled.get("aborted", False) is False  # no `aborted` before Pi 1.1.0
     kinds = client.kinds(chat_id)
     assert kinds.count("auto_retry_start") == 2
     starts = [e["event"] for e in client.events if e["event"]["type"] == "auto_retry_start"]

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from lsp_server.pi_releases import rules_for
 from tests.lsp.conftest import Workspace
 from tests.lsp.test_chat import chat_server, entries, model, pi_under_test
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
+from tests.support.pi_for_tests import PiUnderTest
 
 pytestmark = pytest.mark.pi
 __all__ = ["chat_server", "model", "pi_under_test"]
@@ -49,7 +51,7 @@ def priced(input_tokens: float, output_tokens: float) -> float:
 
 
 async def test_compact_preview_prices_the_summary_calls_pi_then_makes(
-    chat_server: Callable[..., Any], model: FakeLlmServer
+    chat_server: Callable[..., Any], model: FakeLlmServer, pi_under_test: PiUnderTest
 ) -> None:
     client = await chat_server(model_fields={"cost": RATES})
     client.agent.write_settings({"defaultProvider": "fake", "compaction": {"keepRecentTokens": 10}})
@@ -68,9 +70,14 @@ async def test_compact_preview_prices_the_summary_calls_pi_then_makes(
     before = len(model.requests)
     await client.ask("pi/chat/compact", {"chatId": chat_id, "instructions": "the questions"})
     sent = model.requests[before:]
-    # As many summary calls as Pi made, each carrying the focus the preview was priced with.
+    # As many summary calls as Pi made, each carrying the focus the preview was priced with (a split turn's
+    # prefix only from Pi 1.4.0 on: the preview follows the chat's Pi).
     assert first["requests"] == len(sent) >= 1
-    assert all("the questions" in json.dumps(request.body) for request in sent)
+    focused = ["the questions" in json.dumps(request.body) for request in sent]
+    if rules_for(pi_under_test.version).has("turn-prefix-instructions"):
+        assert all(focused)
+    else:
+        assert focused[0] and not any(focused[1:])
 
     # After Pi's compaction the next preview expects a summary as long as the one Pi wrote.
     model.enqueue(ScriptedResponse(text="answer 3 " + "words " * 60))

@@ -13,6 +13,7 @@ from lsp_server.session.tail import load_session
 from tests.pi_rpc.conftest import RealPi, Started, settled
 from tests.support.fake_llm_server import ScriptedResponse
 from tests.support.pi_agent import write_agent_dir
+from tests.support.pi_for_tests import summary_focus_expected
 
 pytestmark = pytest.mark.pi
 
@@ -69,7 +70,8 @@ async def test_compact_with_instructions_asks_the_model_and_appends_a_compaction
         system, user = request.body["messages"]
         assert system["role"] == "system" and "summar" in system["content"] and user["role"] == "user"
         assert "tools" not in request.body
-        assert user["content"][0]["text"].endswith("\n\nAdditional focus: Focus on the QUESTIONS asked")
+        focused = user["content"][0]["text"].endswith("\n\nAdditional focus: Focus on the QUESTIONS asked")
+        assert focused == summary_focus_expected(request.body, real_pi.pi.version)  # a turn prefix: from 1.4.0
     after = path.read_bytes()
     assert after.startswith(before)  # appended, never rewritten
     entry = lines(path)[-1]

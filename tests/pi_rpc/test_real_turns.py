@@ -12,6 +12,7 @@ import pytest
 from lsp_server.pi_rpc import PiCommandError
 from tests.pi_rpc.conftest import RealPi, model_request, settled
 from tests.support.fake_llm_server import ScriptedResponse
+from tests.support.pi_for_tests import settled_event
 
 pytestmark = pytest.mark.pi
 
@@ -21,7 +22,7 @@ async def test_a_prompt_streams_text_deltas_then_settles(real_pi: RealPi) -> Non
     chat = await real_pi.start()
     assert await chat.process.prompt("Say hello") == "started"
     end = await settled(chat.log)
-    assert end == {"type": "agent_settled", "aborted": False}
+    assert end == settled_event(real_pi.pi.version, aborted=False)
     assert chat.log.text_deltas() == "Hello from the fake model, streamed in pieces."
     kinds = chat.log.types()
     assert kinds[0] == "agent_start" and kinds[-2:] == ["agent_end", "agent_settled"]
@@ -88,7 +89,7 @@ async def test_abort_mid_stream_ends_the_turn_and_closes_the_model_stream(real_p
     assert (await chat.process.get_state())["isStreaming"] is True
     await chat.process.abort()  # Pi answers once idle: the run has settled by now
     end = next(e for e in chat.log.events if e.get("type") == "agent_settled")
-    assert end["aborted"] is True
+    assert end == settled_event(real_pi.pi.version, aborted=True)
     final = [e for e in chat.log.events if e.get("type") == "message_end"][-1]["message"]
     assert (final["stopReason"], final["content"]) == ("aborted", [{"type": "text", "text": "partial "}])
     assert (await chat.process.get_state())["isStreaming"] is False

@@ -21,7 +21,12 @@ Commands (one JSON object per line on stdin; every one but ``exit`` is answered 
   itself), or with ``"onSignal": true`` when the peer gets SIGUSR1;
 - ``abort``: writes ``{"type":"agent_settled","aborted":true}``, then answers (as Pi does once the run settled);
 - ``spawn``: starts ``sleep 300`` detached (its own session, as Pi's bash tool does) and answers its pid;
-- ``hang``: never answers.
+- ``hang``: never answers;
+- ``get_state``: answers a new, idle session's state (``messageCount`` 0), so a client can start on it.
+
+Any other command is answered ``Unknown command: <type>``, as Pi answers one it does not have: to
+the chat, this peer is a Pi whose RPC lacks every command but ``get_state`` and ``abort``. With
+``--knows a,b`` it answers those commands too, with empty data (``get_messages``: no messages).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any
 
 _lock = threading.Lock()
 _signalled = threading.Event()  # SIGUSR1 came: the work held for it is done (each holder waits in a thread)
+_KNOWN: set[str] = set()  # --knows: commands answered with empty data
 
 
 def _when(command: dict[str, Any], work: Any, *args: Any) -> None:
@@ -104,12 +110,18 @@ def handle(command: dict[str, Any]) -> None:
         answer(command, {"pid": child.pid})
     elif kind == "hang":
         pass
+    elif kind == "get_state":
+        answer(command, {"messageCount": 0, "isStreaming": False, "isCompacting": False})
+    elif kind in _KNOWN:
+        answer(command, {"messages": []} if kind == "get_messages" else {})
     else:
         answer(command, success=False, error=f"Unknown command: {kind}")
 
 
 def main() -> int:
     signal.signal(signal.SIGUSR1, lambda *_: _signalled.set())
+    if "--knows" in sys.argv:
+        _KNOWN.update(sys.argv[sys.argv.index("--knows") + 1].split(","))
     if "--ignore-term" in sys.argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for raw in sys.stdin.buffer:

@@ -1,4 +1,4 @@
-"""Record real Pi 1.6.0 event streams for the chat view's unit tests (``test/fixtures/chat/*.jsonl``).
+"""Record real Pi event streams (1.6.0 unless told another release) for the chat view's unit tests (``test/fixtures/chat/*.jsonl``).
 
 Each scenario runs the real Pi in RPC mode against the loopback fake model (``tests/support``), and
 writes every record Pi emitted, in order, one per line, followed by a last line
@@ -9,6 +9,8 @@ system message it records (its built-in sections and tool descriptions) is repla
 the same length (``tests/support/pi_prose.py``): Pi's text is not copied into the repository.
 
 Run from the repository root: ``.venv/bin/python vscode-extension/scripts/record_chat_events.py [NAME...]``.
+With ``PI_CONTEXT_PI_RELEASE=<version>`` another release records, into ``<NAME>-<version>.jsonl``
+(``abort-batch-1.0.3.jsonl``: a release whose ``agent_settled`` does not say the run was aborted).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from lsp_server.pi_releases import NEWEST  # noqa: E402
 from lsp_server.pi_rpc import PiRpcProcess  # noqa: E402
 from tests.pi_rpc.conftest import EventLog  # noqa: E402
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse  # noqa: E402
@@ -85,8 +88,10 @@ async def _scenario(
             await process.close()
     lines = [json.dumps(scrub(e), ensure_ascii=False) for e in log.events]
     lines.append(json.dumps({"type": "recorded_messages", "messages": scrub(messages)}, ensure_ascii=False))
-    (OUT / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{name}: {len(log.events)} events")
+    # Another release than the newest (PI_CONTEXT_PI_RELEASE=1.0.3): its own file, named after it.
+    stem = name if pi.version == NEWEST.version else f"{name}-{pi.version}"
+    (OUT / f"{stem}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{stem}: {len(log.events)} events")
 
 
 async def main(only: set[str]) -> None:
@@ -185,6 +190,22 @@ async def main(only: set[str]) -> None:
             )
         ],
         ["Run the long job"],
+        abort_after=1,
+        abort_on="tool_execution_start",
+    )
+    await scenario(
+        only,
+        "abort-batch",
+        [
+            ScriptedResponse(
+                tool_calls=[
+                    {"name": "bash", "arguments": {"command": "sleep 60"}, "id": "call_sleep"},
+                    {"name": "read", "arguments": {"path": "notes.txt"}, "id": "call_read"},
+                ],
+                finish="tool",
+            )
+        ],
+        ["Run the long job, then read the notes"],
         abort_after=1,
         abort_on="tool_execution_start",
     )

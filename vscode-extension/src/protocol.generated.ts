@@ -89,6 +89,18 @@ export interface CacheLifetime {
   long?: number | number | null;
 }
 
+/** What the running Pi was found to support: probed once per Pi process, corrected by its answers and events. */
+export interface ChatCapabilities {
+  piVersion: string;
+  features: ChatFeature[];
+  /** Each command the chat uses: answered a probe (present), answered `Unknown command` (missing), or not probed because no probe is free of side effects (assumed). */
+  commands: Record<string, "present" | "missing" | "assumed">;
+  /** The keys of Pi's first get_state answer. */
+  stateFields: string[];
+  /** Said when the Pi is newer or older than every release pi-context knows (docs/pi-versions.md). */
+  note?: string | null;
+}
+
 export interface ChatCompactParams {
   chatId: string;
   /** Extra focus for Pi's summary (/compact <text>). */
@@ -166,6 +178,18 @@ export interface ChatExitedParams {
   session?: string | null;
 }
 
+/** One thing the Chat view offers, for the Pi this chat runs (lsp_server/pi_rpc/capabilities.py). */
+export interface ChatFeature {
+  id: "conversation" | "stop" | "fork" | "models" | "thinking" | "compact" | "slash-commands" | "session-restore" | "tool-durations";
+  available: boolean;
+  /** The subject of the view's sentence, e.g. "Choosing the model". */
+  what: string;
+  /** What this Pi lacks for it (a command, a get_state field, an event field). */
+  missing?: string | null;
+  /** A Pi version that has it (when `available` is false). */
+  since?: string | null;
+}
+
 export interface ChatForkParams {
   chatId: string;
   /** A user message entry (see pi/chat/forkPoints). */
@@ -208,6 +232,8 @@ export interface ChatInfo {
   drift?: ChatDriftInfo | null;
   /** Pi does not trust the project and leaves its `.pi/` skills, settings or prompt files out: one sentence, for the Trust Project action (pi/chat/trust); null: nothing is left out. */
   projectUntrusted?: string | null;
+  /** What this Pi supports; the view turns off what it lacks (docs/chat.md). */
+  capabilities?: ChatCapabilities | null;
 }
 
 /** A list Pi answered (messages, commands or models), each item as Pi gave it. */
@@ -259,7 +285,7 @@ export interface ChatNoticeParams {
   level: "info" | "warning" | "error";
   message: string;
   /** What happened, for a client that acts on it. */
-  kind?: "session-deleted" | "session-replaced" | "session-restored" | "session-not-restored" | "folder-removed" | null;
+  kind?: "session-deleted" | "session-replaced" | "session-restored" | "session-not-restored" | "folder-removed" | "capabilities-changed" | null;
   /** The session file the chat writes from now on (set when it changed or was written back). */
   session?: string | null;
 }

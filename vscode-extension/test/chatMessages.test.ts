@@ -60,7 +60,6 @@ test('the Pi-missing notice is one sentence that names the install command once'
   for (const message of [
     `\`/tmp/x/no-such-pi\` was not found; install Pi with: ${command}`,
     `Pi is not installed (no \`pi\` on the PATH or in the usual npm folders); install it with: ${command}`,
-    `Pi 1.5.0 is older than 1.6.0, the first version the chat works with; update it with: ${command}`,
     `Pi needs Node.js 22.19.0 or newer but would run with Node.js 20.1.0; install Node.js 22 or newer (for example with nvm), then Pi with: ${command}`,
   ]) {
     const s = noPiSentence(message, command);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatHeader } from '../src/chat/messages';
 import { availability, FORK_HOLD, Gate, type Readiness, sendState } from '../src/chat/readiness';
+import { ALL_ON } from '../src/chat/capabilities';
 
 const READY: Readiness = {
   untrusted: false,
@@ -72,6 +73,7 @@ function header(phase: ChatHeader['phase'], hold: string | null): ChatHeader {
     exited: null,
     completions: [],
     extensionStatus: [],
+    features: ALL_ON,
   };
 }
 

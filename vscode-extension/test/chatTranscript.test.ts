@@ -367,3 +367,20 @@ test('a view rebuilt at any point of a turn from the snapshot, then the later ev
     }
   }
 });
+
+test('a stopped batch of tool calls folds the same from Pi 1.0.3, whose agent_settled does not say it was aborted', () => {
+  const current = recording('abort-batch');
+  const old = recording('abort-batch-1.0.3');
+  const settled = (events: Json[]): Json | undefined => events.find((e) => e.type === 'agent_settled');
+  assert.equal(settled(current.events)?.aborted, true);
+  assert.equal('aborted' in (settled(old.events) ?? {}), false);
+  const tools = (t: Transcript): unknown[] => of(t, 'tool').map((tool) => [tool.name, tool.status, tool.output.length > 0]);
+  assert.deepEqual(tools(fold(old.events)), tools(fold(current.events)));
+  // Pi 1.0.3 reports no durations (the view says so: chatCapabilities.test.ts); Pi 1.6.0 does.
+  assert.ok(of(fold(current.events), 'tool').every((tool) => tool.durationMs !== null));
+  assert.ok(of(fold(old.events), 'tool').every((tool) => tool.durationMs === null));
+  // A call Pi 1.0.3 left without a result (its changelog: a stop during a batch) is not shown running forever.
+  const unfinished = old.events.filter((e) => !(e.type === 'tool_execution_end' && e.toolCallId === 'call_read'));
+  const card = of(fold(unfinished), 'tool').find((tool) => tool.name === 'read');
+  assert.equal(card?.status, 'error');
+});

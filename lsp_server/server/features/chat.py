@@ -49,6 +49,7 @@ from lsp_server.server.lazy import lazy_module
 if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat, ChatSpec
     from lsp_server.chat.recovery import Loss, SessionGuard
+    from lsp_server.pi_releases import PiRules
     from lsp_server.pi_rpc import PiExit, PiInstallation
     from lsp_server.project.project import Project
     from lsp_server.redaction import Redactor, Secret
@@ -124,6 +125,23 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
         held_since=chat.held.read_at if chat.held is not None else None,
         drift=drift_wire(chat.drift),
         project_untrusted=untrusted_sentence(chat.held.project) if chat.held is not None else None,
+        capabilities=capabilities_wire(chat),
+    )
+
+
+def chat_rules(chat: Chat) -> PiRules:
+    """The rules of the Pi release the chat runs: its lens (a compaction's plan and price) follows them."""
+    from lsp_server.pi_releases import rules_for
+
+    return rules_for(chat.installation.pi_version)
+
+
+def capabilities_wire(chat: Chat) -> protocol.ChatCapabilities:
+    """What the chat's Pi supports, as the view reads it (lsp_server/pi_rpc/capabilities.py)."""
+    from lsp_server.pi_releases import rules_for
+
+    return protocol.ChatCapabilities.model_validate(
+        {**chat.capabilities.to_json(), "note": rules_for(chat.installation.pi_version).note}
     )
 
 
@@ -275,6 +293,10 @@ class ChatEvents:
         self.ls.protocol.notify(protocol.CHAT_EXITED, params.wire())
         if chat.session is not None:
             self.written(chat, chat.session)
+
+    def capabilities_changed(self, chat: Chat, reason: str) -> None:
+        """Pi answered or emitted something that turns a feature of the view on or off: the view asks again."""
+        self.notice(chat, "info", f"{reason}; the chat adapts to it.", kind="capabilities-changed")
 
     def notice(
         self,
@@ -447,6 +469,7 @@ def register(server: PiLanguageServer) -> None:
             spec.redactor,
         )
         if taken is not None:
+            taken.on_capabilities_changed = events.capabilities_changed
             events.follow(taken)
             keep_held(ls, taken, await held_after_take_up(ls, taken))
             await check_drift(ls, taken, notify=False)  # the answer carries it
@@ -470,6 +493,7 @@ def register(server: PiLanguageServer) -> None:
             ),
             spec.redactor,
         )
+        chat.on_capabilities_changed = events.capabilities_changed
         events.follow(chat)
         keep_held(ls, chat, held)
         problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
@@ -586,7 +610,7 @@ def register(server: PiLanguageServer) -> None:
             raise request_failed("nothing to compact yet: Pi has not written the session")
         project = await _chat_project(ls, protocol.CHAT_COMPACT_PREVIEW, chat, session)
         preview = await asyncio.get_running_loop().run_in_executor(
-            None, compaction_preview, project, session, params.instructions
+            None, compaction_preview, project, session, params.instructions, chat_rules(chat)
         )
         if isinstance(preview, str):
             raise request_failed(preview)
@@ -716,7 +740,9 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
     summarizer = f"Pi in chat {chat.chat_id} ({name})"
     if request.preview_only:
         project = await _chat_project(ls, method, chat, path)
-        plan = await asyncio.get_running_loop().run_in_executor(None, compaction_preview, project, path)
+        plan = await asyncio.get_running_loop().run_in_executor(
+            None, compaction_preview, project, path, None, chat_rules(chat)
+        )
         if isinstance(plan, str):
             raise request_failed(plan)
         return protocol.CommandOutcome(
@@ -757,7 +783,15 @@ async def compact_in_chat(ls: PiLanguageServer, chat: Chat, request: protocol.Co
 
 
 def folder_removed_message(chat: Chat) -> str:
-    cut = " (the reply in progress is cut off and kept as aborted)" if chat.streaming else ""
+    cut = ""
+    if chat.streaming:
+        kept = chat_rules(chat).has("stop-keeps-reply")  # Pi 1.5.1 and later write it; before, it is lost
+        cut = (
+            " (the reply in progress is cut off and kept as aborted)"
+            if kept
+            else f" (the reply in progress is lost: Pi {chat.installation.pi_version} does not write a reply it is "
+            "stopped in; Pi 1.5.1 and later keep it)"
+        )
     where = f"; its session stays in {chat.session}, which a chat can resume" if chat.session else ""
     return (
         f"The workspace folder {chat.spec.cwd} was removed from the workspace, so its chat ended: Pi was "

@@ -4,7 +4,7 @@
 //   prompt_cache_ttl  {promptCache, cacheRetention?, env?}  -> getPromptCacheTtlMs(model, options)
 // pi-ai is found under $PI_AI_DIR, else beside $PI_PKG_DIR, else in ~/.cache/pi-oracle.
 import { createInterface } from "node:readline";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, dirname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,7 +16,12 @@ const piAiDir =
     : join(homedir(), ".cache", "pi-oracle", "node_modules", "@earendil-works", "pi-ai"));
 const version = JSON.parse(readFileSync(join(piAiDir, "package.json"), "utf8")).version;
 const models = await import(pathToFileURL(join(piAiDir, "dist", "models.js")).href);
-const warming = await import(pathToFileURL(join(piAiDir, "dist", "cache-warming.js")).href);
+// getPromptCacheTtlMs is pi-ai's since Pi 1.5.1; before, the same function was the coding agent's.
+const agentDir = process.env.PI_PKG_DIR || join(dirname(piAiDir), "pi-coding-agent");
+const warmingModule = existsSync(join(piAiDir, "dist", "cache-warming.js"))
+  ? join(piAiDir, "dist", "cache-warming.js")
+  : join(agentDir, "dist", "core", "cache-warmer.js");
+const warming = await import(pathToFileURL(warmingModule).href);
 
 function answer(request) {
   const op = request.op;

@@ -128,8 +128,16 @@ async function chatStep(name, fn) {
       throw new Error(`${e.message}; the header says "${await textOf((await chat()).locator('header, [data-testid=chat-root]').first())}"`);
     });
     gauge.push({ when: 'opened', tokens: await gaugeTokens() });
+    // What this Pi lacks, one sentence naming the Pi that has it (chat/capabilities.ts), or nothing at all.
+    const featuresOff = (await chat()).locator('[data-testid=chat-features-off]');
+    const saidOff = (await featuresOff.isVisible()) ? await textOf(featuresOff) : '';
+    if (config.featuresOff) {
+      if (!saidOff.includes(config.featuresOff)) throw new Error(`the header does not say "${config.featuresOff}": "${saidOff}"`);
+    } else if (saidOff) {
+      throw new Error(`the header says features are off with this Pi: "${saidOff}"`);
+    }
     await shot('chat-idle');
-    return `Chat view open, Pi started (data-state=idle, model ${await textOf(model)})`;
+    return `Chat view open, Pi ${config.piVersion} started (data-state=idle, model ${await textOf(model)})${saidOff ? `; "${saidOff}"` : ''}`;
   });
 
   await chatStep('chat-stream', async () => {
@@ -172,13 +180,16 @@ async function chatStep(name, fn) {
     const shown = ((await output.textContent()) || '').trim();
     if (!shown.includes(config.notesLine)) throw new Error(`the card's output lacks the file's text: ${shown.slice(0, 200)}`);
     const duration = card.locator('[data-testid=chat-tool-duration]');
-    const took = (await duration.count()) ? await textOf(duration.first()) : '(no duration)';
+    const took = (await duration.count()) ? await textOf(duration.first()) : '';
+    // Pi 1.1.0 and later report how long a tool ran; an older Pi does not, and the card shows none.
+    if (config.durations && !/ms$/.test(took)) throw new Error(`the card shows no duration: "${took}"`);
+    if (!config.durations && took) throw new Error(`the card shows a duration this Pi never reported: "${took}"`);
     await finalReply(config.toolReply);
     const fold = card.locator('details > summary').first();
     if (await fold.count()) await run.settled(() => fold.click()); // open "Arguments and output" for the screenshot
     await run.settled(() => card.scrollIntoViewIfNeeded());
     await shot('chat-tool-card');
-    return `read card done (args ${args.replace(/\s+/g, ' ')}, ${took}), output shows notes.txt`;
+    return `read card done (args ${args.replace(/\s+/g, ' ')}, ${took || 'no duration'}), output shows notes.txt`;
   });
 
   await chatStep('chat-gauge', async () => {

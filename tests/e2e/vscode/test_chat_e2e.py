@@ -1,5 +1,6 @@
 """The sidebar chat in real VS Code, with real Pi behind it: code-server, headless chromium, the language
-server the extension starts, Pi 1.6.0 in RPC mode, and the loopback fake model as the witness.
+server the extension starts, Pi in RPC mode (the newest release, 1.6.0, and the oldest, 1.0.3: the view
+says what the older one lacks), and the loopback fake model as the witness.
 
 The extension starts the language server, which starts Pi (``piContext.pi.command``, a machine
 setting) in the sample project; Pi's only model is the fake LLM server, which scripts each step's
@@ -40,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from lsp_server.pi_releases import NEWEST, OLDEST, rules_for
 from lsp_server.pi_rpc import PiRpcProcess
 from tests.e2e.vscode import harness, sample_workspace
 from tests.e2e.vscode.harness import ROOT, CodeServer
@@ -227,14 +229,24 @@ class ChatParties:
         return found
 
 
+# The oldest release lacks tool durations: the view's line under the header says so (chat/capabilities.ts).
+FEATURES_OFF = {OLDEST.version: "Showing how long each tool ran needs Pi 1.1.0 or newer: Pi 1.0.3 lacks"}
+
+
+@pytest.fixture(params=[NEWEST.version, OLDEST.version])
+def version(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture()
-def out_dir() -> Iterator[Path]:
-    yield harness.fresh_out(harness.OUT / "chat")
+def out_dir(version: str) -> Iterator[Path]:
+    yield harness.fresh_out(harness.OUT / ("chat" if version == NEWEST.version else f"chat-{version}"))
 
 
-def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None:
+def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path, version: str) -> None:
     tools = harness.tools()
-    pi = require_test_pi()
+    pi = require_test_pi(version)
+    rules = rules_for(pi.version)
     expect = _expectations(harness.server_features(), harness.extension_views())
     vsix = harness.build_vsix()
 
@@ -271,6 +283,9 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path) -> None
                 gaugeAfterTool=TOOL_USAGE["input"] + TOOL_USAGE["output"],
                 window=WINDOW,
                 viewport={"width": 1280, "height": 860},
+                piVersion=pi.version,
+                featuresOff=FEATURES_OFF.get(pi.version),
+                durations=rules.has("tool-durations"),
             )
             driver = harness.run_driver(tools, "chat_driver.js", config, out_dir, parties.handlers())
         finally:

@@ -5,6 +5,7 @@
  * strings, and drops everything else.
  */
 import type { ChatCompactPreview } from '../protocol.generated';
+import type { FeatureView } from './capabilities';
 import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
 import type { LiveAction, LiveNotice } from './live';
@@ -48,6 +49,8 @@ export interface ChatHeader {
   completions: Completion[];
   /** Pi's extension status entries (`setStatus`), key order. */
   extensionStatus: string[];
+  /** What this Pi lacks, each with its sentence (capabilities.ts); the controls it backs are disabled with it. */
+  features: FeatureView;
 }
 
 /**

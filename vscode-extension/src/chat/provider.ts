@@ -53,6 +53,7 @@ import { type Completion, completionsFor, parseInput, piCompletions } from './co
 import { type EditSides, editSides, editSidesNote, parseEditArgs } from './editDiff';
 import { chatHtml } from './html';
 import { type ChatHeader, type ChatHostMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
+import { type FeatureId, featureView, unavailable } from './capabilities';
 import { availability, Gate } from './readiness';
 import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp, settingsCommand } from './live';
 import { type ChatItem, Transcript } from './transcript';
@@ -276,7 +277,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       exited: this.exited,
       completions: this.piCommands,
       extensionStatus: [...this.extensionStatus.values()],
+      features: featureView(this.chat?.capabilities),
     };
+  }
+
+  /** Pi lacks `feature`: say so (the sentence names the Pi that has it) instead of sending what Pi would refuse. */
+  private lacks(feature: FeatureId): boolean {
+    const sentence = unavailable(featureView(this.chat?.capabilities), feature);
+    if (sentence !== null) {
+      this.changed([this.transcript.notice('info', sentence).id]);
+    }
+    return sentence !== null;
   }
 
   // ---- the server ---------------------------------------------------------------------------
@@ -611,6 +622,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return;
     }
     this.changed([this.transcript.notice(params.level, params.message).id]);
+    if (params.kind === 'capabilities-changed') {
+      void this.refreshState(); // Pi answered or emitted something that turns a feature on or off
+    }
     if (params.session) {
       // The session was written back (to the same path or beside it): follow the file the chat writes now.
       void this.refreshState().then(() => this.scheduleBudget());
@@ -878,7 +892,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   async abort(): Promise<void> {
     const chat = this.chat;
-    if (!chat || this.exited) {
+    if (!chat || this.exited || this.lacks('stop')) {
       return;
     }
     // Pi's queue is cleared first (a steering message would otherwise go with the next prompt): its texts come back.
@@ -918,6 +932,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async previewCompact(focus: string | null): Promise<void> {
     const chat = await this.liveChat();
+    if (this.lacks('compact')) {
+      return;
+    }
     this.status = 'Reading what a compaction would keep…';
     this.postHeader();
     try {
@@ -959,6 +976,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
    */
   private async fork(itemId: string, retry = false): Promise<void> {
     const chat = await this.liveChat();
+    if (this.lacks('fork')) {
+      return;
+    }
     if (this.transcript.streaming) {
       throw new Error('Stop the reply first: a fork starts from a settled conversation.');
     }
@@ -1071,6 +1091,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   async pickModel(): Promise<void> {
     const chat = await this.liveChat();
+    if (this.lacks('models')) {
+      return;
+    }
     const models = await this.request<ChatItemsResult>(Methods.CHAT_MODELS, { chatId: chat.chatId });
     const current = this.header().model;
     const items = models.items.map((m) => {
@@ -1099,6 +1122,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   async pickThinking(): Promise<void> {
     const chat = await this.liveChat();
+    if (this.lacks('thinking')) {
+      return;
+    }
     const current = this.header().thinkingLevel;
     const pick = await vscode.window.showQuickPick(
       THINKING_LEVELS.map((level) => ({ label: level, description: level === current ? 'current' : '' })),

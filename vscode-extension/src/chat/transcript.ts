@@ -167,9 +167,11 @@ export class Transcript {
           touch(this.current);
           this.current = null;
         }
+        // A settled run's unfinished tool calls never get a result: Pi says the run was aborted, or (before
+        // Pi 1.1.0, whose agent_settled has no `aborted`) cannot say, and such calls were left by a stop.
         for (const tool of this.tools.values()) {
           if (tool.status === 'pending' || tool.status === 'running') {
-            tool.status = event.aborted === true ? 'error' : tool.status;
+            tool.status = event.aborted !== false ? 'error' : tool.status;
             touch(tool);
           }
         }

@@ -51,12 +51,16 @@ const gauge = h(
   gaugeLabel,
 );
 const statusLine = h('div', { class: 'status muted', attrs: { role: 'status' } });
+// What the running Pi lacks, one sentence per feature naming the Pi version that has it (chat/capabilities.ts).
+const featuresLine = h('div', { class: 'features muted', attrs: { 'data-testid': 'chat-features-off', role: 'note' } });
+featuresLine.hidden = true;
 const headerEl = h(
   'header',
   { class: 'chat-header' },
   h('div', { class: 'row' }, sessionEl),
   h('div', { class: 'row' }, modelButton, thinkingButton, h('span', { class: 'spacer' }), gauge),
   statusLine,
+  featuresLine,
 );
 const noPi = h('div', { class: 'no-pi', attrs: { 'data-testid': 'chat-no-pi', role: 'alert' } });
 const untrusted = h('div', { class: 'untrusted', attrs: { 'data-testid': 'chat-untrusted', role: 'alert' } });
@@ -324,16 +328,29 @@ function drawHeader(): void {
       : []),
   );
 
+  featuresLine.hidden = hd.features.summary === null;
+  // `command` and `field` names in the sentence are drawn as code (text nodes only: never markup).
+  featuresLine.replaceChildren(...(hd.features.summary ?? '').split('`').map((part, i) => (i % 2 ? h('code', null, part) : part)));
+
   const streaming = hd.phase === 'streaming';
-  stopButton.disabled = !streaming;
+  stopButton.disabled = !streaming || offFeature(stopButton, hd.features.off.stop, 'Stop the reply');
   const sendable = sendState(hd);
   sendButton.disabled = !sendable.enabled;
   sendButton.title = sendable.reason ?? (streaming ? 'Steer: Pi reads this before its next step (Enter)' : 'Send (Enter)');
   sendButton.setAttribute('aria-label', sendButton.title);
   input.disabled = hd.phase === 'no-pi' || hd.phase === 'untrusted';
-  modelButton.disabled = thinkingButton.disabled = hd.phase === 'no-pi' || hd.phase === 'untrusted' || hd.phase === 'exited';
+  const noControls = hd.phase === 'no-pi' || hd.phase === 'untrusted' || hd.phase === 'exited';
+  modelButton.disabled = offFeature(modelButton, hd.features.off.models, "Pick the chat's model") || noControls;
+  thinkingButton.disabled = offFeature(thinkingButton, hd.features.off.thinking, 'Pick the thinking level') || noControls;
   drawExtras(hd);
   updateCompletions();
+}
+
+/** A control whose feature this Pi lacks: its title becomes the sentence saying why; true when off. */
+function offFeature(button: HTMLButtonElement, sentence: string | undefined, title: string): boolean {
+  button.title = sentence ?? title;
+  button.dataset.unavailable = String(sentence !== undefined);
+  return sentence !== undefined;
 }
 
 /** The compaction preview with its confirm button, and the restart offer after Pi exited. */
@@ -507,11 +524,18 @@ function drawUser(item: UserItem): HTMLElement {
   if (item.entryId) {
     attrs['data-entry-id'] = item.entryId;
   }
+  const forkOff = header?.features.off.fork; // this Pi cannot fork: the buttons say why instead
   const fork = h(
     'button',
     {
       class: 'icon fork',
-      attrs: { type: 'button', 'data-testid': 'chat-fork', title: 'Edit and resend from here (a fork: a new branch)', 'aria-label': 'Edit and resend from here' },
+      attrs: {
+        type: 'button',
+        'data-testid': 'chat-fork',
+        title: forkOff ?? 'Edit and resend from here (a fork: a new branch)',
+        'aria-label': 'Edit and resend from here',
+        disabled: forkOff ? '' : undefined,
+      },
       on: { click: () => send({ type: 'fork', itemId: item.id }) },
     },
     h('span', { class: 'codicon codicon-edit', attrs: { 'aria-hidden': 'true' } }),
@@ -523,8 +547,9 @@ function drawUser(item: UserItem): HTMLElement {
       attrs: {
         type: 'button',
         'data-testid': 'chat-retry',
-        title: 'Retry: send this message again from here (a fork: a new branch)',
+        title: forkOff ?? 'Retry: send this message again from here (a fork: a new branch)',
         'aria-label': 'Retry this message',
+        disabled: forkOff ? '' : undefined,
       },
       on: { click: () => send({ type: 'retry', itemId: item.id }) },
     },
