@@ -45,6 +45,8 @@ class KeyIndex:
                 places.setdefault(form[position : position + GRAM], []).append((number, position))
         self._places = {gram: tuple(found) for gram, found in places.items()}
         self._joined = _SEPARATOR.join(self.forms)  # for "is this a piece of some form?"
+        # A stream holds back an end that may still become a match: up to 7 characters past the longest prefix.
+        self.hold = MIN_PIECE - 1 + max(self._public, default=0)
 
     def __bool__(self) -> bool:
         return bool(self.forms)
@@ -84,13 +86,13 @@ class KeyIndex:
         return found
 
     def open_tail(self, folded: str) -> int:
-        """The length of the longest end of ``folded``, shorter than 8, that is a piece of some form.
+        """The length of the longest end of ``folded``, at most :attr:`hold` long, that is a piece of some form.
 
         A stream must hold such an end back: the next piece of the stream may continue it into a
         match. (If an end of length ``k`` is a piece of a form, so is its end of length ``k - 1``:
         a binary search finds the longest.)
         """
-        low, high = 0, min(MIN_PIECE - 1, len(folded))
+        low, high = 0, min(self.hold, len(folded))
         while low < high:
             middle = (low + high + 1) // 2
             end = folded[-middle:]

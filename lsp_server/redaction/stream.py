@@ -67,7 +67,7 @@ class StreamRedactor:
             cut = min(cut, len(body), folded.start_of(hold_from) if hold_from < len(view) else len(body))
             cut = _whole_runs(cut, runs, folded)
         if len(text) - cut > HOLD_LIMIT:
-            cut = len(text) - (MIN_PIECE - 1)
+            cut = len(text) - (index.hold if index else MIN_PIECE - 1)
         return cut
 
 

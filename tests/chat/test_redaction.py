@@ -91,17 +91,19 @@ def test_a_key_streamed_in_pieces_never_leaves_whole_or_in_part() -> None:
         deltas = DeltaRedactor(redactor)
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         relayed = "".join(_relayed(deltas, pieces))
-        assert whole.startswith(relayed) and len(whole) - len(relayed) < 8, (size, relayed)  # only a short end held
+        # Only a short end is held: 7 characters past the key's provider prefix ("sk-") at most.
+        assert whole.startswith(relayed) and len(whole) - len(relayed) <= redactor.index.hold, (size, relayed)
         assert not any(KEY[i : i + 8] in relayed for i in range(len(KEY) - 7))
 
 
 def test_streams_are_joined_per_block_and_an_end_held_at_a_blocks_end_is_dropped() -> None:
     deltas = DeltaRedactor(Redactor(pi_secrets({"A_API_KEY": KEY}, "/nonexistent")))
     # Two blocks interleaved (thinking and a tool call's arguments): each joins only its own pieces.
-    assert _relayed(deltas, ['{"k":"', KEY[:9]], 1, "toolcall_delta") == ['{"k":"', ""]
-    assert _relayed(deltas, [KEY[:9]], 0, "thinking_delta") == [""]
-    assert _relayed(deltas, [KEY[9:] + '"}'], 1, "toolcall_delta") == ['***"}']
-    assert _relayed(deltas, ["!"], 0, "thinking_delta") == ["***!"]  # 9 characters of the key: not passed on
+    assert _relayed(deltas, ['{"k":"', KEY[:11]], 1, "toolcall_delta") == ['{"k":"', ""]
+    assert _relayed(deltas, [KEY[:11]], 0, "thinking_delta") == [""]
+    assert _relayed(deltas, [KEY[11:] + '"}'], 1, "toolcall_delta") == ['***"}']
+    # 8 characters of the key past its "sk-" prefix: not passed on
+    assert _relayed(deltas, ["!"], 0, "thinking_delta") == ["***!"]
     # The block's end brings its whole content (redacted as a value): what was held is not sent again.
     assert _relayed(deltas, ["sk-can"]) == [""]
     deltas.redact({"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 0}})
