@@ -289,32 +289,54 @@ def collect_skill_entries(
     if not exists(directory):
         return entries
     budget = budget if budget is not None else WalkBudget()
-    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
-        return entries
-    root = root if root is not None else directory
+    parent = None if root is None else os.path.dirname(directory)
     matcher = matcher if matcher is not None else IgnoreMatcher()
+    _collect(directory, mode, matcher, root, budget, depth, parent, None, entries)
+    return entries
+
+
+def _collect(
+    directory: str,
+    mode: Literal["pi", "agents"],
+    matcher: IgnoreMatcher,
+    root: str | None,
+    budget: WalkBudget,
+    depth: int,
+    parent: str | None,
+    is_link: bool | None,
+    entries: list[str],
+) -> None:
+    """:func:`collect_skill_entries` of a folder that exists; a folder found in its parent's listing
+    comes with ``is_link`` from that listing (no ``stat`` to ask again), and its path is normal."""
+    if not budget.enter(directory, parent, depth, is_link=is_link):
+        return
+    root = root if root is not None else directory
     try:
         with os.scandir(directory) as it:  # readdirSync throws on a non-directory or unreadable one
             listing = list(it)
     except OSError:
         add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
-        return entries
+        return
     add_ignore_rules(matcher, directory, root, {entry.name for entry in listing})
     listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
+    # Below the root the folder's path is normal already, and a listed name holds no "/": joining is
+    # concatenating (the root itself may be written any way, so its entries are joined as Node does).
+    prefix = directory + "/" if is_link is not None else None
     for entry in listing:
         if entry.name != SKILL_FILE_NAME:
             continue
-        full_path = node_join(directory, entry.name)
+        full_path = prefix + entry.name if prefix is not None else node_join(directory, entry.name)
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
         if kind[1] and not (matcher.rules and matcher.ignores(posix_relative(root, full_path))):
             entries.append(full_path)
-            return entries
+            return
     for entry in listing:
-        if entry.name.startswith(".") or entry.name == "node_modules":
+        name = entry.name
+        if name.startswith(".") or name == "node_modules":
             continue
-        full_path = node_join(directory, entry.name)
+        full_path = prefix + name if prefix is not None else node_join(directory, name)
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
@@ -324,7 +346,7 @@ def collect_skill_entries(
         at_root = directory == root
         if (
             is_file
-            and entry.name.endswith(".md")
+            and name.endswith(".md")
             and not (rel and matcher.ignores(rel))
             and ((mode == "pi" and at_root) or (mode == "agents" and not at_root))
         ):
@@ -332,8 +354,14 @@ def collect_skill_entries(
             continue
         if not is_dir or (rel and matcher.ignores(f"{rel}/")):
             continue
-        entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
-    return entries
+        _collect(full_path, mode, matcher, root, budget, depth + 1, directory, _is_symlink(entry), entries)
+
+
+def _is_symlink(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 class SkillCollector:
