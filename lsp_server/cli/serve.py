@@ -73,12 +73,18 @@ def _run_serve(args: argparse.Namespace) -> int:
             print(f"pi-context serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
             return 1
     _configure_logging(args.log_level, args.log_file)
+    if address is None:
+        # The editor waits for initialize's answer: give it before pygls and lsprotocol are imported.
+        from lsp_server.server.debug_flag import debug_enabled
+        from lsp_server.server.early import answer_initialize
+
+        stdin, stdout = answer_initialize(sys.stdin.buffer, sys.stdout.buffer, debug=debug_enabled(args.debug))
 
     from lsp_server.server.app import create_server
 
     server = create_server(debug=args.debug)
     if address is None:
-        server.start_io()
+        server.start_io(stdin, stdout)
     else:
         host, port = address
         print(f"pi-context: listening on {host}:{port}", file=sys.stderr, flush=True)

@@ -43,6 +43,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from lsp_server import __version__
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
+from lsp_server.server.debug_flag import debug_enabled
 from lsp_server.server.diagnostics import (
     CheckStats,
     DiagnosticsBook,
@@ -109,7 +110,6 @@ def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, fn: Callable[..., R], 
 
 
 SERVER_NAME = "pi-context"
-DEBUG_ENV = "PI_CONTEXT_DEBUG"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -672,12 +672,6 @@ def preload_domain() -> None:
     """Import the domain (in a worker thread: the event loop keeps answering while it loads)."""
     for name in DOMAIN_MODULES:
         importlib.import_module(name)
-
-
-def debug_enabled(flag: bool | None = None) -> bool:
-    if flag is not None:
-        return flag
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0", "false", "no")
 
 
 def create_server(*, debug: bool | None = None) -> PiLanguageServer:
