@@ -334,23 +334,32 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
     """
     view = memoryview(data)
     hits = _slow_offsets(data, start, end)
+    next_hit = hits[0] if hits else end  # the first hit not behind us yet
     hit = 0
     find = data.find
     loads = orjson.loads
+    limit = end if max_line_bytes is None else max_line_bytes
+    plain = not out.keep_values  # entries only: an object line is taken here, the rest by _accept
+    entries, lines, share = out.entries, out.lines, _share_strings
     while start < end:
         newline = find(b"\n", start)
-        if max_line_bytes is not None and newline - start > max_line_bytes:
-            out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
+        if newline - start > limit:
+            out.problems.append(_line_too_long(line, newline - start, limit))
         else:
-            while hit < len(hits) and hits[hit] < start:
+            while next_hit < start:
                 hit += 1
+                next_hit = hits[hit] if hit < len(hits) else end
             value: Any = _SLOW
-            if hit == len(hits) or hits[hit] > newline:
+            if next_hit > newline:
                 try:
                     value = loads(view[start:newline])
                 except orjson.JSONDecodeError:
                     value = _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path
-            if value is _SLOW:
+            if value.__class__ is dict and plain:
+                share(value)
+                entries.append(value)
+                lines.append(line)
+            elif value is _SLOW:
                 parse_line(decode_line(data[start:newline], line, out.problems), line, out)
             else:
                 _accept(value, line, out)
