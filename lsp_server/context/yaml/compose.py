@@ -228,7 +228,7 @@ class Composer:
             else:
                 self._check_duplicate(seen, key)
             value = node(get())
-            if libyaml and _is_empty(value):
+            if libyaml and value.start == value.end and _is_empty(value):
                 if mapping.flow:
                     self._place_empty_flow_value(key, value)
                 else:
