@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
+from lsp_server.context.paths import real_path, real_paths_remembered
 from lsp_server.context.walk import WalkBudget, WalkNote
 from lsp_server.findings import Finding, Range
 from lsp_server.js.strings import node_dir_sort_key
@@ -166,7 +167,15 @@ def _is_context_name(name: str) -> bool:
 
 
 def find_targets(paths: Sequence[str]) -> Targets:
-    """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe)."""
+    """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe).
+
+    Real paths are remembered during the walk (one ``lstat`` per folder and file, not per path part).
+    """
+    with real_paths_remembered():
+        return _find_targets(paths)
+
+
+def _find_targets(paths: Sequence[str]) -> Targets:
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
     system_files: list[str] = []
@@ -177,7 +186,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
     not_files: list[str] = []
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
-        real = os.path.realpath(path)
+        real = real_path(path)
         if real in seen_files:
             return
         seen_files.add(real)
@@ -186,7 +195,7 @@ def find_targets(paths: Sequence[str]) -> Targets:
 
     def walk(directory: str, root: str, depth: int = 0) -> None:
         try:
-            real = os.path.realpath(directory)
+            real = real_path(directory)
         except (OSError, ValueError):
             return
         if not budget.enter(directory, None if depth == 0 else os.path.dirname(directory), depth):

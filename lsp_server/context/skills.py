@@ -32,6 +32,7 @@ from lsp_server.context.paths import (
     default_agent_dir,
     is_path_within,
     node_resolve,
+    real_paths_remembered,
     resolve_path,
 )
 from lsp_server.context.walk import WalkBudget
@@ -410,6 +411,13 @@ def load_skills(
     include_defaults: bool = False,
 ) -> LoadSkillsResult:
     """``loadSkills({cwd, agentDir, skillPaths, includeDefaults})`` (pi-behavior.md §5.5)."""
+    with real_paths_remembered():
+        return _load_skills(cwd, skill_paths, agent_dir=agent_dir, include_defaults=include_defaults)
+
+
+def _load_skills(
+    cwd: str, skill_paths: list[str], *, agent_dir: str | None, include_defaults: bool
+) -> LoadSkillsResult:
     resolved_cwd = resolve_path(cwd)
     resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir())
     collector = SkillCollector()
