@@ -196,6 +196,7 @@ class PiLanguageServer(LanguageServer):
         self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
+        self._started: asyncio.Event | None = None
 
     def session_limits(self) -> SessionReadLimits:
         """How much of a session file is read: ``piContext.limits.sessionMaxBytes``."""
@@ -281,7 +282,8 @@ class PiLanguageServer(LanguageServer):
             self._chats = ChatRegistry()
         return self._chats
 
-    # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
+    # --- readiness: ``initialized`` has loaded the settings (ready), then started the watcher and
+    # scheduled the workspace check (started) ----------------------------------------------------
 
     @property
     def ready(self) -> asyncio.Event:
@@ -289,10 +291,24 @@ class PiLanguageServer(LanguageServer):
             self._ready = asyncio.Event()
         return self._ready
 
+    @property
+    def started(self) -> asyncio.Event:
+        if self._started is None:
+            self._started = asyncio.Event()
+        return self._started
+
     async def wait_ready(self, timeout: float = 30.0) -> bool:
-        """For handlers that need settings and roots: wait for the end of ``initialized``."""
+        """For handlers that need settings and roots: wait until ``initialized`` has loaded them."""
         try:
             await asyncio.wait_for(self.ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def wait_started(self, timeout: float = 60.0) -> bool:
+        """For what needs the watcher and the workspace check scheduled (the end of ``initialized``)."""
+        try:
+            await asyncio.wait_for(self.started.wait(), timeout)
         except TimeoutError:
             return False
         return True
@@ -475,18 +491,21 @@ class PiLanguageServer(LanguageServer):
             if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
                 continue
             self._propagate.add(key)
-            items.append((key, functools.partial(self.check_now, key)))
+            items.append((key, functools.partial(self.check_now, key, background=True)))
         self.scheduler.submit_many(items)
 
-    async def check_now(self, path: str) -> FileDiagnostics:
+    async def check_now(self, path: str, *, background: bool = False) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed.
 
         The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
-        completion and other files' diagnostics are answered meanwhile; the skill index is
+        completion and other files' diagnostics are answered meanwhile; a ``background`` check (the
+        workspace check, a watcher batch) first waits while prompt work runs or waits (``projects``); the skill index is
         updated back here on the loop. A check still running after its time budget
         (``piContext.limits.checkBudgetMs``) publishes ``file/not-fully-checked`` at once and its
         findings when it ends.
         """
+        if background:
+            await self.projects.foreground_done()  # a prompt someone waits for goes first
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
@@ -561,6 +580,7 @@ class PiLanguageServer(LanguageServer):
     async def check_workspace(self) -> int:
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
+        await self.projects.foreground_done()  # the folders' first prompts go before this walk
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
         for note in self.checker.walk_notes:
             self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
