@@ -339,8 +339,8 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
     find = data.find
     loads = orjson.loads
     limit = end if max_line_bytes is None else max_line_bytes
-    plain = not out.keep_values  # entries only: an object line is taken here, the rest by _accept
-    entries, lines, share = out.entries, out.lines, _share_strings
+    keep = out.keep_values  # an object line is taken here, the rest by _accept
+    entries, lines, values, share = out.entries, out.lines, out.values, _share_strings
     while start < end:
         newline = find(b"\n", start)
         if newline - start > limit:
@@ -355,7 +355,9 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
                     value = loads(view[start:newline])
                 except orjson.JSONDecodeError:
                     value = _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path
-            if value.__class__ is dict and plain:
+            if value.__class__ is dict:
+                if keep:
+                    values.append(value)
                 share(value)
                 entries.append(value)
                 lines.append(line)
