@@ -186,8 +186,8 @@ class Composer:
         raise parse_failure("IMPOSSIBLE", f"Unexpected event {type(event).__name__}", start)
 
     def _sequence(self, event: Any, start: int, end: int) -> SeqNode:
-        if event.tag is not None and self.types.libyaml:
-            _check_plain_tag(event.tag)
+        if self.types.libyaml:
+            self._check_properties(event, start, end)
         seq = SeqNode(start, end, anchor=event.anchor, tag=event.tag, flow=bool(event.flow_style))
         before = self._open(seq, event)
         get, node, ends, items = self._get, self._node, self.types.collection_end, seq.items
@@ -199,8 +199,8 @@ class Composer:
         return seq
 
     def _mapping(self, event: Any, start: int, end: int) -> MapNode:
-        if event.tag is not None and self.types.libyaml:
-            _check_plain_tag(event.tag)
+        if self.types.libyaml:
+            self._check_properties(event, start, end)
         mapping = MapNode(start, end, anchor=event.anchor, tag=event.tag, flow=bool(event.flow_style))
         before = self._open(mapping, event)
         get, node, ends, pairs = self._get, self._node, self.types.collection_end, mapping.pairs
@@ -239,6 +239,18 @@ class Composer:
         self._check_collection_tag(mapping, "map")
         return mapping
 
+    def _check_properties(self, event: Any, start: int, end: int) -> None:
+        """libyaml's tag and anchor are ruamel's (raises :class:`Unsure` when they may not be)."""
+        if event.tag is not None:
+            _check_plain_tag(event.tag)
+        if event.anchor is not None:
+            if event.tag is not None and self.text[start : start + 1] != "&":
+                raise Unsure  # a tag before the anchor: ruamel starts the node at the anchor, libyaml at the tag
+            at = self.text.find("&" + event.anchor, start, max(end, start + 1))
+            if at < 0:
+                raise Unsure
+            _check_name_end(self.text, at, event.anchor)
+
     # libyaml and ruamel place a mapping's empty value differently; the nodes keep ruamel's place.
 
     def _place_empty_block_value(self, value: ScalarNode, following: int) -> None:
@@ -263,6 +275,8 @@ class Composer:
             value.start = value.end = value.value_start = key.end + colon + 1
 
     def _alias(self, event: Any, start: int, end: int) -> AliasNode:
+        if self.types.libyaml:
+            _check_name_end(self.text, start, event.anchor)
         target = self.anchors.get(event.anchor)
         # An alias to a collection still open around it (a cycle) counts as one node.
         size = self._sizes.get(id(target), 1) if target is not None else 1
@@ -275,8 +289,8 @@ class Composer:
             # nearly every scalar: plain, no properties, nothing masked or replaced
             source = event.value
             return ScalarNode(start, end, source=source, value=resolve_plain(source), value_start=start)
-        if tag is not None and self.types.libyaml:
-            _check_plain_tag(tag)
+        if self.types.libyaml:
+            self._check_properties(event, start, end)
         value_start = _skip_props(self.text, start, end) if tag is not None or anchor is not None else start
         source = unmask(event.value, self.restore)
         if style is None and self.original is not self.text and "\t" in self.original[start:end]:
@@ -365,6 +379,20 @@ class Composer:
         if canonical in seen:
             raise parse_failure("DUPLICATE_KEY", "Map keys must be unique", key.value_start)
         seen.add(canonical)
+
+
+def _check_name_end(text: str, indicator: int, name: str) -> None:
+    """An anchor or alias name (``&name``, ``*name`` at ``indicator``) ends where ruamel ends it too.
+
+    libyaml ends a name at the first character that is not a letter, digit, ``_`` or ``-``; YAML
+    1.2 (ruamel, ``yaml``) only at a blank or a flow indicator (``&http://x`` is one anchor).
+    """
+    after = indicator + 1 + len(name)
+    if after < len(text) and text[after] not in _NAME_ENDS:
+        raise Unsure
+
+
+_NAME_ENDS = frozenset(" \n,[]{}")
 
 
 def _check_plain_tag(tag: str) -> None:

@@ -333,11 +333,12 @@ def _value(rng: random.Random, indent: int, depth: int, anchors: list[str]) -> t
     roll = rng.random()
     props = ""
     if rng.random() < 0.05:
-        name = f"a{len(anchors)}"
+        name = f"a{len(anchors)}" + rng.choice(["", "", "", "-x_y", ".b", ":c", "/d", "http://e.f/g?h#i"])
         anchors.append(name)
         props = f" &{name}"
     if rng.random() < 0.04:
-        props += " " + rng.choice(["!!str", "!!int", "!", "!custom", "!!binary", "!!timestamp", "!!float", "!!null"])
+        tag = " " + rng.choice(["!!str", "!!int", "!", "!custom", "!!binary", "!!timestamp", "!!float", "!!null"])
+        props = props + tag if rng.random() < 0.6 else tag + props  # either order
     if roll < 0.05 and anchors:
         return " *" + rng.choice(anchors), []
     if roll < 0.3:

@@ -122,6 +122,9 @@ def test_the_other_shapes_take_libyaml(text: str) -> None:
         "a: 1\n...\n",
         "a: |+# no blank before the comment\n  x\n",  # libyaml takes it, ruamel does not
         "a: !!!binary x\n",  # libyaml and ruamel split this tag differently
+        "a: &http://x.y/z v\n",  # one anchor to YAML 1.2; libyaml ends it at the ":"
+        "a: &x v\nb: *x:y\n",
+        "k: !!str &a v\n",  # a tag before the anchor: the two start the node at different places
         '? a\n: "unclosed\n',
         "a: b: c\n",
         "a: [1, 2\n",
