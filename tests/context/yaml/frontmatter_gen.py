@@ -355,6 +355,13 @@ def _value(rng: random.Random, indent: int, depth: int, anchors: list[str]) -> t
         step = rng.choice([2, 2, 4, 0])
         items = []
         for _ in range(rng.randint(1, 4)):
+            if rng.random() < 0.2:  # an item that is a mapping: "- input: a" then "  output: b"
+                lines_of_item: list[str] = []
+                _mapping(rng, indent + step + 2, depth + 1, lines_of_item, anchors)
+                first_line = lines_of_item[0]
+                items.append(" " * (indent + step) + "- " + first_line[indent + step + 2 :])
+                items.extend(lines_of_item[1:])
+                continue
             first, rest = _value(rng, indent + step + 2, depth + 1, anchors)
             if first.startswith(" ") and not rest:
                 items.append(" " * (indent + step) + "-" + first)
