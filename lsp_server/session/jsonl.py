@@ -177,8 +177,9 @@ _SLOW: Final = object()
 
 
 # Short values that repeat in every entry of a session (entry types, roles, model and provider names,
-# block types, tool names) share one string object instead of one per entry: about 7% of the memory
-# of a large session. ``sys.intern`` does not keep a string alive once no entry holds it.
+# tool names) share one string object instead of one per entry: about 6% of the memory of a large
+# session. ``sys.intern`` does not keep a string alive once no entry holds it. The content blocks'
+# types and names are left alone: walking every block cost 7% of the read for 2% of the memory.
 _SHARED_MESSAGE_KEYS: Final = ("role", "api", "provider", "model", "stopReason", "toolName")
 _SHARED_MAX: Final = 64
 
@@ -196,16 +197,6 @@ def _share_strings(entry: Entry) -> None:
         value = message.get(key)
         if value.__class__ is str and len(value) <= _SHARED_MAX:
             message[key] = intern(value)
-    content = message.get("content")
-    if content.__class__ is list:
-        for block in content:
-            if block.__class__ is dict:
-                block_type = block.get("type")
-                if block_type.__class__ is str:
-                    block["type"] = intern(block_type)
-                name = block.get("name")
-                if name.__class__ is str and len(name) <= _SHARED_MAX:
-                    block["name"] = intern(name)
 
 
 V1_ARRAY_REASON: Final = (
