@@ -16,6 +16,7 @@ symlink loops and directories named ``SKILL.md`` end up as diagnostics or are sk
 
 from __future__ import annotations
 
+import operator
 import os
 import posixpath
 import re
@@ -318,12 +319,16 @@ def _collect(
     except OSError:
         add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
         return
-    add_ignore_rules(matcher, directory, root, {entry.name for entry in listing})
-    listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
+    names = {entry.name for entry in listing}
+    add_ignore_rules(matcher, directory, root, names)
+    if "".join(names).isascii():
+        listing.sort(key=_NAME)  # ASCII: the names' order is their bytes' order (Node's)
+    else:
+        listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
     # Below the root the folder's path is normal already, and a listed name holds no "/": joining is
     # concatenating (the root itself may be written any way, so its entries are joined as Node does).
     prefix = directory + "/" if is_link is not None else None
-    for entry in listing:
+    for entry in listing if SKILL_FILE_NAME in names else ():
         if entry.name != SKILL_FILE_NAME:
             continue
         full_path = prefix + entry.name if prefix is not None else node_join(directory, entry.name)
@@ -356,6 +361,9 @@ def _collect(
         if not is_dir or (rel and matcher.ignores(f"{rel}/")):
             continue
         _collect(full_path, mode, matcher, root, budget, depth + 1, directory, _is_symlink(entry), entries)
+
+
+_NAME = operator.attrgetter("name")
 
 
 def _is_symlink(entry: os.DirEntry[str]) -> bool:

@@ -117,6 +117,7 @@ class Composer:
         # ``text`` may have had tabs swapped for spaces so ruamel accepts them; plain scalars
         # covering a swapped tab take their characters from the original.
         self.original = original
+        self._unchanged = not restore and original is text  # a plain scalar's value is the parser's
         self.anchors: dict[str, YamlNode] = {}
         self.warnings: list[YamlWarning] = []
         self._block_columns: list[int] = []  # columns of the enclosing block collections
@@ -172,6 +173,10 @@ class Composer:
             self._expanded += 1
             if self._expanded > limits.EXPANDED.value and self.expanded_overflow is None:
                 self.expanded_overflow = limit_failure(limits.EXPANDED, start, end)
+            if not event.style and event.tag is None and event.anchor is None and self._unchanged:
+                # nearly every scalar: plain, no properties, nothing masked or replaced in the text
+                source = event.value
+                return ScalarNode(start, end, source=source, value=resolve_plain(source), value_start=start)
             node = self._scalar(event, start, end)
             if node.anchor is not None:
                 self._register(node)
@@ -285,10 +290,6 @@ class Composer:
 
     def _scalar(self, event: Any, start: int, end: int) -> ScalarNode:
         tag, anchor, style = event.tag, event.anchor, event.style or None  # plain: None (ruamel), "" (PyYAML)
-        if style is None and tag is None and anchor is None and not self.restore and self.original is self.text:
-            # nearly every scalar: plain, no properties, nothing masked or replaced
-            source = event.value
-            return ScalarNode(start, end, source=source, value=resolve_plain(source), value_start=start)
         if self.types.libyaml:
             self._check_properties(event, start, end)
         value_start = _skip_props(self.text, start, end) if tag is not None or anchor is not None else start

@@ -35,6 +35,9 @@ _PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:\t]*[^\s:])?")
 _SINGLE = re.compile(r"'([^'\t]*)'")
 _DOUBLE = re.compile(r'"([^"\\\t]*)"')
 _UNUSUAL = frozenset("\x85\u2028\u2029\ufeff")
+# What no simple document holds, found in one search before any line is split: a value that opens a
+# block scalar, a flow collection, an anchor, an alias or a tag; a sequence entry; a comment line.
+_OTHER_SHAPE = re.compile(r": +[|>\[{&*!]|(?:^|\n) *(?:-(?: |\n|$)|#)")
 
 
 def _ordinary(text: str) -> bool:
@@ -60,7 +63,7 @@ def parse_simple(text: str) -> tuple[MapNode, dict[str, Any]] | None:
     ``None`` means: use the full parser. The value is what ``to_js`` gives for the node (string
     keys only, no aliases), built on the way.
     """
-    if "\r" in text or "\t" in text or ("#" in text and " #" in text):
+    if "\r" in text or "\t" in text or ("#" in text and " #" in text) or _OTHER_SHAPE.search(text):
         return None
     lines = text.split("\n")
     if lines and lines[-1] == "":
