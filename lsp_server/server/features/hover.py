@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from lsp_server.project.file_roles import FileRole
     from lsp_server.project.prompt_state import PromptSnapshot
 
-PROMPT_WAIT_S = 0.3  # how long a hover waits for its folder's prompt
+PROMPT_WAIT_S = 0.25  # how long a hover waits for its folder's prompt
 
 
 async def _role_in_time(ls: PiLanguageServer, path: str, text: str | None) -> tuple[FileRole, PromptSnapshot] | None:
