@@ -204,6 +204,7 @@ def write_snapshot(path: str) -> None:
     """Write :mod:`~lsp_server.server.capabilities_snapshot` from pygls's answer to a client without capabilities."""
     import subprocess
     import sys
+
     plain = computed_capabilities({}, debug=False)["capabilities"]
     debug = computed_capabilities({}, debug=True)["capabilities"]
     plain.pop("positionEncoding", None)
