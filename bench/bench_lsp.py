@@ -23,6 +23,14 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``,
   once per start run: the cumulative import time of the server module (``lsp_server.server.app``)
   and of the biggest imports under it, best run (``--start-only`` runs just the start and this).
 
+* **cold** (``--cold N [--agents-mb 30]``, only this part runs; issue 18): a workspace of N skill
+  folders (one in 50 lacks its description) and an AGENTS.md of 30 MB, the project trusted. Times
+  spawn -> ``initialize`` answered, -> a completion answered (it waits for the settings only: the
+  server is ready, the workspace still cold), -> the first hover on an open SKILL.md answered (sent
+  once that completion is answered; its own latency too) and -> ``pi/systemPrompt`` answered (sent
+  right after ``initialized``), a hover after that, -> ``pi.debug.state`` idle (every file checked),
+  the server's time on and waiting for a CPU at the two answers, and its peak resident memory.
+
 * **folders** (``--folders F``, only this part runs): a workspace of F folders, each with its own
   ``.pi/skills`` of ``--folder-skills`` skills (every one lacks its description, so every one gets
   diagnostics) and an AGENTS.md, opened as F workspace folders in one ``initialize``. Times spawn
@@ -226,9 +234,11 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
         )
         queue: asyncio.Queue[types.PublishDiagnosticsParams] = client.published  # type: ignore[attr-defined]
         timings: list[float] = []
+        on_cpu: list[float] = []  # the server's own CPU time per edit: what the latency is on an idle machine
         for version in range(2, edits + 2):
             while not queue.empty():
                 queue.get_nowait()
+            cpu_before = server_schedstat(client)
             began = time.perf_counter()
             client.text_document_did_change(
                 types.DidChangeTextDocumentParams(
@@ -243,11 +253,15 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
                 if params.uri == uri and params.version == version:
                     break
             timings.append((time.perf_counter() - began) * 1000)
+            cpu_after = server_schedstat(client)
+            if cpu_before is not None and cpu_after is not None:
+                on_cpu.append(cpu_after[0] - cpu_before[0])
         debounce = state["settings"]["debounceMs"]
         burst = await _burst(client, uri, target, edits + 2)
         await stop_client(client)
     return {
         "edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce},
+        "server_on_cpu_per_edit": summary(on_cpu) if on_cpu else None,
         "burst_of_500_edits": burst,
         "start_to_workspace_checked_ms": scan_ms,
         "server_rss_after_scan_mb": rss_mb,
@@ -491,11 +505,109 @@ async def bench_folders(folders: int, per_folder: int) -> dict[str, Any]:
     }
 
 
+def cold_workspace(root: Path, skills: int, agents_mb: float) -> Path:
+    """``skills`` skill folders under ``.pi/skills`` and an AGENTS.md of ``agents_mb`` MB (issue 18's workspace)."""
+    for n in range(skills):
+        path = root / ".pi" / "skills" / f"skill-{n:05d}" / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(skill_text(f"skill-{n:05d}", broken=n % 50 == 0), encoding="utf-8")
+    line = "- Run `npm test` before every commit; keep the changelog in sync with the release notes.\n"
+    paragraph = "## Conventions\n\n" + line * 40 + "\n"
+    (root / "AGENTS.md").write_text(paragraph * max(1, int(agents_mb * 1e6 / len(paragraph))), encoding="utf-8")
+    return root / ".pi" / "skills" / "skill-00001" / "SKILL.md"
+
+
+async def bench_cold(skills: int, agents_mb: float) -> dict[str, Any]:
+    """Issue 18: a cold start in a huge workspace; spawn -> first hover, -> pi/systemPrompt answered."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp, "ws"), Path(tmp, "home")
+        home.mkdir()
+        hovered_path = cold_workspace(root, skills, agents_mb)
+        client = LanguageClient("bench", "0")
+        began = time.perf_counter()
+        await client.start_io(*SERVER, env=env_for(home))
+        uri = from_fs_path(str(root)) or ""
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+                root_uri=uri,
+                workspace_folders=[types.WorkspaceFolder(uri=uri, name="cold")],
+                initialization_options={"piContext": {"trust": "trusted"}},
+            )
+        )
+        initialize_ms = (time.perf_counter() - began) * 1000
+        client.initialized(types.InitializedParams())
+        hovered = _open(client, hovered_path, hovered_path.read_text(encoding="utf-8"))
+
+        cpu: dict[str, Any] = {}
+
+        async def hover() -> tuple[float, float, float]:
+            # A completion first: it waits only for the server's settings (ready), not for the workspace.
+            await client.text_document_completion_async(types.CompletionParams(hovered, types.Position(2, 3)))
+            ready = time.perf_counter()
+            result = await client.text_document_hover_async(types.HoverParams(hovered, types.Position(2, 3)))
+            assert result is not None, "no hover on the description key"
+            cpu["hover"] = server_schedstat(client)
+            answered = time.perf_counter()
+            return (ready - began) * 1000, (answered - began) * 1000, (answered - ready) * 1000
+
+        async def system_prompt() -> tuple[float, int]:
+            result = await client.protocol.send_request_async("pi/systemPrompt", {})
+            cpu["prompt"] = server_schedstat(client)
+            rendered = result["rendered"] if isinstance(result, dict) else result.rendered
+            return (time.perf_counter() - began) * 1000, len(rendered)
+
+        ((ready_ms, hover_ms, hover_own_ms), (prompt_ms, prompt_chars)) = await asyncio.gather(hover(), system_prompt())
+        second_hover_began = time.perf_counter()
+        await client.text_document_hover_async(types.HoverParams(hovered, types.Position(2, 3)))
+        second_hover_ms = (time.perf_counter() - second_hover_began) * 1000
+        state = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="pi.debug.state", arguments=[{"idle": True}])
+        )
+        idle_ms = (time.perf_counter() - began) * 1000
+        peak_mb = server_peak_mb(client)
+        await stop_client(client)
+    return {
+        "skills": skills,
+        "agents_md_mb": agents_mb,
+        "checker": state.get("checker") if isinstance(state, dict) else None,
+        "start_to_initialize_ms": round(initialize_ms, 1),
+        "start_to_ready_ms": round(ready_ms, 1),  # a completion answered: the settings are loaded
+        "start_to_first_hover_ms": round(hover_ms, 1),
+        "first_hover_sent_when_ready_ms": round(hover_own_ms, 1),  # the workspace still cold
+        "start_to_system_prompt_ms": round(prompt_ms, 1),
+        # the server's time on a CPU and waiting for one, summed over its threads, at those two answers
+        "server_cpu_and_wait_at_hover_ms": [round(value) for value in cpu["hover"] or ()],
+        "server_cpu_and_wait_at_system_prompt_ms": [round(value) for value in cpu["prompt"] or ()],
+        "system_prompt_chars": prompt_chars,
+        "hover_after_that_ms": round(second_hover_ms, 1),
+        "start_to_idle_ms": round(idle_ms, 1),
+        "server_peak_rss_mb": peak_mb,
+    }
+
+
+def server_peak_mb(client: LanguageClient) -> float | None:
+    """Peak resident memory of the server process so far (``VmHWM``), in MiB."""
+    process = client._server
+    if process is None:
+        return None
+    try:
+        with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 def load_average() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    if args.cold:
+        return {"load_before": load_average(), **await bench_cold(args.cold, args.agents_mb)}
     if args.folders:
         return {"load_before": load_average(), **await bench_folders(args.folders, args.folder_skills)}
     results = {"load_before": load_average(), **await bench_start(args.runs)}
@@ -515,6 +627,8 @@ def main() -> int:
     parser.add_argument("--folders", type=int, default=0, help="only the multi-root workspace of F folders")
     parser.add_argument("--folder-skills", type=int, default=5, help="skills per folder with --folders (default 5)")
     parser.add_argument("--start-only", action="store_true", help="only the start and import times")
+    parser.add_argument("--cold", type=int, default=0, help="only a cold start among N skill folders (issue 18)")
+    parser.add_argument("--agents-mb", type=float, default=30, help="AGENTS.md size with --cold (default 30 MB)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))

@@ -6,9 +6,10 @@ flow sequences nested thousands deep, ...). It prints the time of ``parse_frontm
 error that ended it; every case must finish in seconds with an error naming a limit (or yaml's
 own resource-exhaustion rule), never hang.
 
-``--differential N``: the fast path for simple frontmatter (``lsp_server/context/yaml/fast.py``)
-against the full parser on N generated frontmatters (the test suite's generator): how many took
-the fast path, how many differ (must be 0), and the time per document of each parser.
+``--differential N``: the fast readers (``lsp_server/context/yaml/fast.py`` for the plain shape,
+``libyaml.py`` for the rest) against the full parser on N generated frontmatters (the test suite's
+two generators, plain-shaped and realistic): how many each reader took, how many differ (must be
+0), and the time per document with and without the fast readers.
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ def differential(count: int, seed: int = 2026) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from lsp_server.context.yaml import parse_yaml
     from lsp_server.context.yaml.fast import parse_simple
-    from tests.context.yaml.frontmatter_gen import frontmatter
+    from lsp_server.context.yaml.libyaml import parse_fast
+    from tests.context.yaml.frontmatter_gen import frontmatter, realistic
 
     rng = random.Random(seed)
-    texts = [frontmatter(rng) for _ in range(count)]
-    hits = sum(parse_simple(text) is not None for text in texts)
+    texts = [(frontmatter, realistic)[index % 2](rng) for index in range(count)]
+    simple = sum(parse_simple(text) is not None for text in texts)
+    libyaml = sum(parse_simple(text) is None and parse_fast(text) is not None for text in texts)
     start = time.perf_counter()
     fast = [repr(parse_yaml(text)) for text in texts]
     fast_s = time.perf_counter() - start
@@ -66,8 +69,14 @@ def differential(count: int, seed: int = 2026) -> None:
     full = [repr(parse_yaml(text, fast=False)) for text in texts]
     full_s = time.perf_counter() - start
     wrong = [text for text, a, b in zip(texts, fast, full, strict=True) if a != b]
-    print(f"{count:,} generated frontmatters: {hits:,} took the fast path, {len(wrong)} differ")
-    print(f"per document: {fast_s / count * 1e6:.0f} us with the fast path, {full_s / count * 1e6:.0f} us full parser")
+    print(
+        f"{count:,} generated frontmatters (half plain-shaped, half realistic): {simple:,} read by the regular"
+        f" expressions, {libyaml:,} by libyaml's events, {count - simple - libyaml:,} by the full parser;"
+        f" {len(wrong)} differ"
+    )
+    print(
+        f"per document: {fast_s / count * 1e6:.0f} us with the fast readers, {full_s / count * 1e6:.0f} us full parser"
+    )
     for text in wrong[:5]:
         print(f"  differs: {text!r}")
 
@@ -75,7 +84,7 @@ def differential(count: int, seed: int = 2026) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", metavar="case", help=f"one of: {', '.join(CASES)}")
-    parser.add_argument("--differential", type=int, metavar="N", help="fast path vs full parser on N documents")
+    parser.add_argument("--differential", type=int, metavar="N", help="fast readers vs full parser on N documents")
     args = parser.parse_args()
     if args.differential:
         differential(args.differential)

@@ -10,9 +10,12 @@ FULL=0; [ "${1:-}" = "--full" ] && FULL=1
 run() { echo; echo "### $*"; python "$@"; }
 
 if [ "$FULL" = 1 ]; then
+  run bench/bench_real_shapes.py --runs 5            # issue 21: real-shaped skills and a 111 MB session, beside Pi
+  run bench/bench_lsp.py --cold 20000                # issue 18: a cold start among 20,000 skills and a 30 MB AGENTS.md
   run bench/bench_skills.py 100 1000 5000
   run bench/bench_prompt_rules.py --skills 5000
   run bench/bench_yaml.py
+  run bench/bench_yaml.py --differential 300000
   run bench/bench_hostile.py
   run bench/bench_context_discovery.py 30
   run bench/bench_check_repos.py --runs 10
@@ -35,6 +38,7 @@ if [ "$FULL" = 1 ]; then
   run bench/bench_compaction.py --mb 1024 --runs 1
   run bench/bench_lsp.py --folders 50 --folder-skills 5
 else
+  run bench/bench_real_shapes.py --runs 3 --mb 20
   run bench/bench_skills.py 100 1000
   run bench/bench_prompt_rules.py
   run bench/bench_yaml.py

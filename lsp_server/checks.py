@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
+from lsp_server.context.paths import real_path, real_paths_remembered
 from lsp_server.context.walk import WalkBudget, WalkNote
 from lsp_server.findings import Finding, Range
 from lsp_server.fsread import open_regular
@@ -178,8 +179,14 @@ def find_targets(paths: Sequence[str], scope: CheckScope | None = None) -> Targe
     """Every SKILL.md, loose skill candidate and context file below ``paths`` (symlink-loop safe).
 
     ``scope``'s exclude patterns leave paths below a folder of ``paths`` out (an excluded folder is
-    not entered); a file named in ``paths`` itself is always a target.
+    not entered); a file named in ``paths`` itself is always a target. Real paths are remembered during
+    the walk (one ``lstat`` per folder and file, not per path part).
     """
+    with real_paths_remembered():
+        return _find_targets(paths, scope)
+
+
+def _find_targets(paths: Sequence[str], scope: CheckScope | None) -> Targets:
     excluding = scope is not None and bool(scope.exclude)
     skills: list[tuple[str, SkillPlacement]] = []
     context_files: list[str] = []
@@ -192,7 +199,7 @@ def find_targets(paths: Sequence[str], scope: CheckScope | None = None) -> Targe
     not_checked: dict[str, str] = {}
 
     def add_skill(path: str, root: str, loose: bool = False) -> None:
-        real = os.path.realpath(path)
+        real = real_path(path)
         if real in seen_files:
             return
         seen_files.add(real)
@@ -201,7 +208,7 @@ def find_targets(paths: Sequence[str], scope: CheckScope | None = None) -> Targe
 
     def walk(directory: str, root: str, depth: int = 0) -> None:
         try:
-            real = os.path.realpath(directory)
+            real = real_path(directory)
         except (OSError, ValueError):
             return
         if not budget.enter(directory, None if depth == 0 else os.path.dirname(directory), depth):

@@ -122,12 +122,18 @@ def _run_serve(args: argparse.Namespace) -> int:
             return 1
     keys = KeyRing()
     _configure_logging(args.log_level, args.log_file, keys, stdio=address is None)
+    if address is None:
+        # The editor waits for initialize's answer: give it before pygls and lsprotocol are imported.
+        from lsp_server.server.debug_flag import debug_enabled
+        from lsp_server.server.early import answer_initialize
+
+        stdin, stdout = answer_initialize(sys.stdin.buffer, sys.stdout.buffer, debug=debug_enabled(args.debug))
 
     from lsp_server.server.app import create_server
 
     server = create_server(debug=args.debug, keys=keys)
     if address is None:
-        server.start_io()
+        server.start_io(stdin, stdout)
     else:
         host, port = address
         print(f"pi-context: listening on {host}:{port}", file=sys.stderr, flush=True)

@@ -26,7 +26,7 @@ from lsp_server.compaction.file_ops import (
     extract_file_ops_from_message,
     seed_from_summary,
 )
-from lsp_server.js.values import UNDEFINED, js_get, js_truthy
+from lsp_server.js.values import UNDEFINED, index_where, js_get, js_truthy
 from lsp_server.session.messages import Message
 from lsp_server.session.projection import ProjectedEntry, SessionProjection, project_path
 from lsp_server.session.raw import Entry
@@ -94,8 +94,8 @@ def _seed_file_ops(previous: Entry | None) -> FileOps:
 
 
 def _kept_entry_ids(path: Sequence[Entry], first_kept_id: Any) -> list[Any]:
-    at = next((i for i, e in enumerate(path) if js_get(e, "id") == first_kept_id), None)
-    if at is None:
+    at = index_where(path, "id", first_kept_id)
+    if at < 0:
         return []
     return [
         js_get(e, "id")

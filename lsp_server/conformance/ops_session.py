@@ -32,6 +32,7 @@ from lsp_server.session.jsonl import (
     migrate_session_entries,
     parse_session_text,
     read_entries_from_file,
+    read_session_values,
 )
 from lsp_server.session.messages import convert_to_llm
 from lsp_server.session.projection import build_session_projection
@@ -66,8 +67,7 @@ def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") 
     elif isinstance(req.get("jsonl"), str):
         file_entries = parse_session_text(req["jsonl"]).values
     elif isinstance(req.get("jsonlFile"), str):
-        with open(req["jsonlFile"], "rb") as handle:
-            file_entries = parse_session_text(handle.read().decode("utf-8", errors="replace")).values
+        file_entries = read_session_values(req["jsonlFile"]).values
     else:
         raise OpError(f"missing {key} (array) or jsonl (string) or jsonlFile (path)")
     header = next((e for e in file_entries if js_get(e, "type") == "session"), None)

@@ -9,11 +9,14 @@ with a host. The helpers here reproduce Node's results; none of them raises on b
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import pwd
 import re
-from collections.abc import Mapping
+import stat
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from urllib.parse import unquote, urlsplit
 
 from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
@@ -146,11 +149,80 @@ def resolve_path(value: str, base_dir: str | None = None, *, trim: bool = False,
 
 
 def canonicalize_path(path: str) -> str:
-    """Pi's ``canonicalizePath``: the real path, or the path unchanged when that fails."""
+    """Pi's ``canonicalizePath``: the real path, or the path unchanged when that fails.
+
+    Inside :func:`real_paths_remembered`, the real paths of folders are remembered, so a normal
+    absolute path costs one ``lstat`` of its last part instead of one per part.
+    """
+    remembered = _REAL_PATHS.get()
+    if remembered is not None and node_resolve(path) == path:
+        real = _remembered_real(path, remembered)
+        return path if real is None else real
+    return _real_or_unchanged(path)
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)`` (not strict: what does not resolve keeps its unresolved rest),
+    remembered inside :func:`real_paths_remembered` like :func:`canonicalize_path`."""
+    remembered = _REAL_PATHS.get()
+    if remembered is not None and node_resolve(path) == path:
+        real = _remembered_real(path, remembered)
+        if real is not None:
+            return real
+    return os.path.realpath(path)
+
+
+def _real_or_unchanged(path: str) -> str:
     try:
         return os.path.realpath(path, strict=True)
     except (OSError, ValueError):
         return path
+
+
+# The real path (None: it does not resolve) of every path seen inside real_paths_remembered().
+_REAL_PATHS: ContextVar[dict[str, str | None] | None] = ContextVar("_REAL_PATHS", default=None)
+
+
+@contextlib.contextmanager
+def real_paths_remembered() -> Iterator[None]:
+    """Within the block, :func:`canonicalize_path` remembers what it resolved (one skill discovery:
+    20,000 skills under one folder cost ``os.path.realpath`` an ``lstat`` per path part, half a
+    million of them). The file system is taken not to change meanwhile; nested blocks share one memory."""
+    if _REAL_PATHS.get() is not None:
+        yield
+        return
+    token = _REAL_PATHS.set({})
+    try:
+        yield
+    finally:
+        _REAL_PATHS.reset(token)
+
+
+def _remembered_real(path: str, remembered: dict[str, str | None]) -> str | None:
+    """``realpath(path, strict=True)`` of a normal absolute path, the folders' answers remembered."""
+    pending: list[str] = []  # the path and its ancestors not seen yet, deepest first
+    current = path
+    while current not in remembered:
+        if current == "/":
+            remembered["/"] = "/"
+            break
+        pending.append(current)
+        current = current.rsplit("/", 1)[0] or "/"
+    for item in reversed(pending):
+        parent_real = remembered[item.rsplit("/", 1)[0] or "/"]
+        real: str | None = None
+        if parent_real is not None:
+            try:
+                mode = os.lstat(item).st_mode
+            except (OSError, ValueError):
+                mode = None
+            if mode is not None and stat.S_ISLNK(mode):
+                resolved = _real_or_unchanged(item)
+                real = resolved if resolved != item else None
+            elif mode is not None:
+                real = parent_real.rstrip("/") + "/" + item.rsplit("/", 1)[1]
+        remembered[item] = real
+    return remembered[path]
 
 
 def paths_equal(left: str, right: str) -> bool:

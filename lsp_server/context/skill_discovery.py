@@ -20,7 +20,14 @@ from dataclasses import dataclass, replace
 from lsp_server.context.globmatch import minimatch
 from lsp_server.context.model import PiDiagnostic, Skill, SkillScope, SourceInfo
 from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.paths import home_dir, is_path_within, node_resolve, normalize_path, resolve_path
+from lsp_server.context.paths import (
+    home_dir,
+    is_path_within,
+    node_resolve,
+    normalize_path,
+    real_paths_remembered,
+    resolve_path,
+)
 from lsp_server.context.skills import (
     LoadSkillsResult,
     collect_skill_entries,
@@ -198,8 +205,33 @@ def discover_skills(
     ``project_skill_entries``/``global_skill_entries`` are the ``skills`` arrays of
     ``<cwd>/.pi/settings.json`` and ``<agentDir>/settings.json`` (project entries are ignored
     when the project is not trusted, as Pi's settings manager drops them). ``cli_skill_paths`` are
-    the ``--skill`` values; ``no_skills`` is ``--no-skills``.
+    the ``--skill`` values; ``no_skills`` is ``--no-skills``. Real paths are remembered for the
+    whole discovery (:func:`~lsp_server.context.paths.real_paths_remembered`).
     """
+    with real_paths_remembered():
+        return _discover_skills(
+            cwd,
+            agent_dir,
+            home=home,
+            project_trusted=project_trusted,
+            project_skill_entries=project_skill_entries,
+            global_skill_entries=global_skill_entries,
+            cli_skill_paths=cli_skill_paths,
+            no_skills=no_skills,
+        )
+
+
+def _discover_skills(
+    cwd: str,
+    agent_dir: str,
+    *,
+    home: str | None,
+    project_trusted: bool,
+    project_skill_entries: Sequence[str],
+    global_skill_entries: Sequence[str],
+    cli_skill_paths: Sequence[str],
+    no_skills: bool,
+) -> DiscoveredSkills:
     home = home if home is not None else home_dir()
     cwd = resolve_path(cwd, home=home)
     agent_dir = resolve_path(agent_dir, home=home)

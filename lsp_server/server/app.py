@@ -44,6 +44,7 @@ from lsp_server import __version__
 from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.paths import is_path_within
 from lsp_server.redaction.keyring import KeyRing
+from lsp_server.server.debug_flag import debug_enabled
 from lsp_server.server.diagnostics import (
     CheckStats,
     DiagnosticsBook,
@@ -76,6 +77,9 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
 logger = logging.getLogger(__name__)
 
 CHECK_WORKERS = 2  # files checked at the same time (worker threads); the machine may have two cores
+# An edit's check of a file this small runs on the event loop, not in a thread: its rules take about
+# a millisecond (YAML and every rule are bounded: tens of milliseconds at worst at this size).
+INLINE_CHECK_CHARS = 16_384
 WATCHER_HANDOVER_S = 10.0  # longest wait for a new watcher's OS watches (a large tree takes about a second)
 
 R = TypeVar("R")
@@ -112,7 +116,6 @@ def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, fn: Callable[..., R], 
 
 
 SERVER_NAME = "pi-context"
-DEBUG_ENV = "PI_CONTEXT_DEBUG"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -203,6 +206,7 @@ class PiLanguageServer(LanguageServer):
         self._check_slots = asyncio.Semaphore(CHECK_WORKERS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
+        self._started: asyncio.Event | None = None
 
     def session_limits(self) -> SessionReadLimits:
         """How much of a session file is read: ``piContext.limits.sessionMaxBytes``."""
@@ -297,7 +301,8 @@ class PiLanguageServer(LanguageServer):
             self._usage = UsageStore(os.environ, self.session_limits())
         return self._usage
 
-    # --- readiness: set once ``initialized`` has loaded settings and started the watcher ----
+    # --- readiness: ``initialized`` has loaded the settings (ready), then started the watcher and
+    # scheduled the workspace check (started) ----------------------------------------------------
 
     @property
     def ready(self) -> asyncio.Event:
@@ -305,10 +310,24 @@ class PiLanguageServer(LanguageServer):
             self._ready = asyncio.Event()
         return self._ready
 
+    @property
+    def started(self) -> asyncio.Event:
+        if self._started is None:
+            self._started = asyncio.Event()
+        return self._started
+
     async def wait_ready(self, timeout: float = 30.0) -> bool:
-        """For handlers that need settings and roots: wait for the end of ``initialized``."""
+        """For handlers that need settings and roots: wait until ``initialized`` has loaded them."""
         try:
             await asyncio.wait_for(self.ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def wait_started(self, timeout: float = 60.0) -> bool:
+        """For what needs the watcher and the workspace check scheduled (the end of ``initialized``)."""
+        try:
+            await asyncio.wait_for(self.started.wait(), timeout)
         except TimeoutError:
             return False
         return True
@@ -499,18 +518,21 @@ class PiLanguageServer(LanguageServer):
             if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
                 continue
             self._propagate.add(key)
-            items.append((key, functools.partial(self.check_now, key)))
+            items.append((key, functools.partial(self.check_now, key, background=True)))
         self.scheduler.submit_many(items)
 
-    async def check_now(self, path: str) -> FileDiagnostics:
+    async def check_now(self, path: str, *, background: bool = False) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed.
 
         The rules run in a worker thread (at most ``CHECK_WORKERS`` at a time), so hover,
-        completion and other files' diagnostics are answered meanwhile; the skill index is
+        completion and other files' diagnostics are answered meanwhile; a ``background`` check (the
+        workspace check, a watcher batch) first waits while prompt work runs or waits (``projects``); the skill index is
         updated back here on the loop. A check still running after its time budget
         (``piContext.limits.checkBudgetMs``) publishes ``file/not-fully-checked`` at once and its
         findings when it ends.
         """
+        if background:
+            await self.projects.foreground_done()  # a prompt someone waits for goes first
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
@@ -520,12 +542,17 @@ class PiLanguageServer(LanguageServer):
         budget_s = settings.limits.check_budget_ms / 1000
         inclusions = self.inclusions_for(path)
         async with self._check_slots:
-            work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings, inclusions)
-            try:
-                analysis = await asyncio.wait_for(asyncio.shield(work), budget_s)
-            except TimeoutError:
-                self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
-                analysis = await work
+            if not background and source.text is not None and len(source.text) <= INLINE_CHECK_CHARS:
+                # An edit of a small file: checked here, on the loop (a millisecond or so); handing it to
+                # a thread and back costs two thread wake-ups, which on a busy machine cost more.
+                analysis = self.checker.analyze(path, source.text, settings, inclusions)
+            else:
+                work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings, inclusions)
+                try:
+                    analysis = await asyncio.wait_for(asyncio.shield(work), budget_s)
+                except TimeoutError:
+                    self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
+                    analysis = await work
         findings = self.checker.apply(analysis, settings)
         findings = self.projects.place_findings(source.text, findings, settings.rule_profile)
         findings = left_to_the_editor(findings, settings.rule_profile, self.client_name)
@@ -599,6 +626,7 @@ class PiLanguageServer(LanguageServer):
     async def check_workspace(self) -> int:
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
+        await self.projects.foreground_done()  # the folders' first prompts go before this walk
         paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
         for note in self.checker.walk_notes:
             self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
@@ -713,12 +741,6 @@ def preload_domain() -> None:
     """Import the domain (in a worker thread: the event loop keeps answering while it loads)."""
     for name in DOMAIN_MODULES:
         importlib.import_module(name)
-
-
-def debug_enabled(flag: bool | None = None) -> bool:
-    if flag is not None:
-        return flag
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0", "false", "no")
 
 
 def create_server(*, debug: bool | None = None, keys: KeyRing | None = None) -> PiLanguageServer:

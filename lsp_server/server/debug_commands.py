@@ -34,7 +34,7 @@ def register(server: PiLanguageServer) -> None:
         """Settings, roots, open files, stats. ``{"idle": true}`` first waits for pending checks,
         ``{"watcherReady": true}`` for the watcher's OS watches."""
         options = _options(args)
-        await ls.wait_ready()
+        await ls.wait_started()
         if options.get("watcherReady"):
             await ls.watcher_settled()
         if options.get("idle"):

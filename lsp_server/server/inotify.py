@@ -118,22 +118,23 @@ class FolderWatch:
         """Watch ``folder`` and the folders below it (bounded); returns the folders newly watched."""
         budget = WalkBudget(max_depth=max(0, 64 - depth))
         added: list[str] = []
-        stack: list[tuple[str, str | None, int]] = [(folder, None, 0)]
+        # (folder, its parent, its level, whether it is a symlink: known from the parent's listing)
+        stack: list[tuple[str, str | None, int, bool | None]] = [(folder, None, 0, None)]
         while stack:
-            path, parent, level = stack.pop()
-            if path in self.watched or not budget.enter(path, parent, level):
+            path, parent, level, is_link = stack.pop()
+            if path in self.watched or not budget.enter(path, parent, level, is_link=is_link):
                 continue
             if not self._add(path, root, depth + level):
                 continue
             added.append(path)
             try:
                 with os.scandir(path) as it:
-                    children = [entry.name for entry in it if _is_dir(entry)]
+                    children = [(entry.name, _is_link(entry)) for entry in it if _is_dir(entry)]
             except OSError:
                 continue
-            for name in children:
+            for name, link in children:
                 if not self.skip_dir(name, root):
-                    stack.append((os.path.join(path, name), path, level + 1))
+                    stack.append((os.path.join(path, name), path, level + 1, link))
         self.notes.extend(budget.notes)
         return added
 
@@ -223,5 +224,12 @@ class FolderWatch:
 def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
     except OSError:
         return False

@@ -100,20 +100,26 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
+        count = 0
         try:
-            pushes = ls.config_pushes
-            await asyncio.to_thread(preload_domain)
-            pulled = await pull_configuration(ls)
-            # A client may push its settings (didChangeConfiguration) while the domain loads or the pull
-            # is answered (Neovim does from on_init): that push is newer than what the pull returned.
-            layer = ls.config_layer if ls.config_pushes != pushes else pulled
-            await apply_settings(ls, layer, initial=True)
-            await register_for_configuration_changes(ls)
+            try:
+                pushes = ls.config_pushes
+                await asyncio.to_thread(preload_domain)
+                pulled = await pull_configuration(ls)
+                # A client may push its settings (didChangeConfiguration) while the domain loads or the
+                # pull is answered (Neovim does from on_init): that push is newer than what the pull returned.
+                layer = ls.config_layer if ls.config_pushes != pushes else pulled
+                await apply_settings(ls, layer, initial=True)
+                await register_for_configuration_changes(ls)
+            finally:
+                # Settings and roots are what requests need: they no longer wait for the walks below
+                # (a workspace of 20,000 skill folders takes seconds to watch and to list).
+                ls.ready.set()
+            ls.notify_listeners("ready", list(ls.roots))  # the folders' first prompt builds start now
             ls.start_watcher()
             count = await ls.check_workspace()
         finally:
-            ls.ready.set()
-        ls.notify_listeners("ready", list(ls.roots))
+            ls.started.set()
         watched = ls.watcher.roots if ls.watcher is not None else []
         ls.log(
             f"{ls.name} {__version__}: {len(ls.roots)} folder(s), watching {len(watched)} root(s), "

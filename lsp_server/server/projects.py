@@ -20,11 +20,12 @@ for the prompt, :meth:`OpenProjects.open` for settings alone; none resolves sett
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,41 @@ class OpenProjects:
     def __init__(self, ls: PiLanguageServer) -> None:
         self.ls = ls
         self.folders: dict[str, FolderPrompt] = {}
+        self._foreground = 0  # prompt builds running or scheduled, and requests waiting for one
+        self._no_foreground: asyncio.Event | None = None
+        self._refreshes: set[str] = set()  # folders whose refresh is scheduled (foreground until it ends)
+
+    @property
+    def no_foreground(self) -> asyncio.Event:
+        if self._no_foreground is None:
+            self._no_foreground = asyncio.Event()
+            self._no_foreground.set()
+        return self._no_foreground
+
+    @contextlib.asynccontextmanager
+    async def foreground(self) -> AsyncIterator[None]:
+        """Prompt work someone waits for (a build, ``pi/systemPrompt``): background checks hold back meanwhile."""
+        self._enter_foreground()
+        try:
+            yield
+        finally:
+            self._leave_foreground()
+
+    def _enter_foreground(self) -> None:
+        self._foreground += 1
+        self.no_foreground.clear()
+
+    def _leave_foreground(self) -> None:
+        self._foreground -= 1
+        if self._foreground == 0:
+            self.no_foreground.set()
+
+    async def foreground_done(self) -> None:
+        """Return once no prompt work runs or waits: the workspace check waits here before its walk
+        and before each file, so a prompt someone waits for (``pi/systemPrompt``, the Context view, a
+        hover) does not share the CPU with thousands of background checks (the rules and the builds
+        are Python: one core for all their threads)."""
+        await self.no_foreground.wait()
 
     # --- building ------------------------------------------------------------------------------
 
@@ -143,6 +179,11 @@ class OpenProjects:
         current = state.current
         if current is not None and not state.dirty and current.project.inputs == inputs:
             return current
+        async with self.foreground():
+            return await self._rebuild(state, inputs)
+
+    async def _rebuild(self, state: FolderPrompt, inputs: ProjectInputs) -> PromptSnapshot:
+        current = state.current
         # Take the pending work first: events that arrive while this build runs mark the next one.
         skill_files, state.skill_files = state.skill_files, set()
         rescan, state.rescan = state.rescan, False
@@ -246,13 +287,23 @@ class OpenProjects:
             self.state(root).notifies = True
 
     def _schedule(self, state: FolderPrompt) -> None:
+        if state.cwd not in self._refreshes:  # counted once however often it is asked for before it runs
+            self._refreshes.add(state.cwd)
+            self._enter_foreground()
         self.ls.scheduler.submit(f"prompt:{state.cwd}", functools.partial(self.refresh, state.cwd), delay_s=0)
 
     async def refresh(self, cwd: str) -> None:
         """Rebuild a folder's prompt and tell the client what changed since it last heard."""
         state = self.folders.get(cwd)
-        if state is None:
-            return
+        try:
+            if state is not None:
+                await self._refresh(cwd, state)
+        finally:
+            if cwd in self._refreshes:
+                self._refreshes.discard(cwd)
+                self._leave_foreground()
+
+    async def _refresh(self, cwd: str, state: FolderPrompt) -> None:
         async with state.lock:
             triggers = sorted(state.triggers)
             state.triggers.clear()

@@ -18,10 +18,14 @@ Files are parsed as they are read (:func:`parse_stream`, in chunks), never held 
 JSON is parsed with ``JSON.parse``'s rules: ``NaN``/``Infinity`` are rejected (Python's json
 accepts them), integers beyond 2**53 become floats as in JavaScript, ``-0`` is negative zero and
 ``1e999`` is infinity. Complete lines go through orjson first (several times faster than the
-standard library, and it shares the key strings of all entries); a line orjson refuses or could
-read differently from ``JSON.parse`` (invalid UTF-8, a lone surrogate, a number out of range, 16
-or more digits in a row, ``-0``) is read again with the standard library's decoder under the rules
-above, so both give the same values (a differential test checks it).
+standard library, and it shares the key strings of all entries); a line orjson refuses (invalid
+UTF-8, a lone surrogate, a number out of range) or could read differently from ``JSON.parse`` (an
+integer literal of 16 or more digits, ``-0``) is read again with the standard library's decoder
+under the rules above, so both give the same values (a differential test checks it). Fractions
+take the fast path whatever their length (orjson rounds decimals to the nearest double as
+JavaScript does: Pi's cost floats such as ``0.013875000000000002``), and so do digits inside
+strings. Every reader goes through these lines: the server's and the CLI's (:func:`parse_stream`),
+and ``debug eval``'s Pi-style text reader (:func:`parse_session_text`, :func:`read_session_values`).
 """
 
 from __future__ import annotations
@@ -129,6 +133,8 @@ class ParsedLines:
     values: list[Any] = field(default_factory=list)
     # The non-objects Pi's loadEntriesFromFile keeps (truthy ones), where they stand among the objects.
     others: list[NonObject] = field(default_factory=list)
+    # Fill ``values`` (Pi's parseSessionEntries keeps every JSON value: objects, and the rest, falsy too).
+    keep_values: bool = False
 
     def file_entries(self) -> tuple[list[Any], list[int]]:
         """Pi's ``loadEntriesFromFile`` entries (objects and kept non-objects, file order) and their lines."""
@@ -154,23 +160,26 @@ def _describe_value(value: Any) -> str:
     return _KIND_NAMES.get(type(value), "not an object")
 
 
-# Where orjson's number could differ from JSON.parse's: an integer of 16+ digits (beyond 2**53 it
-# must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript). The
-# check also hits such text inside strings; those lines just take the slower decoder. It runs on
-# the buffer mapped to its number shape (digits -> "0", ".eE+" -> "e", "-" kept, the rest -> " ",
-# newlines included), so a ``translate`` and a few C-speed ``find``s do it for many lines at once.
+# Where orjson's number could differ from JSON.parse's: an integer literal of 16+ digits (beyond
+# 2**53 it must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript).
+# The search runs on the buffer mapped to its number shape (digits -> "0"; ".", "e", "E", "+" -> "e";
+# the rest -> " ", newlines and minus signs included), so one ``translate`` and one C-speed ``find``
+# do it for many lines at once: an integer literal is 16 "0"s after a " ", where a fraction's or an
+# exponent's digits follow an "e" (Pi's cost floats never match). A hit in a string (a quote count
+# on its line says so), after "e-" or followed by a fraction or an exponent is no integer literal.
 _SHAPE: Final = bytes(
-    ord("0") if chr(b).isdigit() and b < 128 else b if b == ord("-") else ord("e") if chr(b) in ".eE+" else ord(" ")
-    for b in range(256)
+    ord("0") if chr(b).isdigit() and b < 128 else ord("e") if chr(b) in ".eE+" else ord(" ") for b in range(256)
 )
 _LONG_INTEGER: Final = b"0" * 16
+_AFTER_SPACE: Final = b" " + _LONG_INTEGER
 _MINUS_ZERO: Final = re.compile(rb"-0(?![0-9.eE])")
 _SLOW: Final = object()
 
 
 # Short values that repeat in every entry of a session (entry types, roles, model and provider names,
-# block types, tool names) share one string object instead of one per entry: about 7% of the memory
-# of a large session. ``sys.intern`` does not keep a string alive once no entry holds it.
+# tool names) share one string object instead of one per entry: about 6% of the memory of a large
+# session. ``sys.intern`` does not keep a string alive once no entry holds it. The content blocks'
+# types and names are left alone: walking every block cost 7% of the read for 2% of the memory.
 _SHARED_MESSAGE_KEYS: Final = ("role", "api", "provider", "model", "stopReason", "toolName")
 _SHARED_MAX: Final = 64
 
@@ -188,16 +197,6 @@ def _share_strings(entry: Entry) -> None:
         value = message.get(key)
         if value.__class__ is str and len(value) <= _SHARED_MAX:
             message[key] = intern(value)
-    content = message.get("content")
-    if content.__class__ is list:
-        for block in content:
-            if block.__class__ is dict:
-                block_type = block.get("type")
-                if block_type.__class__ is str:
-                    block["type"] = intern(block_type)
-                name = block.get("name")
-                if name.__class__ is str and len(name) <= _SHARED_MAX:
-                    block["name"] = intern(name)
 
 
 V1_ARRAY_REASON: Final = (
@@ -207,6 +206,8 @@ V1_ARRAY_REASON: Final = (
 
 
 def _accept(value: Any, line: int, out: ParsedLines) -> None:
+    if out.keep_values:
+        out.values.append(value)
     if isinstance(value, dict):
         _share_strings(value)
         out.entries.append(value)
@@ -262,22 +263,56 @@ def _line_too_long(line: int, length: int, limit: int) -> LineProblem:
     return LineProblem(line, "session/line-too-long", reason, Severity.ERROR)
 
 
-def _slow_offsets(data: bytes, start: int, end: int) -> list[int]:
-    """Where in ``data[start:end]`` a number may need ``JSON.parse``'s own rules, in order.
+def _in_string(data: bytes, line_start: int, at: int) -> bool:
+    """Whether ``data[at]`` lies inside a JSON string of the line starting at ``line_start``.
 
-    16+ digits in a row: one ``translate`` to the number shape (``_SHAPE``) and a few ``find``s over
-    the whole buffer; ``-0`` not followed by more of a number: one regular expression, whose literal
-    prefix makes it a C-speed scan (``"-0 "`` in the shape would not be: its last byte is everywhere).
-    After a hit the digit search goes on from the next line (that line takes the standard decoder anyway).
+    Counts the quotes before it that are not escaped (escaped backslashes removed first, as a
+    JSON reader pairs them left to right); an odd count is inside a string. Run only for hits.
+    """
+    before = data[line_start:at].replace(b"\\\\", b"")
+    return (before.count(b'"') - before.count(b'\\"')) % 2 == 1
+
+
+def _integer_literal(data: bytes, shape: bytes, at: int, end: int) -> bool:
+    """Whether the 16 digits at ``at`` (a run's first digit) are a long integer literal outside strings."""
+    run_end = at + 16
+    while run_end < end and shape[run_end] == 0x30:  # "0": the run goes on
+        run_end += 1
+    if run_end < end and shape[run_end] == 0x65:  # "e": a fraction or an exponent follows, a float
+        return False
+    if at >= 2 and data[at - 1] == 0x2D and shape[at - 2] == 0x65:  # "e-": an exponent's digits
+        return False
+    return not _in_string(data, data.rfind(b"\n", 0, at) + 1, at)
+
+
+def _slow_offsets(data: bytes, start: int, end: int) -> list[int]:
+    """Where in ``data[start:end]`` a number needs ``JSON.parse``'s own rules, in order.
+
+    Long integer literals: one ``translate`` to the number shape (``_SHAPE``) and a ``find``; ``-0``
+    not followed by more of a number: one regular expression, whose literal prefix makes it a
+    C-speed scan. Each hit is checked to stand outside
+    strings; after a hit the search goes on from the next line (that line takes the standard decoder).
     """
     shape = data.translate(_SHAPE)
     hits: list[int] = []
-    at = shape.find(_LONG_INTEGER, start, end)
+    at = shape.find(_AFTER_SPACE, max(start - 1, 0), end)
     while at >= 0:
-        hits.append(at)
-        newline = data.find(b"\n", at)
-        at = shape.find(_LONG_INTEGER, newline + 1, end) if 0 <= newline < end else -1
-    hits.extend(match.start() for match in _MINUS_ZERO.finditer(data, start, end))
+        digits = at + 1
+        if digits >= start and _integer_literal(data, shape, digits, end):
+            hits.append(digits)
+            newline = data.find(b"\n", digits)
+            at = shape.find(_AFTER_SPACE, newline, end) if 0 <= newline < end else -1
+        else:
+            at = shape.find(_AFTER_SPACE, digits + 16, end)
+    # At the very start of the buffer a literal has no byte before it.
+    if start == 0 and shape.startswith(_LONG_INTEGER) and _integer_literal(data, shape, 0, end):
+        hits.append(0)
+    for match in _MINUS_ZERO.finditer(data, start, end):
+        at = match.start()
+        if at > 0 and data[at - 1] in b"eE":
+            continue  # an exponent: 1e-0 is a float to both readers
+        if not _in_string(data, data.rfind(b"\n", 0, at) + 1, at):
+            hits.append(at)
     hits.sort()
     return hits
 
@@ -290,23 +325,34 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
     """
     view = memoryview(data)
     hits = _slow_offsets(data, start, end)
+    next_hit = hits[0] if hits else end  # the first hit not behind us yet
     hit = 0
     find = data.find
     loads = orjson.loads
+    limit = end if max_line_bytes is None else max_line_bytes
+    keep = out.keep_values  # an object line is taken here, the rest by _accept
+    entries, lines, values, share = out.entries, out.lines, out.values, _share_strings
     while start < end:
         newline = find(b"\n", start)
-        if max_line_bytes is not None and newline - start > max_line_bytes:
-            out.problems.append(_line_too_long(line, newline - start, max_line_bytes))
+        if newline - start > limit:
+            out.problems.append(_line_too_long(line, newline - start, limit))
         else:
-            while hit < len(hits) and hits[hit] < start:
+            while next_hit < start:
                 hit += 1
+                next_hit = hits[hit] if hit < len(hits) else end
             value: Any = _SLOW
-            if hit == len(hits) or hits[hit] > newline:
+            if next_hit > newline:
                 try:
                     value = loads(view[start:newline])
                 except orjson.JSONDecodeError:
                     value = _SLOW  # bad JSON, bad UTF-8, NaN, 1e999, lone surrogates, deep nesting: the slow path
-            if value is _SLOW:
+            if value.__class__ is dict:
+                if keep:
+                    values.append(value)
+                share(value)
+                entries.append(value)
+                lines.append(line)
+            elif value is _SLOW:
                 parse_line(decode_line(data[start:newline], line, out.problems), line, out)
             else:
                 _accept(value, line, out)
@@ -494,17 +540,99 @@ def parse_session_text(content: str) -> ParsedLines:
     """Pi's ``parseSessionEntries`` (the whole text trimmed, then split on ``\\n``), with problems.
 
     Pi keeps any JSON value (``values``); ``entries`` keeps objects only and the rest are reported.
+    The lines go through the same reader as a session file's (orjson, JavaScript's numbers).
     """
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (a request's JSON escapes): no UTF-8 to read
+        return _parse_session_text_lines(content)
+    return parse_session_bytes(data)
+
+
+def parse_session_bytes(data: bytes) -> ParsedLines:
+    """:func:`parse_session_text` of the text ``data`` holds in UTF-8 (bad bytes read as U+FFFD, as Node does)."""
+    start, end = _js_trimmed(data)
+    out = ParsedLines(keep_values=True)
+    line = 1 + data.count(b"\n", 0, start)
+    last_newline = data.rfind(b"\n", start, end)
+    with collector_paused():
+        if last_newline >= 0:
+            line = _parse_complete(data, start, last_newline + 1, line, out, None)
+        last = data[max(start, last_newline + 1) : end]
+        if last:
+            _parse_complete(last + b"\n", 0, len(last) + 1, line, out, None)
+    return out
+
+
+def read_session_values(path: str) -> ParsedLines:
+    """:func:`parse_session_text` of the file at ``path`` (Pi's ``readFileSync(path, "utf-8")`` then
+    ``parseSessionEntries``), read in chunks as the server and the CLI read sessions.
+
+    Only where JavaScript's ``trim`` removes more than blank lines (a byte-order mark or another
+    Unicode space at the file's start or end) is the file read whole, for :func:`parse_session_bytes`.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(_EDGE_BYTES)
+        handle.seek(max(0, os.fstat(handle.fileno()).st_size - _EDGE_BYTES))
+        tail = handle.read(_EDGE_BYTES)
+        if _unicode_space_at_edge(head.lstrip(_ASCII_SPACE)[:1]) or _unicode_space_at_edge(
+            tail.rstrip(_ASCII_SPACE)[-1:]
+        ):
+            handle.seek(0)
+            return parse_session_bytes(handle.read())
+        handle.seek(0)
+        out = ParsedLines(keep_values=True)
+        everything = 1 << 62
+        with collector_paused():
+            for step in read_chunks(handle, everything, everything, into=out):
+                if step.unfinished is not None and step.unfinished.data is not None:
+                    last_line = step.unfinished.data
+                    parse_line(decode_line(last_line, step.next_line, out.problems), step.next_line, out)
+    return out
+
+
+_EDGE_BYTES: Final = 4096
+_ASCII_SPACE: Final = b" \t\n\r\x0b\x0c"
+
+
+def _unicode_space_at_edge(byte: bytes) -> bool:
+    """Whether the first (or last) byte after ASCII white space may start (or end) a non-ASCII character:
+    then ``trim`` may remove more, and the careful path reads the file. Also when the edge window was
+    all white space."""
+    return byte == b"" or byte[0] >= 0x80
+
+
+def _js_trimmed(data: bytes) -> tuple[int, int]:
+    """Where JavaScript's ``trim`` of ``data``'s text starts and ends, in bytes."""
+    start, end = 0, len(data)
+    while True:
+        start = len(data) - len(data[start:end].lstrip(_ASCII_SPACE)) if start < end else end
+        if start >= end or data[start] < 0x80:
+            break
+        width = 2 if data[start] < 0xE0 else 3 if data[start] < 0xF0 else 4
+        if js_trim(data[start : start + width].decode("utf-8", "replace")):
+            break  # not white space to JavaScript (U+FFFD for bad bytes is not either)
+        start += width
+    while end > start:
+        end = start + len(data[start:end].rstrip(_ASCII_SPACE))
+        if end <= start or data[end - 1] < 0x80:
+            break
+        first = end - 1
+        while first > max(start, end - 4) and 0x80 <= data[first] < 0xC0:
+            first -= 1
+        if js_trim(data[first:end].decode("utf-8", "replace")):
+            break
+        end = first
+    return start, end
+
+
+def _parse_session_text_lines(content: str) -> ParsedLines:
+    """:func:`parse_session_text` of text that has no UTF-8 form, line by line as text."""
     trimmed = js_trim(content)
     first_line = 1 + content[: len(content) - len(js_trim_start(content))].count("\n")
-    out = ParsedLines()
+    out = ParsedLines(keep_values=True)
     for offset, text in enumerate(trimmed.split("\n")):
-        entries, problems = len(out.entries), len(out.problems)
         parse_line(text, first_line + offset, out)
-        if len(out.entries) > entries:
-            out.values.append(out.entries[-1])
-        elif any(problem.code == "session/not-an-object" for problem in out.problems[problems:]):
-            out.values.append(parse_json(text))  # a number, string, array, boolean or null: Pi keeps it
     return out
 
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_truthy
+from lsp_server.js.values import UNDEFINED, index_where, is_nullish, js_get, js_truthy
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,
@@ -88,20 +88,29 @@ class SessionContext:
 
 
 def session_settings(path: Sequence[Entry]) -> SessionSettings:
-    """Thinking level and model along ``path``: the latest change wins, assistant messages included."""
-    thinking_level: Any = "off"
-    model: ModelRef | None = None
-    for entry in path:
+    """Thinking level and model along ``path``: the latest change wins, assistant messages included.
+
+    Read from the end: the walk stops at the latest of each (a long session's path has tens of
+    thousands of entries, its latest model and thinking level are near its end).
+    """
+    thinking_level: Any = _UNSET
+    model: Any = _UNSET
+    for entry in reversed(path):
         kind = entry.get("type") if isinstance(entry, dict) else None
-        if kind == "message":
+        if kind == "message" and model is _UNSET:
             message = entry.get("message", UNDEFINED)
             if js_get(message, "role") == "assistant":
                 model = ModelRef(js_get(message, "provider"), js_get(message, "model"))
-        elif kind == "thinking_level_change":
+        elif kind == "thinking_level_change" and thinking_level is _UNSET:
             thinking_level = js_get(entry, "thinkingLevel")
-        elif kind == "model_change":
+        elif kind == "model_change" and model is _UNSET:
             model = ModelRef(js_get(entry, "provider"), js_get(entry, "modelId"))
-    return SessionSettings(thinking_level, model)
+        if model is not _UNSET and thinking_level is not _UNSET:
+            break
+    return SessionSettings("off" if thinking_level is _UNSET else thinking_level, None if model is _UNSET else model)
+
+
+_UNSET: Any = object()  # not found yet (UNDEFINED is a value a change may set)
 
 
 def _is_system_message_entry(entry: Entry) -> bool:
@@ -168,7 +177,7 @@ def select_context_entries(path: list[Entry]) -> list[Entry]:
     if compaction is None:
         return path
     compaction_id = js_get(compaction, "id")
-    compaction_index = next((i for i, e in enumerate(path) if js_get(e, "id") == compaction_id), -1)
+    compaction_index = index_where(path, "id", compaction_id)
     if compaction_index < 0:
         return path
     first_kept = js_get(compaction, "firstKeptEntryId")

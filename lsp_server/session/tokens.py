@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from lsp_server.js.errors import JsTypeError, cannot_read
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import js_len
-from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_to_string, js_truthy
+from lsp_server.js.values import UNDEFINED, index_where, is_nullish, js_get, js_to_string, js_truthy
 from lsp_server.prompt.system_messages import current_system_message
 
 if TYPE_CHECKING:
@@ -343,9 +343,7 @@ def estimate_projected_context_tokens(projection: SessionProjection, branch_entr
             first = following
         usage_entry_index = -1
         if js_truthy(usage_entry_id):
-            usage_entry_index = next(
-                (i for i, entry in enumerate(branch_entries) if js_get(entry, "id") == usage_entry_id), -1
-            )
+            usage_entry_index = index_where(branch_entries, "id", usage_entry_id)
         latest_invalidating = -1
         for i in range(len(branch_entries) - 1, -1, -1):
             if js_get(branch_entries[i], "type") in ("context_edit", "compaction"):

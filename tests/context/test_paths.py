@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lsp_server.context.paths import (
@@ -71,3 +73,35 @@ def test_our_agent_dir_override_beats_pi(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("PI_CODING_AGENT_DIR", "/from/env")
     assert resolve_agent_dir("agent", cwd="/work") == "/work/agent"
     assert resolve_agent_dir(None) == "/from/env"
+
+
+def test_remembered_real_paths_equal_realpath_through_links_loops_and_missing_parts(tmp_path: Path) -> None:
+    """Inside real_paths_remembered() canonicalize_path gives what a fresh os.path.realpath gives."""
+    from lsp_server.context.paths import canonicalize_path, real_paths_remembered
+
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "real" / "deep" / "SKILL.md").write_text("x", encoding="utf-8")
+    (tmp_path / "real" / "file.md").write_text("x", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "up").symlink_to("..")
+    (tmp_path / "real" / "deep" / "relative").symlink_to("../file.md")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    paths = [
+        tmp_path / "real" / "deep" / "SKILL.md",
+        tmp_path / "link" / "deep" / "SKILL.md",
+        tmp_path / "link" / "up" / "link" / "file.md",
+        tmp_path / "link" / "deep" / "relative",
+        tmp_path / "real" / "file.md" / "below-a-file",
+        tmp_path / "loop" / "x",
+        tmp_path / "dangling",
+        tmp_path / "missing" / "SKILL.md",
+        tmp_path / "real",
+        Path("/"),
+    ]
+    fresh = [canonicalize_path(str(path)) for path in paths]
+    with real_paths_remembered():
+        remembered = [canonicalize_path(str(path)) for path in paths * 2]  # twice: the second from memory
+    assert remembered == fresh * 2
+    assert fresh[1] == str(tmp_path / "real" / "deep" / "SKILL.md")
+    assert fresh[4:8] == [str(path) for path in paths[4:8]]  # unresolvable: unchanged

@@ -15,7 +15,8 @@ TEXT = "---\ndescription: Fill 😀 forms\ndisable-model-invocation: yes\n---\nB
 
 async def hover(session: Session, text: str, line: int, column: int, path: str = SKILL) -> types.Hover | None:
     file = session.workspace.write(path, text)
-    session.open(file, text)
+    if session.workspace.uri(file) not in session.versions:
+        session.open(file, text)
     params = types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=session.workspace.uri(file)),
         position=position_of(text, line, column, encoding_of(session)),
@@ -58,9 +59,17 @@ async def test_hover_range_and_length_count_in_the_clients_encoding(launch: Laun
     assert "Length: 13 of 1024 UTF-16 units (12 characters)" in markup(result).value
 
 
+async def prompt_built(session: Session) -> None:
+    """Wait for the folder's prompt: a hover waits for it only a moment (PROMPT_WAIT_S), and on a busy
+    machine even a small workspace's first build may take longer than that."""
+    await session.client.protocol.send_request_async("pi/systemPrompt", {})
+
+
 async def test_hover_on_the_name_shows_the_name_pi_uses(launch: Launch) -> None:
     session = await launch("neovim")
     text = "---\nname: 12\ndescription: d\n---\n"
+    session.open(session.workspace.write(SKILL, text), text)
+    await prompt_built(session)
     value = markup(await hover(session, text, 1, 1)).value
     assert "Pi uses the name `pdf` (the folder name)." in value
     # The workspace is not trusted: the hover says what the code lens says (FileRole.load_sentence).
@@ -76,8 +85,9 @@ async def test_the_code_lens_and_the_hover_agree_on_whether_pi_loads_the_skill(
     text = "---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\n"
     path = workspace.write(SKILL, text)
     session = await launch(init_options={"piContext": {"trust": "trusted" if trusted else "untrusted"}})
-    value = markup(await hover(session, text, 2, 2)).value  # opens the file
-    (lens,) = await lenses(session, path)
+    session.open(path, text)
+    (lens,) = await lenses(session, path)  # the lens waits for the prompt; the hover then has it
+    value = markup(await hover(session, text, 2, 2)).value
     sentence = title(lens).split(", ~")[0].split("; body")[0]  # the sentence, without the costs
     assert sentence.startswith("Pi loads this skill" if trusted else "Pi does not load this skill")
     assert f"{sentence}." in value

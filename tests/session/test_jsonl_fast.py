@@ -12,12 +12,21 @@ from __future__ import annotations
 import io
 import json
 import random
+from pathlib import Path
 
 import pytest
 
 from lsp_server.session import jsonl
 from lsp_server.session.bounds import SessionReadLimits
-from lsp_server.session.jsonl import ParsedLines, decode_line, parse_bytes, parse_line, parse_stream
+from lsp_server.session.jsonl import (
+    ParsedLines,
+    decode_line,
+    parse_bytes,
+    parse_line,
+    parse_session_text,
+    parse_stream,
+    read_session_values,
+)
 
 HARD = [
     b"9007199254740993",
@@ -40,6 +49,18 @@ HARD = [
     b'"\\u00e9"',
     b'"a-0"',
     b'"id-1234567890123456"',
+    b"0.013875000000000002",
+    b"0.12345678901234567890123",
+    b"12345678901234567.5",
+    b"-12345678901234567",
+    b"1234567890123456",
+    b"1.5e-12345678901234567",
+    b"1e-0",
+    b'"12345678901234567890"',
+    b'"\\\\"',
+    b'"\\"12345678901234567890\\""',
+    b'"\\\\\\"-0"',
+    b'["-0", -0, "a\\"", 12345678901234567890]',
     b"[" * 3000 + b"]" * 3000,
     b"null",
     b"true",
@@ -87,12 +108,50 @@ def test_js_numbers_survive_the_fast_path() -> None:
     assert repr(entry) == "{'big': 9007199254740992.0, 'neg0': -0.0, 'inf': inf, 'small': 5}"
 
 
+def _slow_lines(data: bytes) -> list[int]:
+    """The 0-based lines of ``data`` that ``parse_bytes`` sends to the standard decoder."""
+    starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
+    hits = jsonl._slow_offsets(data, 0, len(data))
+    return sorted({max(i for i, start in enumerate(starts) if start <= hit) for hit in hits})
+
+
 def test_a_simple_line_takes_the_fast_path() -> None:
     data = b'{"type": "message", "n": 12}\n{"n": 12345678901234567}\n{"n": -0}\n{"n": "a"}\n{"n": 1e-0}\n'
-    starts = [0, 29, 54, 64, 75]
-    hits = jsonl._slow_offsets(data, 0, len(data))
-    slow_lines = sorted({max(i for i, start in enumerate(starts) if start <= hit) for hit in hits})
-    assert slow_lines == [1, 2, 4]  # 17 digits, -0, and 1e-0 (harmless, but the check is textual)
+    assert _slow_lines(data) == [1, 2]  # 17 digits and -0; 1e-0 is a float to both readers
+
+
+def test_only_long_integer_literals_and_minus_zero_take_the_standard_decoder() -> None:
+    """Pi's cost floats (16+ fraction digits), long digit runs in strings and exponents stay on orjson."""
+    lines = [
+        b'{"cost": {"input": 0.013875000000000002, "total": 0.017400000000000002}}',  # fraction digits
+        b'{"text": "order 12345678901234567890 shipped", "id": "run-0"}',  # digits and -0 in strings
+        b'{"text": "say \\"12345678901234567890\\" twice", "n": 1}',  # after escaped quotes: still a string
+        b'{"x": 1.5e-12345678901234567, "y": 12345678901234567.5, "z": 9e1234567890123456}',  # floats
+        b'{"big": 12345678901234567}',  # an integer literal of 17 digits
+        b'{"text": "a\\\\", "big": -12345678901234567}',  # after an escaped backslash: outside strings
+        b"[-0]",
+        b"12345678901234567890",  # a bare number line, at the buffer's start
+    ]
+    data = b"\n".join(lines[-1:] + lines[:-1]) + b"\n"
+    assert _slow_lines(data) == [0, 5, 6, 7]
+    fast, _ = parse_bytes(data)
+    slow = slow_parse(data)
+    assert repr(fast.entries) == repr(slow.entries)
+    assert fast.problems == slow.problems
+
+
+def test_the_pi_text_reader_takes_the_same_lines_as_a_file(tmp_path: Path) -> None:
+    """debug eval's jsonl and jsonlFile readers: Pi's parseSessionEntries (trim, split, any JSON value kept)."""
+    text = '\ufeff \n{"type":"session","id":"s"}\n\n 42 \nnull\nfalse\n[1]\n"x"\n{bad\n{"n":-0,"c":0.1}\u00a0\u2028'
+    parsed = parse_session_text(text)
+    assert repr(parsed.values) == repr(
+        [{"type": "session", "id": "s"}, 42, None, False, [1], "x", {"n": -0.0, "c": 0.1}]
+    )
+    assert [problem.line for problem in parsed.problems] == [4, 5, 6, 7, 8, 9]  # the lines that are no entries
+    for content in (text, text.strip("\ufeff \n\u00a0\u2028"), "\n" * 3 + text + "\n", '{"a":1}'):
+        path = tmp_path / "session.jsonl"
+        path.write_bytes(content.encode("utf-8"))
+        assert repr(read_session_values(str(path)).values) == repr(parse_session_text(content).values)
 
 
 class _Trickle(io.BytesIO):

@@ -105,3 +105,42 @@ def test_model_is_the_latest_of_model_changes_and_assistant_messages() -> None:
     context = build_session_context(entries)
     assert context.to_json()["model"] == {"provider": "openai", "modelId": "gpt"}
     assert context.thinking_level == "off"
+
+
+def test_session_settings_read_from_the_end_are_the_latest_changes() -> None:
+    """The latest thinking level and model along the path win (read backwards, stopping early),
+    an undefined ``thinkingLevel`` included; compared with a forward walk over generated paths."""
+    import random
+
+    from lsp_server.js.values import UNDEFINED, js_get
+    from lsp_server.session.projection import ModelRef, session_settings
+
+    def forward(path: list[Any]) -> tuple[Any, Any]:
+        thinking: Any = "off"
+        model: Any = None
+        for entry in path:
+            kind = entry.get("type") if isinstance(entry, dict) else None
+            if kind == "message" and js_get(entry.get("message", UNDEFINED), "role") == "assistant":
+                model = ModelRef(js_get(entry["message"], "provider"), js_get(entry["message"], "model"))
+            elif kind == "thinking_level_change":
+                thinking = js_get(entry, "thinkingLevel")
+            elif kind == "model_change":
+                model = ModelRef(js_get(entry, "provider"), js_get(entry, "modelId"))
+        return thinking, model
+
+    rng = random.Random(21)
+    shapes = [
+        lambda n: {"type": "message", "message": {"role": "assistant", "provider": f"p{n}", "model": f"m{n}"}},
+        lambda n: {"type": "message", "message": {"role": "user", "content": "x"}},
+        lambda n: {"type": "message", "message": "not an object"},
+        lambda n: {"type": "thinking_level_change", "thinkingLevel": f"t{n}"},
+        lambda n: {"type": "thinking_level_change"},  # undefined: a value the latest change may set
+        lambda n: {"type": "model_change", "provider": f"q{n}", "modelId": f"id{n}"},
+        lambda n: {"type": "label"},
+        lambda n: 42,
+        lambda n: [1],
+    ]
+    for _ in range(500):
+        path = [rng.choice(shapes)(n) for n in range(rng.randint(0, 12))]
+        settings = session_settings(path)
+        assert (settings.thinking_level, settings.model) == forward(path), path

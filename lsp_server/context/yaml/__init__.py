@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from lsp_server.context.yaml.errors import YamlError, YamlWarning
 from lsp_server.context.yaml.nodes import AliasNode, MapNode, ScalarNode, SeqNode, YamlNode
-from lsp_server.context.yaml.parse import YamlResult, parse_yaml
+from lsp_server.context.yaml.parse import parse_yaml
+from lsp_server.context.yaml.result import YamlResult
 from lsp_server.context.yaml.schema import resolve_plain
 from lsp_server.context.yaml.to_js import property_name
 

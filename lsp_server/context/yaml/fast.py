@@ -7,8 +7,8 @@ shape with one regular expression per line and builds the same nodes (values fro
 core-schema resolution, positions by the same rules) the full parser would. Anything else
 returns ``None`` and the caller runs the full parser: comments, blank lines, tabs, ``\\r``,
 flow or block-scalar indicators, anchors, tags, aliases, sequences, multi-line scalars,
-escapes inside quotes, ``:`` or ``#`` inside a plain scalar, a key that is not a plain word,
-duplicate or non-string keys, unusual characters, or more than :data:`MAX_LINES` lines.
+escapes inside quotes, ``:`` or ``#`` inside a plain scalar, a key that is not a plain word or
+is over 1,000 characters long, duplicate or non-string keys, unusual characters, or more than :data:`MAX_LINES` lines.
 
 The equality with the full parser (values, nodes and their positions, errors) is checked by a
 differential test over generated frontmatter (``tests/context/yaml/test_fast.py``; the large run
@@ -26,6 +26,7 @@ from lsp_server.context.yaml.schema import resolve_plain
 
 MAX_LINES = 1_000  # beyond this, the full parser (and its limits) take over
 MAX_DEPTH = 8  # nested mappings the fast path follows
+MAX_KEY = 1_000  # longer keys go to the full parser (YAML's implicit keys end at 1,024 characters)
 
 # indent, key, then either nothing or spaces and a value that runs to the end of the line
 _LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?:( +)(.*))?")
@@ -34,6 +35,9 @@ _PLAIN = re.compile(r"[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:\t]*[^\s:])?")
 _SINGLE = re.compile(r"'([^'\t]*)'")
 _DOUBLE = re.compile(r'"([^"\\\t]*)"')
 _UNUSUAL = frozenset("\x85\u2028\u2029\ufeff")
+# What no simple document holds, found in one search before any line is split: a value that opens a
+# block scalar, a flow collection, an anchor, an alias or a tag; a sequence entry; a comment line.
+_OTHER_SHAPE = re.compile(r": +[|>\[{&*!]|(?:^|\n) *(?:-(?: |\n|$)|#)")
 
 
 def _ordinary(text: str) -> bool:
@@ -59,7 +63,7 @@ def parse_simple(text: str) -> tuple[MapNode, dict[str, Any]] | None:
     ``None`` means: use the full parser. The value is what ``to_js`` gives for the node (string
     keys only, no aliases), built on the way.
     """
-    if "\r" in text or "\t" in text or ("#" in text and " #" in text):
+    if "\r" in text or "\t" in text or ("#" in text and " #" in text) or _OTHER_SHAPE.search(text):
         return None
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -105,6 +109,8 @@ def _mapping(
         if column > indent:
             raise _Fallback  # an indented line that is no nested mapping's: a continuation, an error...
         key_text = match.group(2)
+        if len(key_text) > MAX_KEY:
+            raise _Fallback  # an implicit key may span 1,024 characters at most: the full parser's error
         key_start = starts[index] + column
         key_value = resolve_plain(key_text)
         if not isinstance(key_value, str) or key_text in mapping:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class YamlNode:
     """A composed node. ``start``/``end`` are code-point offsets into the YAML text."""
 
@@ -23,7 +23,7 @@ class YamlNode:
     tag: str | None = field(default=None, kw_only=True)
 
 
-@dataclass
+@dataclass(slots=True)
 class ScalarNode(YamlNode):
     source: str = ""  # the scalar's text after YAML un-escaping/folding
     style: str | None = None  # None (plain), "'", '"', "|", ">"
@@ -32,19 +32,19 @@ class ScalarNode(YamlNode):
     js_object: bool = False  # the value is a JS object (a Date or a Buffer): equal only to itself
 
 
-@dataclass
+@dataclass(slots=True)
 class MapNode(YamlNode):
     pairs: list[tuple[YamlNode, YamlNode]] = field(default_factory=list)
     flow: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class SeqNode(YamlNode):
     items: list[YamlNode] = field(default_factory=list)
     flow: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class AliasNode(YamlNode):
     name: str = ""
     target: YamlNode | None = None

@@ -1,9 +1,12 @@
 """``parse_yaml``: text in, the value Pi would get, the nodes with positions, and never an exception.
 
 The steps, in ``yaml``'s order of complaints: whitespace-only text is an empty document; a
-simple block mapping of one-line scalars is read by the fast path (same result); ``%``
-directives are checked; characters ruamel refuses are masked; ruamel parses and the composer
-builds nodes (stopping at pi-context's limits); the nodes become the JavaScript value. A syntax
+simple block mapping of one-line scalars is read by regular expressions, and other text libyaml
+reads as the full parser would, without an error, by libyaml's events under our composer (the
+same result both); otherwise the full parser: deep flow nesting is
+refused before ruamel's quadratic scanner sees it; ``%`` directives are checked; characters
+ruamel refuses are masked; ruamel parses and the composer builds nodes (stopping at
+pi-context's limits); the nodes become the JavaScript value. A syntax
 error ruamel raises is translated to ``yaml``'s; a tab between tokens, which only ruamel rejects,
 is replaced by a space and the text read again (a bounded number of times, see
 :func:`~lsp_server.context.yaml.limits.tabs_allowed`).
@@ -12,16 +15,15 @@ is replaced by a space and the text read again (a bounded number of times, see
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import Any
 
 from lsp_server.context.yaml import limits
-from lsp_server.context.yaml.compose import Composer, limit_failure
-from lsp_server.context.yaml.errors import Failure, YamlError, YamlWarning, parse_failure, render_error
+from lsp_server.context.yaml.compose import Composer, limit_failure, ruamel_event_types
+from lsp_server.context.yaml.errors import Failure, parse_failure, render_error
 from lsp_server.context.yaml.fast import parse_simple
-from lsp_server.context.yaml.nodes import YamlNode
+from lsp_server.context.yaml.libyaml import parse_fast
 from lsp_server.context.yaml.prescan import flow_depth_overflow
 from lsp_server.context.yaml.reader import mask_unprintable, ruamel_parser
+from lsp_server.context.yaml.result import YamlResult
 from lsp_server.context.yaml.to_js import to_js
 from lsp_server.context.yaml.translate import (
     directive_failure,
@@ -31,38 +33,37 @@ from lsp_server.context.yaml.translate import (
 )
 
 
-@dataclass(frozen=True)
-class YamlResult:
-    value: Any  # JS-like value: dict[str, Any] | list | str | int | float | bool | None
-    node: YamlNode | None
-    error: YamlError | None = None
-    warnings: tuple[YamlWarning, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
 def parse_yaml(text: str, *, fast: bool = True) -> YamlResult:
     """Parse ``text`` like ``yaml.parse`` (core schema, unique keys) without ever raising.
 
     On failure ``error`` says why and where; ``value`` is then None. ``fast``: try the fast
-    path for simple block mappings first (:mod:`~lsp_server.context.yaml.fast`, the same
-    result); ``False`` runs the full parser (the differential tests compare the two).
+    readers first, each giving the full parser's result when it answers: the plain ``key: value``
+    shape by regular expressions (:mod:`~lsp_server.context.yaml.fast`, twice as fast again as
+    libyaml's events on that shape), then libyaml's events
+    (:mod:`~lsp_server.context.yaml.libyaml`); ``False`` runs the full parser only (the
+    differential tests compare them).
     """
     if not text.strip(" \t\n"):
         # Whitespace only: an empty document (null). Comment-only text goes through the parser.
         return YamlResult(None, None)
     if len(text) > limits.CHARACTERS.value:
         return _failed(text, limit_failure(limits.CHARACTERS, limits.CHARACTERS.value))
-    # only a bracket opens a flow collection: text without one needs no scan (nearly every skill)
-    deep = flow_depth_overflow(text, limits.DEPTH.value) if "[" in text or "{" in text else None
-    if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
-        return _failed(text, limit_failure(limits.DEPTH, deep))
     if fast:
         simple = parse_simple(text)
         if simple is not None:
             return YamlResult(simple[1], simple[0])
+        read = parse_fast(text)
+        if read is not None:
+            return read
+    return _parse_full(text)
+
+
+def _parse_full(text: str) -> YamlResult:
+    """ruamel's events under the composer, with every error worded and placed as ``yaml`` does."""
+    # only a bracket opens a flow collection: text without one needs no scan
+    deep = flow_depth_overflow(text, limits.DEPTH.value) if "[" in text or "{" in text else None
+    if deep is not None:  # ruamel's scanner is quadratic in flow nesting: refuse before it reads
+        return _failed(text, limit_failure(limits.DEPTH, deep))
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     directive_error = directive_failure(text)
@@ -75,7 +76,8 @@ def parse_yaml(text: str, *, fast: bool = True) -> YamlResult:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                composer = Composer(source, ruamel_parser().parse(source), restore, original)
+                events = iter(ruamel_parser().parse(source)).__next__
+                composer = Composer(source, events, restore, original, ruamel_event_types())
                 node = composer.compose()
                 value = to_js(node)
             if composer.expanded_overflow is not None:

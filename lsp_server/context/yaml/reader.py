@@ -10,6 +10,7 @@ every offset stays the same, and swapped back in scalar values.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 
@@ -19,7 +20,37 @@ def ruamel_parser() -> Any:
 
     loader = YAML(typ="safe", pure=True)
     loader.version = (1, 2)
+    loader.Scanner = _scanner_class()
     return loader
+
+
+@cache
+def _scanner_class() -> Any:
+    """ruamel's scanner without its own block-scalar rule ("more indented follow up line than first").
+
+    Before a block scalar's first content line ruamel refuses a blank line with more spaces than the
+    first blank line, which YAML 1.2 allows (``d: >`` / `` `` / ``  x`` is ``"\nx\n"`` to Pi's
+    ``yaml``, to libyaml and to PyYAML). The leading blank lines are read here as YAML reads them:
+    their breaks kept, the widest run of spaces taken as the indentation found so far.
+    """
+    from ruamel.yaml.scanner import Scanner
+
+    class YamlScanner(Scanner):
+        def scan_block_scalar_indentation(self) -> Any:
+            peek, forward = self.reader.peek, self.reader.forward
+            breaks: list[Any] = []
+            widest = 0
+            end_mark = self.reader.get_mark()
+            while peek() in " \r\n\x85\u2028\u2029":
+                if peek() == " ":
+                    forward()
+                    widest = max(widest, self.reader.column)
+                else:
+                    breaks.append(self.scan_line_break())
+                    end_mark = self.reader.get_mark()
+            return breaks, widest, end_mark
+
+    return YamlScanner
 
 
 _UNPRINTABLE_RE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

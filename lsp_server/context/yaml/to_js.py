@@ -68,11 +68,15 @@ class _ToJs:
         mapping: dict[str, Any] = {}
         if data is not None:
             data.res, data.done = mapping, True
+        convert = self.convert
         for key, value in node.pairs:
+            if key.__class__ is ScalarNode and key.value.__class__ is str:  # nearly every key
+                mapping[key.value] = convert(value)
+                continue
             named = key.target if isinstance(key, AliasNode) and key.target is not None else key
             if not isinstance(named, ScalarNode):
-                self.convert(named)  # aliases inside a collection key still count
-            mapping[property_name(key)] = self.convert(value)
+                convert(named)  # aliases inside a collection key still count
+            mapping[property_name(key)] = convert(value)
         return mapping
 
     def _alias(self, node: AliasNode) -> Any:

@@ -16,7 +16,7 @@ from lsp_server.server.app import PiLanguageServer
 def register(server: PiLanguageServer) -> None:
     @server.command(CMD_RELOAD_WORKSPACE)
     async def reload_workspace(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
-        await ls.wait_ready()
+        await ls.wait_started()  # after the first watcher and workspace check, not beside them
         ls.roots = ls.workspace_roots()
         ls.start_watcher()
         count = await ls.check_workspace()

@@ -29,5 +29,6 @@ def register(server: PiLanguageServer) -> None:
         request = parse_params(protocol.SystemPromptParams, params, protocol.SYSTEM_PROMPT)
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.SYSTEM_PROMPT, request.workspace_folder, request.cwd)
-        snapshot = await ls.projects.snapshot(cwd)
-        return system_prompt_result(snapshot, ls.path_to_uri).wire()
+        async with ls.projects.foreground():  # background checks hold back until the answer is made
+            snapshot = await ls.projects.snapshot(cwd)
+            return system_prompt_result(snapshot, ls.path_to_uri).wire()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from lsp_server.context.yaml import MapNode, ScalarNode, parse_yaml
@@ -93,3 +95,17 @@ def test_control_characters_are_kept() -> None:
 
 def test_tab_after_colon_is_a_separator() -> None:
     assert value("description:\tvalue with\ttab") == {"description": "value with\ttab"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("folded: >\n \n  x\n", {"folded": "\nx\n"}),  # Pi's answers (tests/conformance/golden/parse_frontmatter)
+        ("kept: |+\n \n\n  \nname: n\n", {"kept": "\n\n\n", "name": "n"}),
+    ],
+)
+def test_the_full_parser_takes_blank_lines_before_a_block_scalar_as_yaml_does(text: str, value: Any) -> None:
+    """ruamel refused a leading blank line wider than the first one; YAML 1.2, Pi and libyaml do not."""
+    result = parse_yaml(text, fast=False)
+    assert result.error is None
+    assert result.value == value

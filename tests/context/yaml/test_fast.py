@@ -1,48 +1,68 @@
-"""The YAML fast path gives exactly the full parser's result (values, nodes, positions, errors).
+"""The fast YAML readers give exactly the full parser's result (values, nodes, positions, warnings).
 
-A differential run over generated frontmatter (most of it of the simple shape, much of it a near
-miss that must fall back): the default tier runs a few thousand documents, the ``slow`` tier
-(``PI_CONTEXT_SLOW=1 pytest -m slow``) and ``bench/bench_yaml.py --differential`` hundreds of thousands.
+Two fast readers answer before ruamel's full parser: regular expressions for the plain
+``key: value`` shape (``fast.py``) and libyaml's events under our composer (``libyaml.py``), for
+every other text they are sure about. A differential run over generated frontmatter compares
+``parse_yaml`` with ``parse_yaml(fast=False)``: the plain generator's documents (most of the simple
+shape, many near misses) and the realistic one's (every shape real skills have: quoted values with
+escapes, folded and literal block scalars with chomping and indentation indicators, block and flow
+lists, nested maps, flow collections, comments, anchors and aliases, tags, explicit keys, unicode;
+a quarter of them changed into near misses: tabs, CRLF, line separators, directives, document
+markers, broken quotes and brackets, bad escapes, duplicate keys, keys over 1,024 characters,
+truncation). The default tier runs a few thousand documents, the ``slow`` tier
+(``PI_CONTEXT_SLOW=1 pytest -m slow``) and ``bench/bench_yaml.py --differential`` 300,000.
 """
 
 from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 
 import pytest
 
 from lsp_server.context.yaml import parse_yaml
 from lsp_server.context.yaml.fast import parse_simple
-from tests.context.yaml.frontmatter_gen import frontmatter
+from lsp_server.context.yaml.libyaml import parse_fast
+from tests.context.yaml.frontmatter_gen import frontmatter, realistic
+
+Generator = Callable[[random.Random], str]
 
 
-def differences(seed: int, count: int) -> tuple[int, list[str]]:
-    """(how many documents took the fast path, the documents where the two parsers differ)."""
+def differences(seed: int, count: int, generators: tuple[Generator, ...]) -> tuple[int, int, list[str]]:
+    """(documents the regular expressions read, documents libyaml read, documents where the result differs)."""
     rng = random.Random(seed)
-    fast_hits = 0
+    simple_hits = libyaml_hits = 0
     wrong: list[str] = []
-    for _ in range(count):
-        text = frontmatter(rng)
-        if parse_simple(text) is not None:
-            fast_hits += 1
+    for index in range(count):
+        text = generators[index % len(generators)](rng)
+        simple_hits += parse_simple(text) is not None
+        libyaml_hits += parse_fast(text) is not None
         if repr(parse_yaml(text)) != repr(parse_yaml(text, fast=False)):
             wrong.append(text)
-    return fast_hits, wrong
+    return simple_hits, libyaml_hits, wrong
 
 
-def test_the_fast_path_equals_the_full_parser_on_generated_frontmatter() -> None:
-    fast_hits, wrong = differences(seed=9, count=4000)
+def test_the_fast_readers_equal_the_full_parser_on_generated_frontmatter() -> None:
+    simple_hits, libyaml_hits, wrong = differences(seed=9, count=4000, generators=(frontmatter,))
     assert wrong[:5] == []
-    assert fast_hits > 1000  # the generator does reach the fast path (and misses it too)
+    assert simple_hits > 1000  # the generator does reach the plain shape (and misses it too)
+    assert libyaml_hits > simple_hits
+
+
+def test_the_fast_readers_equal_the_full_parser_on_realistic_frontmatter() -> None:
+    _, libyaml_hits, wrong = differences(seed=10, count=3000, generators=(realistic,))
+    assert wrong[:5] == []
+    assert 1500 < libyaml_hits < 2900  # most take libyaml's path, the near misses do not
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("PI_CONTEXT_SLOW"), reason="the large run: set PI_CONTEXT_SLOW=1")
-def test_the_fast_path_equals_the_full_parser_on_300000_generated_frontmatters() -> None:
-    fast_hits, wrong = differences(seed=2026, count=300_000)
+def test_the_fast_readers_equal_the_full_parser_on_300000_generated_frontmatters() -> None:
+    simple_hits, libyaml_hits, wrong = differences(seed=2026, count=300_000, generators=(frontmatter, realistic))
     assert wrong[:5] == []
-    assert fast_hits > 50_000
+    assert simple_hits > 25_000
+    assert libyaml_hits > 150_000
 
 
 @pytest.mark.parametrize(
@@ -54,9 +74,10 @@ def test_the_fast_path_equals_the_full_parser_on_300000_generated_frontmatters()
         "m:\n  a:\nb: 2",
         "a: 'q'\nb: \"d\"",
         "n: 0x1F\nf: 1e3\ni: .inf\nz: ~\nt: true\ny: yes\n",
+        "name: démo 日本語 🚀\n",
     ],
 )
-def test_the_simple_shapes_take_the_fast_path(text: str) -> None:
+def test_the_simple_shapes_take_the_regular_expressions(text: str) -> None:
     assert parse_simple(text) is not None
     assert repr(parse_yaml(text)) == repr(parse_yaml(text, fast=False))
 
@@ -66,19 +87,51 @@ def test_the_simple_shapes_take_the_fast_path(text: str) -> None:
     [
         "a: x # comment\n",
         "a: x\n\nb: y\n",
-        "a: x\nb: y\na: z\n",
-        "a:\tb\n",
         "a: 'it''s'\n",
-        'a: "e\\n"\n',
-        "a: b: c\n",
+        'a: "e\\n\\u00e9\\/"\n',
         "a: x\n  continued\n",
-        "a: [1, 2]\n",
+        "a: [1, {b: c}, [d]]\n",
         "a: &x 1\nb: *x\n",
         "true: 1\n",
-        "a: x\r\nb: y\r\n",
-        "  a: x\n",
-        "- a\n",
+        "- a\n- b\n",
+        "d: >-\n  folded\n  text\n\n  more\nl: |+\n  kept\n\n",
+        "allowed-tools:\n  - Read\n  - Bash(git:*)\n",
+        "m: {a: , b}\nn:\n# c\no: 1\n",  # empty values: ruamel's places, not libyaml's
+        "k: !!str 1\nt: !custom x\nb: !!binary aGk=\n",
+        "? explicit\n: value\n",
+        "name: démo 日本語 🚀\ndescription: 'x'\n# c\n",
     ],
 )
-def test_anything_else_falls_back_to_the_full_parser(text: str) -> None:
+def test_the_other_shapes_take_libyaml(text: str) -> None:
     assert parse_simple(text) is None
+    assert parse_fast(text) is not None
+    assert repr(parse_yaml(text)) == repr(parse_yaml(text, fast=False))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: x\nb: y\na: z\n",  # an error: the full parser words it
+        "a:\tb\n",  # ruamel refuses the tab and re-reads with a space
+        "a: x\r\nb: y\r\n",
+        "a: x\u2028y\n",  # a line break to YAML 1.1, not to 1.2
+        "a: x\x85y\n",
+        "a: \ufeffx\n",
+        "a: \x01\n",
+        "%YAML 1.2\n---\na: 1\n",
+        "a: 1\n...\n",
+        "a: |+# no blank before the comment\n  x\n",  # libyaml takes it, ruamel does not
+        "a: !!!binary x\n",  # libyaml and ruamel split this tag differently
+        "a: &http://x.y/z v\n",  # one anchor to YAML 1.2; libyaml ends it at the ":"
+        "a: &x v\nb: *x:y\n",
+        "k: !!str &a v\n",  # a tag before the anchor: the two start the node at different places
+        '? a\n: "unclosed\n',
+        "a: b: c\n",
+        "a: [1, 2\n",
+        "x" * 1030 + ": long key\n",
+        "a: *missing\n",
+    ],
+)
+def test_everything_else_falls_back_to_the_full_parser(text: str) -> None:
+    assert parse_simple(text) is None
+    assert parse_fast(text) is None
