@@ -100,7 +100,7 @@ def test_committed_typed_client_is_generated_from_the_current_method_table() -> 
 
 REQUEST_MEMBER = re.compile(
     r"^  (\w+)\((?:params: (\w+), )?token\?: CancellationToken\): Promise<(\w+)> \{\n"
-    r"    return this\.transport\.sendRequest\('([^']+)', (params|\{\}), token\)",
+    r"    return this\.request\('([^']+)', (params|\{\}), token\)",
     re.MULTILINE,
 )
 COMMAND_MEMBER = re.compile(

@@ -247,7 +247,7 @@ def render_client(rows: Sequence[MethodRow]) -> str:
             params = f"params: {row.params}, " if row.params else ""
             sent = "params" if row.params else "{}"
             members.append(f"  {member}({params}token?: CancellationToken): Promise<{result}> {{")
-            members.append(f"    return this.transport.sendRequest({method}, {sent}, token) as Promise<{result}>;")
+            members.append(f"    return this.request({method}, {sent}, token) as Promise<{result}>;")
         else:
             result = row.result or "unknown"
             args = f"args: {row.params}, " if row.params else ""
@@ -266,6 +266,11 @@ def render_client(rows: Sequence[MethodRow]) -> str:
     out.append("  constructor(private readonly transport: Transport) {}")
     out.extend(members)
     out.append("")
+    out.append("  /** A request; the token only when there is one (vscode-jsonrpc would send an `undefined` as a second param). */")
+    out.append("  private request(method: string, params: unknown, token: CancellationToken | undefined): Promise<unknown> {")
+    out.append("    return token === undefined ? this.transport.sendRequest(method, params) : this.transport.sendRequest(method, params, token);")
+    out.append("  }")
+    out.append("")
     out.append("  private command(command: string, args: unknown[], options: CommandOptions): Promise<unknown> {")
     out.append("    const params: { command: string; arguments: unknown[]; workDoneToken?: string | number } = {")
     out.append("      command,")
@@ -274,7 +279,7 @@ def render_client(rows: Sequence[MethodRow]) -> str:
     out.append("    if (options.workDoneToken !== undefined) {")
     out.append("      params.workDoneToken = options.workDoneToken;")
     out.append("    }")
-    out.append("    return this.transport.sendRequest('workspace/executeCommand', params, options.token);")
+    out.append("    return this.request('workspace/executeCommand', params, options.token);")
     out.append("  }")
     out.append("}")
     out.append("")

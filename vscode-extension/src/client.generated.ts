@@ -81,7 +81,7 @@ export class PiContextClient {
 
   /** `pi/systemPrompt`: The system prompt Pi would send for a workspace folder (cwd = the folder): each section with its text, position, token counts (Pi's `ceil(chars/4)` and the configured estimator) and source files; the rendered prompt; totals; trust and Pi's loading warnings. Open buffers count as the files' text. The numbers are those of `pi-context prompt --json`. */
   systemPrompt(params: SystemPromptParams, token?: CancellationToken): Promise<SystemPromptResult> {
-    return this.transport.sendRequest('pi/systemPrompt', params, token) as Promise<SystemPromptResult>;
+    return this.request('pi/systemPrompt', params, token) as Promise<SystemPromptResult>;
   }
 
   /** `pi/promptSectionsChanged`: Sent when a context source was saved, changed on disk, or closed unsaved (AGENTS/CLAUDE files on the folder's ancestor chain or in the agent dir, SYSTEM.md, APPEND_SYSTEM.md, skills, settings, the trust store), or a setting changed, **and** the folder's section map differs from the one last sent. `patch` is Pi's (changed sections in prompt order, removed ones as `null`); each change has its token counts before and after with both counters; `renderedUpdate` is the patch as Pi renders a mid-conversation system message. Never sent when nothing changed. */
@@ -91,32 +91,32 @@ export class PiContextClient {
 
   /** `pi/contextBudget`: The context budget of a session (at its leaf, or `leafId`), or of the system prompt alone without `session`: Pi's context tokens, threshold and `shouldCompact`, and two breakdowns (Pi's estimate and the configured estimator) that add up to the window. See [budget.md](budget.md). The numbers are those of `pi-context session --json`. */
   contextBudget(params: ContextBudgetParams, token?: CancellationToken): Promise<ContextBudgetResult> {
-    return this.transport.sendRequest('pi/contextBudget', params, token) as Promise<ContextBudgetResult>;
+    return this.request('pi/contextBudget', params, token) as Promise<ContextBudgetResult>;
   }
 
   /** `pi/projectedRequest`: What the model would receive next for a session: the system prompt (the session's stored prompt, else the workspace's) and every message after Pi's conversion, each with token counts. */
   projectedRequest(params: SessionRef, token?: CancellationToken): Promise<ProjectedRequestResult> {
-    return this.transport.sendRequest('pi/projectedRequest', params, token) as Promise<ProjectedRequestResult>;
+    return this.request('pi/projectedRequest', params, token) as Promise<ProjectedRequestResult>;
   }
 
   /** `pi/turnLedger`: What every request of a session's branch cost: one row per assistant reply (`turns`: the usage Pi recorded, its cost as recorded or computed from the model's prices, the cache hit ratio, the time since the previous request), the cache warms and summary calls (`otherRequests`), totals for the branch, per model and for the whole file, the compactions, branch points and model changes to mark, and the prices with their source. Unknown values are `null`, never guessed. The numbers are those of `pi-context session FILE --costs --json`; see [cost.md](cost.md). */
   turnLedger(params: TurnLedgerParams, token?: CancellationToken): Promise<TurnLedgerResult> {
-    return this.transport.sendRequest('pi/turnLedger', params, token) as Promise<TurnLedgerResult>;
+    return this.request('pi/turnLedger', params, token) as Promise<TurnLedgerResult>;
   }
 
   /** `pi/usage`: Usage and cost across every session (default: the `sessions/` folder of each workspace folder's agent dir): each paid request counted once even when a fork or clone repeats it, priced as the turn ledger prices it, summed and grouped `by` day, week, month, project, model or session, with one group per day for a chart, every session's own totals and what the run read (the server keeps the records, so the next answer reads only what Pi appended). The numbers are those of `pi-context usage --json`; see [usage.md](usage.md). */
   usage(params: UsageParams, token?: CancellationToken): Promise<UsageResult> {
-    return this.transport.sendRequest('pi/usage', params, token) as Promise<UsageResult>;
+    return this.request('pi/usage', params, token) as Promise<UsageResult>;
   }
 
   /** `pi/sessions`: The sessions of a folder's cwd in Pi's session folder (`sessionDir`, `$PI_CODING_AGENT_SESSION_DIR` or `<agentDir>/sessions/--<cwd>--`), newest modification first. The answer comes once the folder is watched: a session that appears there afterwards is announced with `pi/sessionChanged`. */
   sessions(params: SessionsParams, token?: CancellationToken): Promise<SessionsResult> {
-    return this.transport.sendRequest('pi/sessions', params, token) as Promise<SessionsResult>;
+    return this.request('pi/sessions', params, token) as Promise<SessionsResult>;
   }
 
   /** `pi/sessionTree`: Every entry of a session as a tree node (children oldest first), labels, the leaf (Pi's: the last entry, or `leafId`) and the path to it; skipped lines and tree repairs in `problems`. A session that grows is read from where the last request stopped. */
   sessionTree(params: SessionRef, token?: CancellationToken): Promise<SessionTreeResult> {
-    return this.transport.sendRequest('pi/sessionTree', params, token) as Promise<SessionTreeResult>;
+    return this.request('pi/sessionTree', params, token) as Promise<SessionTreeResult>;
   }
 
   /** `pi/sessionChanged`: Sent after `pi.compact` or `pi.branchSummary` appended an entry, after a chat's Pi appended to its session (`chat`), and when the watcher sees a change to a session the client asked about, so views can ask again. */
@@ -136,107 +136,107 @@ export class PiContextClient {
 
   /** `pi/chat/locate`: Whether a Pi that can run the chat is installed: the `pi.command` setting, else `pi` on the PATH, else the usual npm, nvm and Volta folders, with Node's version checked (Pi needs 22.19+). When there is none, `message` is one sentence for the chat view and `installCommand` the fix. */
   chatLocate(token?: CancellationToken): Promise<ChatLocateResult> {
-    return this.transport.sendRequest('pi/chat/locate', {}, token) as Promise<ChatLocateResult>;
+    return this.request('pi/chat/locate', {}, token) as Promise<ChatLocateResult>;
   }
 
   /** `pi/chat/start`: Start Pi in RPC mode in a workspace folder (`--session` to resume a file, `--provider/--model` for `model`). A session another chat holds is refused (one writer per session). A session whose Pi kept running after its server ended (a window reload) is taken up instead (`reattached: true`): the run's records in progress come first as `pi/chat/event`, then Pi live. Pi keeps its own credentials; the server passes its environment and gives Pi no key; the keys Pi may use are replaced by `***` in everything relayed from the chat. */
   chatStart(params: ChatStartParams, token?: CancellationToken): Promise<ChatInfo> {
-    return this.transport.sendRequest('pi/chat/start', params, token) as Promise<ChatInfo>;
+    return this.request('pi/chat/start', params, token) as Promise<ChatInfo>;
   }
 
   /** `pi/chat/list`: The chats the server holds, for a client that reattaches (a reloaded view), and the chats of its workspace whose Pi kept running after their server ended (`detached`: `pi/chat/start {session}` takes one up). */
   chatList(token?: CancellationToken): Promise<ChatListResult> {
-    return this.transport.sendRequest('pi/chat/list', {}, token) as Promise<ChatListResult>;
+    return this.request('pi/chat/list', {}, token) as Promise<ChatListResult>;
   }
 
   /** `pi/chat/state`: The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file) and its `get_session_stats` (`stats`: totals and `contextUsage`, Pi's own count of the context), when Pi read its files (`heldSince`), where the files now differ (`drift`), and what Pi leaves out of an untrusted project (`projectUntrusted`). */
   chatState(params: ChatRef, token?: CancellationToken): Promise<ChatInfo> {
-    return this.transport.sendRequest('pi/chat/state', params, token) as Promise<ChatInfo>;
+    return this.request('pi/chat/state', params, token) as Promise<ChatInfo>;
   }
 
   /** `pi/chat/prompt`: Send a prompt (Pi expands `/skill:name` and prompt templates). While Pi works, `streamingBehavior` is needed: `steer` is delivered before Pi's next model call, `followUp` when it is done. The answer is Pi's disposition; the run streams as `pi/chat/event` until `agent_settled`. */
   chatPrompt(params: ChatPromptParams, token?: CancellationToken): Promise<ChatPromptResult> {
-    return this.transport.sendRequest('pi/chat/prompt', params, token) as Promise<ChatPromptResult>;
+    return this.request('pi/chat/prompt', params, token) as Promise<ChatPromptResult>;
   }
 
   /** `pi/chat/abort`: Stop: Pi's queue is cleared first (`clear_queue`: `abort` alone keeps a steering message, which Pi then sends with the next prompt), then the run aborted; answers once Pi is idle again (after `agent_settled` with `aborted: true`) with the texts that were queued, for the input. */
   chatAbort(params: ChatRef, token?: CancellationToken): Promise<ChatQueueResult> {
-    return this.transport.sendRequest('pi/chat/abort', params, token) as Promise<ChatQueueResult>;
+    return this.request('pi/chat/abort', params, token) as Promise<ChatQueueResult>;
   }
 
   /** `pi/chat/clearQueue`: Take back what is queued (Pi's `clear_queue`): Pi no longer sends those messages; their texts come back. */
   chatClearQueue(params: ChatRef, token?: CancellationToken): Promise<ChatQueueResult> {
-    return this.transport.sendRequest('pi/chat/clearQueue', params, token) as Promise<ChatQueueResult>;
+    return this.request('pi/chat/clearQueue', params, token) as Promise<ChatQueueResult>;
   }
 
   /** `pi/chat/reload`: Make the chat's Pi take up the files as they are now (the action of `pi/chat/drift`): Pi reads its context files and settings again on its own session (`switch_session` to its file; `new_session` before it wrote one), and records the changed prompt sections before its next request; a changed trust decision needs a new Pi on the same session (the answer then has a new `chatId`). Refused while Pi replies. */
   chatReload(params: ChatRef, token?: CancellationToken): Promise<ChatInfo> {
-    return this.transport.sendRequest('pi/chat/reload', params, token) as Promise<ChatInfo>;
+    return this.request('pi/chat/reload', params, token) as Promise<ChatInfo>;
   }
 
   /** `pi/chat/trust`: Trust the chat's project the way Pi's `/trust` does (`<agentDir>/trust.json`, the folder's real path, Pi's lock and format), then start a new Pi on the same session, which loads the project's skills, settings and prompt files (a running Pi keeps the decision it made at start). The answer is the new chat. */
   chatTrust(params: ChatRef, token?: CancellationToken): Promise<ChatInfo> {
-    return this.transport.sendRequest('pi/chat/trust', params, token) as Promise<ChatInfo>;
+    return this.request('pi/chat/trust', params, token) as Promise<ChatInfo>;
   }
 
   /** `pi/chat/stop`: End the chat's Pi (stdin closed, then SIGTERM, then SIGKILL of its process group and tool shells); `pi/chat/exited` follows with `expected: true`. */
   chatStop(params: ChatRef, token?: CancellationToken): Promise<null> {
-    return this.transport.sendRequest('pi/chat/stop', params, token) as Promise<null>;
+    return this.request('pi/chat/stop', params, token) as Promise<null>;
   }
 
   /** `pi/chat/compactPreview`: What compacting the chat's session will do, read from the file with Pi's rules: the first kept entry, tokens before, the messages summarized and kept, the file lists. Pi writes the summary. */
   chatCompactPreview(params: ChatCompactParams, token?: CancellationToken): Promise<ChatCompactPreview> {
-    return this.transport.sendRequest('pi/chat/compactPreview', params, token) as Promise<ChatCompactPreview>;
+    return this.request('pi/chat/compactPreview', params, token) as Promise<ChatCompactPreview>;
   }
 
   /** `pi/chat/compact`: Pi's own `compact` (with the instructions as its focus): Pi summarizes with the chat's model and appends the compaction entry; `compaction_start`/`compaction_end` come as events. */
   chatCompact(params: ChatCompactParams, token?: CancellationToken): Promise<ChatCompactResult> {
-    return this.transport.sendRequest('pi/chat/compact', params, token) as Promise<ChatCompactResult>;
+    return this.request('pi/chat/compact', params, token) as Promise<ChatCompactResult>;
   }
 
   /** `pi/chat/forkPoints`: The user messages a fork can start from (Pi's `get_fork_messages`). */
   chatForkPoints(params: ChatRef, token?: CancellationToken): Promise<ChatForkPointsResult> {
-    return this.transport.sendRequest('pi/chat/forkPoints', params, token) as Promise<ChatForkPointsResult>;
+    return this.request('pi/chat/forkPoints', params, token) as Promise<ChatForkPointsResult>;
   }
 
   /** `pi/chat/fork`: Fork at a user message (edit or retry it): Pi continues in a new session file holding the branch before that message; `text` is the message, for the input. */
   chatFork(params: ChatForkParams, token?: CancellationToken): Promise<ChatForkResult> {
-    return this.transport.sendRequest('pi/chat/fork', params, token) as Promise<ChatForkResult>;
+    return this.request('pi/chat/fork', params, token) as Promise<ChatForkResult>;
   }
 
   /** `pi/chat/setModel`: Switch the chat's model (Pi's `set_model`). */
   chatSetModel(params: ChatSetModelParams, token?: CancellationToken): Promise<ChatModelResult> {
-    return this.transport.sendRequest('pi/chat/setModel', params, token) as Promise<ChatModelResult>;
+    return this.request('pi/chat/setModel', params, token) as Promise<ChatModelResult>;
   }
 
   /** `pi/chat/setThinkingLevel`: Set the thinking level (Pi's `set_thinking_level`). */
   chatSetThinkingLevel(params: ChatSetThinkingLevelParams, token?: CancellationToken): Promise<null> {
-    return this.transport.sendRequest('pi/chat/setThinkingLevel', params, token) as Promise<null>;
+    return this.request('pi/chat/setThinkingLevel', params, token) as Promise<null>;
   }
 
   /** `pi/chat/messages`: The conversation so far as Pi holds it (`get_messages`), to rebuild a view, with what is going on at that very point (`inFlight`: the reply being streamed, the tools running) and the `seq` of the last event it includes; a view applies only later events on top. */
   chatMessages(params: ChatRef, token?: CancellationToken): Promise<ChatMessagesResult> {
-    return this.transport.sendRequest('pi/chat/messages', params, token) as Promise<ChatMessagesResult>;
+    return this.request('pi/chat/messages', params, token) as Promise<ChatMessagesResult>;
   }
 
   /** `pi/chat/commands`: Pi's commands for the input: skills (`skill:name`), prompt templates, extension commands. */
   chatCommands(params: ChatRef, token?: CancellationToken): Promise<ChatItemsResult> {
-    return this.transport.sendRequest('pi/chat/commands', params, token) as Promise<ChatItemsResult>;
+    return this.request('pi/chat/commands', params, token) as Promise<ChatItemsResult>;
   }
 
   /** `pi/chat/models`: The models Pi can use (`get_available_models`), with their windows and prices. */
   chatModels(params: ChatRef, token?: CancellationToken): Promise<ChatItemsResult> {
-    return this.transport.sendRequest('pi/chat/models', params, token) as Promise<ChatItemsResult>;
+    return this.request('pi/chat/models', params, token) as Promise<ChatItemsResult>;
   }
 
   /** `pi/chat/preflight`: Before sending: where the prompt puts the session by Pi's count, and a sentence when it crosses the compaction threshold (`window - reserveTokens`) or the window. */
   chatPreflight(params: ChatPreflightParams, token?: CancellationToken): Promise<ChatPreflightResult> {
-    return this.transport.sendRequest('pi/chat/preflight', params, token) as Promise<ChatPreflightResult>;
+    return this.request('pi/chat/preflight', params, token) as Promise<ChatPreflightResult>;
   }
 
   /** `pi/chat/uiResponse`: Answer one of Pi's `extension_ui_request` dialogs (select, confirm, input). */
   chatUiResponse(params: ChatUiResponseParams, token?: CancellationToken): Promise<null> {
-    return this.transport.sendRequest('pi/chat/uiResponse', params, token) as Promise<null>;
+    return this.request('pi/chat/uiResponse', params, token) as Promise<null>;
   }
 
   /** `pi/chat/event`: Every record Pi emits, exactly as Pi wrote it: message deltas with cumulative usage, tool execution, compaction, retries, the queue, `agent_settled`, extension dialogs. */
@@ -264,6 +264,11 @@ export class PiContextClient {
     return this.command('pi.reloadWorkspace', [], options) as Promise<unknown>;
   }
 
+  /** A request; the token only when there is one (vscode-jsonrpc would send an `undefined` as a second param). */
+  private request(method: string, params: unknown, token: CancellationToken | undefined): Promise<unknown> {
+    return token === undefined ? this.transport.sendRequest(method, params) : this.transport.sendRequest(method, params, token);
+  }
+
   private command(command: string, args: unknown[], options: CommandOptions): Promise<unknown> {
     const params: { command: string; arguments: unknown[]; workDoneToken?: string | number } = {
       command,
@@ -272,6 +277,6 @@ export class PiContextClient {
     if (options.workDoneToken !== undefined) {
       params.workDoneToken = options.workDoneToken;
     }
-    return this.transport.sendRequest('workspace/executeCommand', params, options.token);
+    return this.request('workspace/executeCommand', params, options.token);
   }
 }
