@@ -82,7 +82,9 @@ def _ts_type(schema: dict[str, Any]) -> str:
     if "$ref" in schema:
         return str(schema["$ref"]).rsplit("/", 1)[-1]
     if "anyOf" in schema:
-        return " | ".join(_ts_type(option) for option in schema["anyOf"])
+        # integer and number are both `number`; `unknown` already admits the rest (lint: no duplicate constituents)
+        parts = list(dict.fromkeys(_ts_type(option) for option in schema["anyOf"]))
+        return "unknown" if "unknown" in parts else " | ".join(parts)
     if "const" in schema:
         return _literal(schema["const"])
     if "enum" in schema:
@@ -253,7 +255,8 @@ def render_client(rows: Sequence[MethodRow]) -> str:
             args = f"args: {row.params}, " if row.params else ""
             sent = "[args]" if row.params else "[]"
             members.append(f"  {member}({args}options: CommandOptions = {{}}): Promise<{result}> {{")
-            members.append(f"    return this.command({method}, {sent}, options) as Promise<{result}>;")
+            cast = "" if result == "unknown" else f" as Promise<{result}>"
+            members.append(f"    return this.command({method}, {sent}, options){cast};")
         members.append("  }")
     out = [CLIENT_HEADER]
     out.append("import type {")
@@ -261,14 +264,22 @@ def render_client(rows: Sequence[MethodRow]) -> str:
     out.append("} from './protocol.generated';")
     out.append("")
     out.append(CLIENT_PREAMBLE)
-    out.append("/** The pi-context server's custom methods, typed: requests and commands, and a handler per notification. */")
+    out.append(
+        "/** The pi-context server's custom methods, typed: requests and commands, and a handler per notification. */"
+    )
     out.append("export class PiContextClient {")
     out.append("  constructor(private readonly transport: Transport) {}")
     out.extend(members)
     out.append("")
-    out.append("  /** A request; the token only when there is one (vscode-jsonrpc would send an `undefined` as a second param). */")
-    out.append("  private request(method: string, params: unknown, token: CancellationToken | undefined): Promise<unknown> {")
-    out.append("    return token === undefined ? this.transport.sendRequest(method, params) : this.transport.sendRequest(method, params, token);")
+    out.append(
+        "  /** A request; the token only when there is one (vscode-jsonrpc would send an `undefined` as a second param). */"
+    )
+    out.append(
+        "  private request(method: string, params: unknown, token: CancellationToken | undefined): Promise<unknown> {"
+    )
+    out.append(
+        "    return token === undefined ? this.transport.sendRequest(method, params) : this.transport.sendRequest(method, params, token);"
+    )
     out.append("  }")
     out.append("")
     out.append("  private command(command: string, args: unknown[], options: CommandOptions): Promise<unknown> {")
@@ -304,7 +315,11 @@ def outputs() -> dict[Path, str]:
 def main(argv: list[str]) -> int:
     written = outputs()
     if "--check" in argv:
-        stale = [path for path, text in written.items() if (path.read_text(encoding="utf-8") if path.exists() else "") != text]
+        stale = [
+            path
+            for path, text in written.items()
+            if (path.read_text(encoding="utf-8") if path.exists() else "") != text
+        ]
         for path in stale:
             print(f"{path} is stale: run python vscode-extension/scripts/gen_protocol.py", file=sys.stderr)
         return 1 if stale else 0

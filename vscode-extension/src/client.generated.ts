@@ -261,7 +261,7 @@ export class PiContextClient {
 
   /** `pi.reloadWorkspace`: Restart the watcher, re-check every file and rebuild the prompts; answers `{"roots": [...], "watching": [...], "files": n}`. */
   reloadWorkspace(options: CommandOptions = {}): Promise<unknown> {
-    return this.command('pi.reloadWorkspace', [], options) as Promise<unknown>;
+    return this.command('pi.reloadWorkspace', [], options);
   }
 
   /** A request; the token only when there is one (vscode-jsonrpc would send an `undefined` as a second param). */

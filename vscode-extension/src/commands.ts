@@ -145,7 +145,7 @@ async function compact(c: Commands): Promise<void> {
   // On a session a chat holds, the server has that chat's Pi compact (Pi writes it, with its own model).
   const title = preview.chatId ? `Pi (chat ${preview.chatId}) is compacting the session` : 'Appending the compaction';
   const applied = await runLong(c, title, (api, options) => api.compact(apply, options));
-  await finish(c, shown, applied, session);
+  await finish(c, shown, applied);
 }
 
 async function branchSummary(c: Commands, target?: string): Promise<void> {
@@ -217,7 +217,7 @@ async function branchSummary(c: Commands, target?: string): Promise<void> {
     apply.expectedSize = preview.sessionSize;
   }
   const applied = await runLong(c, 'Appending the branch summary', (api, options) => api.branchSummary(apply, options));
-  await finish(c, shown, applied, session);
+  await finish(c, shown, applied);
 }
 
 /** Runs a server command under a cancellable notification; undefined when cancelled or failed. */
@@ -265,7 +265,7 @@ function settle(c: Commands, shown: ShownPreview, settlement: PreviewSettlement)
   c.docs.updatePreview(shown.uri, settledDocument(shown.kind, shown.preview, shown.sessionName, settlement));
 }
 
-async function finish(c: Commands, shown: ShownPreview, applied: CommandOutcome | undefined, session: string): Promise<void> {
+async function finish(c: Commands, shown: ShownPreview, applied: CommandOutcome | undefined): Promise<void> {
   const what = shown.kind === 'compaction' ? 'compaction' : 'branch summary';
   if (!applied) {
     settle(c, shown, { state: 'not-written', reason: `Appending the ${what} was cancelled or failed (see the notification).` });
@@ -365,7 +365,7 @@ async function selectSession(c: CommandContext, picked?: string): Promise<void> 
     await c.store.refreshSessions();
   }
   const now = Date.now() / 1000;
-  type Item = vscode.QuickPickItem & { value: string | null | 'open' };
+  type Item = vscode.QuickPickItem & { value: string | null }; // a session path, none, or 'open' (a file dialog)
   const items: Item[] = (c.store.sessions?.sessions ?? []).map((s) => ({
     label: `${s.path === c.store.session ? '$(pass-filled) ' : ''}${sessionLabel(s)}`,
     description: sessionDescription(s, now),

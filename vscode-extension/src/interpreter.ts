@@ -38,7 +38,7 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted:
     return null;
   }
   // `?.`: an old Python extension (or a broken one) may export no environments API despite the published types.
-  const envs = (await pythonExtensionApi())?.environments as PythonExtension['environments'] | undefined;
+  const envs = (await pythonExtensionApi())?.environments;
   if (!envs) {
     return null;
   }
@@ -56,8 +56,8 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted:
 
 /** Fires when the user picks another interpreter in the Python extension (nothing when it is absent). */
 export async function onPythonInterpreterChange(listener: () => void): Promise<vscode.Disposable | undefined> {
-  const envs = (await pythonExtensionApi())?.environments as PythonExtension['environments'] | undefined;
-  const event = envs?.onDidChangeActiveEnvironmentPath as PythonExtension['environments']['onDidChangeActiveEnvironmentPath'] | undefined;
+  const envs = (await pythonExtensionApi())?.environments;
+  const event = envs?.onDidChangeActiveEnvironmentPath;
   return event ? event(() => listener()) : undefined;
 }
 

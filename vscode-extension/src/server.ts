@@ -30,7 +30,7 @@ import {
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
 import { checkServerInstalled, type InstallCheck, resolveCommand } from './python';
 import { ServerLogReader } from './serverLog';
-import { ProgressTracker, type WorkDoneValue } from './model/progress';
+import { ProgressTracker } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
   describeInterpreter,
@@ -276,9 +276,10 @@ export class ServerManager implements vscode.Disposable {
             if (!Array.isArray(raw)) {
               return raw;
             }
-            return params.items.map((item, i) => {
+            const answers: unknown[] = raw;
+            return params.items.map((item, i): unknown => {
               if (item.section !== CLIENT_ID) {
-                return raw[i];
+                return answers[i];
               }
               const scope = item.scopeUri ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri)) : folder;
               return currentServerSettings(scope ?? folder);
@@ -469,7 +470,8 @@ export class ServerManager implements vscode.Disposable {
 
   /** A user's own installation of another version: say so, and offer the bundled server. */
   private async checkVersion(serverVersion: string | undefined, interpreter: InterpreterChoice): Promise<void> {
-    const extensionVersion = String((this.context.extension.packageJSON as { version?: unknown }).version ?? '');
+    const version = (this.context.extension.packageJSON as { version?: unknown }).version;
+    const extensionVersion = typeof version === 'string' ? version : '';
     const message = versionMismatch(serverVersion, extensionVersion, interpreter.command, interpreter.key);
     if (!message) {
       return;
@@ -487,7 +489,6 @@ export class ServerManager implements vscode.Disposable {
    * `piContext.server.installSource` when set), offline, then restarts. Never asks a package index.
    */
   async install(): Promise<void> {
-    const folder = this.folder();
     if (!readBundle(this.context.extensionUri.fsPath)) {
       void vscode.window.showWarningMessage(
         'Pi Context: this build of the extension carries no server to install. Install the platform .vsix, ' +
@@ -527,7 +528,7 @@ export class ServerManager implements vscode.Disposable {
     const workDoneToken = `pi-context-client/${randomUUID()}`;
     const tracker = new ProgressTracker();
     const listening = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-      const step = tracker.step(value as WorkDoneValue);
+      const step = tracker.step(value);
       if (step) {
         progress.report(step);
       }

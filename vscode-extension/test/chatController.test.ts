@@ -80,7 +80,7 @@ class RecordedServer implements Transport {
     try {
       return Promise.resolve(handler(params as Json));
     } catch (e) {
-      return Promise.reject(e);
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
   }
 

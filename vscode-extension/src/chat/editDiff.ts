@@ -44,12 +44,12 @@ export function parseEditArgs(args: string): EditCall | null {
   let edits: unknown = value.edits;
   if (typeof edits === 'string') {
     try {
-      edits = JSON.parse(edits);
+      edits = JSON.parse(edits) as unknown;
     } catch {
       edits = undefined;
     }
   }
-  const list: unknown[] = Array.isArray(edits) ? [...edits] : isObject(edits) ? [edits] : [];
+  const list: unknown[] = Array.isArray(edits) ? [...(edits as unknown[])] : isObject(edits) ? [edits] : [];
   if (typeof value.oldText === 'string' && typeof value.newText === 'string') {
     list.push({ oldText: value.oldText, newText: value.newText });
   }
