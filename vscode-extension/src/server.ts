@@ -72,9 +72,9 @@ export function isCancelled(error: unknown): boolean {
   return error instanceof vscode.CancellationError || (error instanceof ResponseError && error.code === REQUEST_CANCELLED);
 }
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorText } from './errorText';
+
+export { errorText };
 
 export function currentServerSettings(folder: vscode.WorkspaceFolder | undefined): ReturnType<typeof serverSettings> {
   const config = vscode.workspace.getConfiguration('piContext', folder?.uri);

@@ -524,3 +524,35 @@ test('a retry forks at the message (Pi answers from the recording) and sends the
   assert.deepEqual(server.called('pi/chat/prompt').at(-1), { chatId: START.chatId, text: first.text });
   assert.equal(code.memento, forked.session, 'the view follows the new session file');
 });
+
+test('typing asks the preflight after a pause: past the threshold the header warns; a command or an empty input clears it', async () => {
+  const answer = recorded<Json>('pi/chat/preflight');
+  const { controller, server, code, timers } = await started((s) =>
+    s.handlers.set('pi/chat/preflight', () => ({ ...answer, afterPrompt: 120_000, crossesThreshold: true })),
+  );
+  await controller.onMessage({ type: 'input', text: 'What does AGENTS.md ask for?' });
+  await controller.onMessage({ type: 'input', text: 'What does AGENTS.md ask for? All of it.' });
+  assert.deepEqual(server.called('pi/chat/preflight'), [], 'asked only after the pause');
+  timers.run();
+  await settle();
+  assert.deepEqual(server.called('pi/chat/preflight'), [{ chatId: START.chatId, text: 'What does AGENTS.md ask for? All of it.' }]);
+  assert.equal(
+    code.lastHeader().warning,
+    'This prompt brings the context to about 120,000 tokens, past the compaction threshold (111,616 of 128k).',
+  );
+  await controller.onMessage({ type: 'input', text: '/compact' });
+  timers.run();
+  await settle();
+  assert.equal(code.lastHeader().warning, null);
+  assert.equal(server.called('pi/chat/preflight').length, 1, 'a command is not a prompt: no preflight');
+});
+
+test('the model picker lists what Pi can use (recorded), the current one marked; the choice goes to Pi', async () => {
+  const { controller, server, code } = await started((_s, c) => {
+    c.pickAnswer = (labels) => labels[0];
+  });
+  await controller.onMessage({ type: 'pickModel' });
+  const models = recorded<{ items: Json[] }>('pi/chat/models').items;
+  assert.deepEqual(code.picks.at(-1), { title: "The chat's model", labels: models.map((m) => `${String(m.provider)}/${String(m.id)}`) });
+  assert.deepEqual(server.called('pi/chat/setModel'), [{ chatId: START.chatId, model: `${String(models[0]?.provider)}/${String(models[0]?.id)}` }]);
+});

@@ -24,7 +24,7 @@
  */
 import * as path from 'node:path';
 import type { PiContextClient, Disposable } from '../client.generated';
-import { formatExact, formatTokens } from '../model/format';
+import { errorText } from '../errorText';
 import { nextRequestText } from '../model/nextRequest';
 import type {
   ChatDriftParams,
@@ -38,7 +38,6 @@ import type {
   ChatStartParams,
   ContextBudgetParams,
   ContextBudgetResult,
-  NextRequestCostInfo,
   SessionChangedParams,
 } from '../protocol.generated';
 import { type Completion, parseInput, piCompletions } from './commands';
@@ -48,13 +47,13 @@ import { ChatLifecycle } from './lifecycle';
 import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp, settingsCommand } from './live';
 import { type ChatHeader, type ChatWebviewMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
 import { ChatOutbox } from './outbox';
-import type { ChatLog, ChatStore, ChatUi, ChatView, ChatWorkspace, PickItem, Timers } from './ports';
+import { modelItems, sessionItems, thinkingItems } from './pickers';
+import type { ChatLog, ChatStore, ChatUi, ChatView, ChatWorkspace, Timers } from './ports';
+import { Preflight } from './preflight';
 import { Gate } from './readiness';
 import { Transcript } from './transcript';
-import { gaugeView, modelHasPrices } from './usage';
+import { gaugeView, modelHasPrices } from './replyUsage';
 
-export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-export const PREFLIGHT_DELAY_MS = 250;
 export const BUDGET_DELAY_MS = 100;
 export const SERVER_NOT_RUNNING = 'The pi-context server is not running.';
 const DEFAULT_INSTALL = 'npm install -g @earendil-works/pi-coding-agent';
@@ -69,10 +68,6 @@ export function piUnavailable(error: unknown): { kind: string; installCommand?: 
     return { kind, installCommand: typeof installCommand === 'string' ? installCommand : undefined };
   }
   return null;
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export interface ChatPorts {
@@ -98,20 +93,26 @@ export class ChatController {
   private piCommands: Completion[] = [];
   /** A line under the header while the server or Pi starts, or a request is on its way. */
   private status: string | null = 'Starting the pi-context server…';
-  /** The preflight's sentence for the text being typed. */
-  private warning: string | null = null;
-  /** The preflight's `nextRequest` for the text being typed; worded at each header (the cache's state ages). */
-  private price: NextRequestCostInfo | null = null;
+  /** The warning and price of the text being typed (`preflight.ts`). */
+  private readonly preflight: Preflight;
   private compactPreview: ChatHeader['compactPreview'] = null;
   private readonly extensionStatus = new Map<string, string>();
   /** Events held while `pi/chat/messages` is asked for a rebuild: those numbered after its `seq` follow it. */
   private heldEvents: ChatEventParams[] | null = null;
   private streamingContext: boolean | undefined;
-  private preflightTimer: unknown;
   private budgetTimer: unknown;
 
   constructor(private readonly ports: ChatPorts) {
     this.outbox = new ChatOutbox(ports.view, ports.timers, () => this.transcript, () => this.header());
+    this.preflight = new Preflight(
+      ports.timers,
+      (text) => {
+        const chat = this.lifecycle.live;
+        return chat ? this.server().chatPreflight({ chatId: chat.chatId, text }) : null;
+      },
+      () => this.outbox.postHeader(),
+      (e) => this.ports.log.debug(`pi/chat/preflight: ${errorText(e)}`),
+    );
   }
 
   // ---- what the host tells the controller ---------------------------------------------------
@@ -220,8 +221,8 @@ export class ChatController {
       gauge: gaugeView(this.budget),
       queue: this.transcript.queue,
       compacting: this.transcript.compacting,
-      warning: this.warning,
-      nextRequest: this.price ? nextRequestText(this.price, this.ports.timers.now()) : null,
+      warning: this.preflight.warning,
+      nextRequest: this.preflight.price ? nextRequestText(this.preflight.price, this.ports.timers.now()) : null,
       compactPreview: this.compactPreview,
       exited,
       completions: this.piCommands,
@@ -373,8 +374,7 @@ export class ChatController {
     // more from the snapshot's in-flight events. The snapshot's seq says which of them it already includes.
     this.heldEvents = rebuild ? [] : null;
     this.compactPreview = null;
-    this.warning = null;
-    this.price = null;
+    this.preflight.clear();
     this.extensionStatus.clear();
     this.replaceTranscript(new Transcript());
     this.status = null;
@@ -616,7 +616,7 @@ export class ChatController {
         }
         break;
       case 'input':
-        this.schedulePreflight(message.text);
+        this.preflight.typed(message.text, this.lifecycle.live !== null);
         break;
       case 'abort':
         await this.abort();
@@ -723,8 +723,7 @@ export class ChatController {
         break;
     }
     const chat = await this.liveChat();
-    this.warning = null;
-    this.price = null;
+    this.preflight.clear();
     if (this.transcript.clearErrors()) {
       this.outbox.all(); // sending again clears the errors of the attempts before
     }
@@ -756,40 +755,6 @@ export class ChatController {
     }
     // Pi's queue is cleared first (a steering message would otherwise go with the next prompt): its texts come back.
     this.giveBack(await this.server().chatAbort({ chatId: chat.chatId }));
-  }
-
-  private schedulePreflight(text: string): void {
-    const { timers } = this.ports;
-    if (this.preflightTimer !== undefined) {
-      timers.clear(this.preflightTimer);
-      this.preflightTimer = undefined;
-    }
-    const chat = this.lifecycle.live;
-    if (!chat || text.trim().length === 0 || parseInput(text).kind !== 'prompt') {
-      if (this.warning !== null || this.price !== null) {
-        this.warning = null;
-        this.price = null;
-        this.outbox.postHeader();
-      }
-      return;
-    }
-    this.preflightTimer = timers.set(() => {
-      this.preflightTimer = undefined;
-      this.server()
-        .chatPreflight({ chatId: chat.chatId, text })
-        .then((r) => {
-          // The server's sentence (past the threshold, or past the window even without compaction).
-          this.warning =
-            r.message ??
-            (r.crossesThreshold
-              ? `This prompt brings the context to about ${formatExact(r.afterPrompt)} tokens, past the compaction ` +
-                `threshold (${formatExact(r.threshold)} of ${formatTokens(r.window)}).`
-              : null);
-          this.price = r.nextRequest ?? null;
-          this.outbox.postHeader();
-        })
-        .catch((e: unknown) => this.ports.log.debug(`pi/chat/preflight: ${errorText(e)}`));
-    }, PREFLIGHT_DELAY_MS);
   }
 
   private async previewCompact(focus: string | null): Promise<void> {
@@ -917,17 +882,7 @@ export class ChatController {
     const chat = await this.liveChat();
     const models = await this.server().chatModels({ chatId: chat.chatId });
     const current = this.header().model;
-    const items = models.items.map((m): PickItem & { id: string } => {
-      const id = `${String(m.provider)}/${String(m.id)}`;
-      const window = typeof m.contextWindow === 'number' ? `${formatTokens(m.contextWindow)} window` : '';
-      const prices = modelHasPrices(m) ? 'priced' : 'no prices';
-      return {
-        label: id,
-        description: id === current ? 'current' : typeof m.name === 'string' && m.name !== m.id ? m.name : '',
-        detail: [window, m.reasoning === true ? 'thinking' : '', prices].filter(Boolean).join(' · '),
-        id,
-      };
-    });
+    const items = modelItems(models, current);
     if (items.length === 0) {
       this.ports.ui.notify('warning', 'Pi has no model it can use: set up a provider for Pi (its models.json or a key).');
       return;
@@ -944,10 +899,7 @@ export class ChatController {
   async pickThinking(): Promise<void> {
     const chat = await this.liveChat();
     const current = this.header().thinkingLevel;
-    const pick = await this.ports.ui.pick(
-      THINKING_LEVELS.map((level) => ({ label: level, description: level === current ? 'current' : '' })),
-      { title: 'Thinking level', placeHolder: current },
-    );
+    const pick = await this.ports.ui.pick(thinkingItems(current), { title: 'Thinking level', placeHolder: current });
     if (!pick) {
       return;
     }
@@ -964,13 +916,7 @@ export class ChatController {
   async resume(): Promise<void> {
     const folder = this.ports.workspace.folder();
     const result = await this.server().sessions(folder ? { workspaceFolder: folder.uri } : {});
-    const shown = this.lifecycle.chat?.session;
-    const items = result.sessions.map((s) => ({
-      label: s.name ?? path.basename(s.path, '.jsonl'),
-      description: s.path === shown ? 'this chat' : new Date(s.modified * 1000).toLocaleString(),
-      detail: `${s.entryCount ?? '?'} entries · ${formatExact(s.size)} bytes`,
-      path: s.path,
-    }));
+    const items = sessionItems(result, this.lifecycle.chat?.session);
     if (items.length === 0) {
       this.ports.ui.notify('info', `No Pi session in ${result.sessionsDir} yet.`);
       return;
@@ -1089,12 +1035,10 @@ export class ChatController {
   }
 
   dispose(): void {
-    const { timers } = this.ports;
-    for (const timer of [this.preflightTimer, this.budgetTimer]) {
-      if (timer !== undefined) {
-        timers.clear(timer);
-      }
+    if (this.budgetTimer !== undefined) {
+      this.ports.timers.clear(this.budgetTimer);
     }
+    this.preflight.cancel();
     this.outbox.dispose();
     for (const d of this.apiSubscriptions.splice(0)) {
       d.dispose();

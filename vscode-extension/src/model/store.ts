@@ -25,7 +25,7 @@ import { budgetView, modelLabel, statusBarView, type StatusBarView } from './bud
 import type { EstimateChoice } from './estimate';
 import { costChart } from './ledger';
 import { nextRequestText } from './nextRequest';
-import { requestView } from './messages';
+import { requestView } from './requestMessages';
 import { saveCostText } from './saveCost';
 import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';

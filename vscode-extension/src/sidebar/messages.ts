@@ -7,7 +7,7 @@ import type { BudgetView } from '../model/budget';
 import type { EstimateChoice } from '../model/estimate';
 import type { CostChartView } from '../model/ledger';
 import type { NextRequestText } from '../model/nextRequest';
-import type { RequestView } from '../model/messages';
+import type { RequestView } from '../model/requestMessages';
 import type { SectionRow } from '../model/sections';
 import { messageObject } from '../webviewMessage';
 
