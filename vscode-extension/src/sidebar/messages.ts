@@ -55,7 +55,7 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
   switch (type) {
     case 'openSource':
       if (isText(m.path) && (m.uri === undefined || m.uri === null || isText(m.uri))) {
-        return { type, path: m.path, uri: (m.uri) ?? null };
+        return { type, path: m.path, uri: m.uri ?? null };
       }
       return undefined;
     case 'setEstimate':
