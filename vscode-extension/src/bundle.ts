@@ -46,7 +46,7 @@ export function parseManifest(text: string): BundleManifest | null {
     return null;
   }
   const m = raw as Record<string, unknown>;
-  const str = (k: string): string | null => (typeof m[k] === 'string' && (m[k] as string) !== '' ? (m[k] as string) : null);
+  const str = (k: string): string | null => (typeof m[k] === 'string' && m[k] !== '' ? m[k] : null);
   const list = (k: string): string[] => (Array.isArray(m[k]) ? (m[k] as unknown[]).filter((x): x is string => typeof x === 'string') : []);
   const version = str('version');
   const wheel = str('wheel');

@@ -19,7 +19,8 @@ import {
 } from './model/outcome';
 import { branchTargets, indexTree, nodeDisplay, sessionDescription, sessionLabel } from './model/sessionTree';
 import type { ContextStore } from './model/store';
-import { type BranchSummaryArgs, type CommandOutcome, type CompactArgs, Methods } from './protocol.generated';
+import type { PiContextClient, CommandOptions } from './client.generated';
+import type { BranchSummaryArgs, CommandOutcome, CompactArgs } from './protocol.generated';
 import { PreviewConfirmations } from './previewConfirm';
 import { errorText, isCancelled, type ServerManager } from './server';
 import type { SessionsItem } from './sessions/provider';
@@ -129,7 +130,7 @@ async function compact(c: Commands): Promise<void> {
   if (instructions.trim()) {
     args.instructions = instructions.trim();
   }
-  const preview = await runLong<CommandOutcome>(c, 'Compacting session', Methods.CMD_COMPACT, args);
+  const preview = await runLong(c, 'Compacting session', (api, options) => api.compact(args, options));
   if (!preview) {
     return;
   }
@@ -143,8 +144,8 @@ async function compact(c: Commands): Promise<void> {
   }
   // On a session a chat holds, the server has that chat's Pi compact (Pi writes it, with its own model).
   const title = preview.chatId ? `Pi (chat ${preview.chatId}) is compacting the session` : 'Appending the compaction';
-  const applied = await runLong<CommandOutcome>(c, title, Methods.CMD_COMPACT, apply);
-  await finish(c, shown, applied, session);
+  const applied = await runLong(c, title, (api, options) => api.compact(apply, options));
+  await finish(c, shown, applied);
 }
 
 async function branchSummary(c: Commands, target?: string): Promise<void> {
@@ -203,7 +204,7 @@ async function branchSummary(c: Commands, target?: string): Promise<void> {
   if (instructions.trim()) {
     args.instructions = instructions.trim();
   }
-  const preview = await runLong<CommandOutcome>(c, 'Summarizing the branch', Methods.CMD_BRANCH_SUMMARY, args);
+  const preview = await runLong(c, 'Summarizing the branch', (api, options) => api.branchSummary(args, options));
   if (!preview) {
     return;
   }
@@ -215,22 +216,26 @@ async function branchSummary(c: Commands, target?: string): Promise<void> {
   if (typeof preview.sessionSize === 'number') {
     apply.expectedSize = preview.sessionSize;
   }
-  const applied = await runLong<CommandOutcome>(c, 'Appending the branch summary', Methods.CMD_BRANCH_SUMMARY, apply);
-  await finish(c, shown, applied, session);
+  const applied = await runLong(c, 'Appending the branch summary', (api, options) => api.branchSummary(apply, options));
+  await finish(c, shown, applied);
 }
 
 /** Runs a server command under a cancellable notification; undefined when cancelled or failed. */
-async function runLong<T>(c: CommandContext, title: string, command: string, args: unknown): Promise<T | undefined> {
+async function runLong<T>(
+  c: CommandContext,
+  title: string,
+  command: (api: PiContextClient, options: CommandOptions) => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Pi Context: ${title}`, cancellable: true },
-      (progress, token) => c.server.executeCommand<T>(command, args, progress, token),
+      (progress, token) => c.server.runCommand(command, progress, token),
     );
   } catch (error) {
     if (isCancelled(error)) {
       void vscode.window.showInformationMessage(`Pi Context: ${title.toLowerCase()} cancelled; the session is unchanged.`);
     } else {
-      c.log.error(`${command}: ${errorText(error)}`);
+      c.log.error(`${title}: ${errorText(error)}`);
       void showError(c, failedText(title, error));
     }
     return undefined;
@@ -260,7 +265,7 @@ function settle(c: Commands, shown: ShownPreview, settlement: PreviewSettlement)
   c.docs.updatePreview(shown.uri, settledDocument(shown.kind, shown.preview, shown.sessionName, settlement));
 }
 
-async function finish(c: Commands, shown: ShownPreview, applied: CommandOutcome | undefined, session: string): Promise<void> {
+async function finish(c: Commands, shown: ShownPreview, applied: CommandOutcome | undefined): Promise<void> {
   const what = shown.kind === 'compaction' ? 'compaction' : 'branch summary';
   if (!applied) {
     settle(c, shown, { state: 'not-written', reason: `Appending the ${what} was cancelled or failed (see the notification).` });
@@ -360,7 +365,7 @@ async function selectSession(c: CommandContext, picked?: string): Promise<void> 
     await c.store.refreshSessions();
   }
   const now = Date.now() / 1000;
-  type Item = vscode.QuickPickItem & { value: string | null | 'open' };
+  type Item = vscode.QuickPickItem & { value: string | null }; // a session path, none, or 'open' (a file dialog)
   const items: Item[] = (c.store.sessions?.sessions ?? []).map((s) => ({
     label: `${s.path === c.store.session ? '$(pass-filled) ' : ''}${sessionLabel(s)}`,
     description: sessionDescription(s, now),

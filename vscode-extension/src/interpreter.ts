@@ -2,31 +2,25 @@
  * Finding the Python that runs the server. `piContext.server.python` (or its deprecated first name
  * `piContext.python`) is the user's own installation; without
  * it the bundled server runs in its own environment, made with the Python extension's active
- * interpreter when there is one (its API is used only when that extension happens to be installed;
- * it is not a dependency), else python3.11+ on PATH. A build without a bundle falls back to the
+ * interpreter when there is one (its API, typed and reached through `@vscode/python-extension`, is used
+ * only when that extension happens to be installed; it is not an extension dependency), else python3.11+ on PATH. A build without a bundle falls back to the
  * Python extension's interpreter, else `python3` on PATH, with pi-context installed there.
  */
 import * as os from 'node:os';
+import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import * as vscode from 'vscode';
 import { chooseInterpreter, expandUserPath, type InterpreterChoice, ownPythonSetting, usesWorkspaceFolder } from './model/settings';
 
-interface PythonEnvironmentsApi {
-  getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
-  resolveEnvironment(path: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
-  onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
-}
-
-interface PythonExtensionApi {
-  environments?: PythonEnvironmentsApi;
-}
-
-async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
-  const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  if (!ext) {
-    return undefined;
+/**
+ * The Python extension's API (`@vscode/python-extension`: its published types and the call that activates it),
+ * or undefined when that extension is not installed, is disabled or fails to activate.
+ */
+async function pythonExtensionApi(): Promise<PythonExtension | undefined> {
+  if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) {
+    return undefined; // PythonExtension.api() would throw: the usual case, not an error
   }
   try {
-    return ext.isActive ? ext.exports : await ext.activate();
+    return await PythonExtension.api();
   } catch {
     return undefined;
   }
@@ -43,6 +37,7 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted:
   if (!trusted) {
     return null;
   }
+  // `?.`: an old Python extension (or a broken one) may export no environments API despite the published types.
   const envs = (await pythonExtensionApi())?.environments;
   if (!envs) {
     return null;
@@ -53,7 +48,7 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted:
       return null;
     }
     const resolved = await envs.resolveEnvironment(active);
-    return resolved?.executable?.uri?.fsPath ?? active.path ?? null;
+    return resolved?.executable.uri?.fsPath ?? active.path;
   } catch {
     return null;
   }
@@ -61,7 +56,8 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri, trusted:
 
 /** Fires when the user picks another interpreter in the Python extension (nothing when it is absent). */
 export async function onPythonInterpreterChange(listener: () => void): Promise<vscode.Disposable | undefined> {
-  const event = (await pythonExtensionApi())?.environments?.onDidChangeActiveEnvironmentPath;
+  const envs = (await pythonExtensionApi())?.environments;
+  const event = envs?.onDidChangeActiveEnvironmentPath;
   return event ? event(() => listener()) : undefined;
 }
 

@@ -84,9 +84,9 @@ export interface BudgetCategory {
 
 export interface CacheLifetime {
   /** Seconds a short-retention cache entry lives. */
-  short?: number | number | null;
+  short?: number | null;
   /** Seconds a long-retention entry lives. */
-  long?: number | number | null;
+  long?: number | null;
 }
 
 /** What the running Pi was found to support: probed once per Pi process, corrected by its answers and events. */
@@ -354,7 +354,7 @@ export interface ChatUiResponseParams {
   chatId: string;
   /** The id of Pi's extension_ui_request. */
   id: string;
-  value?: unknown | null;
+  value?: unknown;
   confirmed?: boolean | null;
   cancelled?: boolean | null;
 }
@@ -405,15 +405,15 @@ export interface CompactionEconomicsInfo {
   /** The summary's tokens: the provider's output count when it reported one, else Pi's chars/4. */
   summaryOutput: number;
   /** US dollars for the summary calls; null: prices unknown. */
-  summaryCost?: number | number | null;
+  summaryCost?: number | null;
   /** Tokens every later request no longer carries (negative: a branch summary adds its summary). */
   removedPerRequest: number;
   contextBefore: number;
   contextAfter: number;
   /** The first later request writing the new prefix to the cache, minus reading the old one. */
-  rewriteCost?: number | number | null;
+  rewriteCost?: number | null;
   /** The removed tokens at the cache-read rate. */
-  savingPerRequest?: number | number | null;
+  savingPerRequest?: number | null;
   /** Later requests until the savings cover the summary and the rewrite; null: never. */
   breakEvenRequests?: number | null;
   priceSource: "models.json" | "pi" | "unknown";
@@ -465,11 +465,11 @@ export interface ContextBudgetResult {
 
 /** US dollars per bucket, as Pi records them in ``usage.cost``. */
 export interface CostParts {
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
-  total: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
 }
 
 /** A Pi that kept running after its server ended, waiting for a window: pi/chat/start {session} takes it up. */
@@ -505,7 +505,7 @@ export interface ExpectedPrompt {
   /** The rest of the prompt: written to the cache where the model has a write rate. */
   newInput: number;
   /** US dollars for the prompt (output not included); null: prices unknown. */
-  cost?: number | number | null;
+  cost?: number | null;
 }
 
 export interface ForkPoint {
@@ -519,17 +519,17 @@ export interface LedgerMarker {
   /** How many turns of the branch come before it. */
   afterTurn: number;
   /** A compaction's tokensBefore. */
-  tokensBefore?: number | number | null;
+  tokensBefore?: number | null;
 }
 
 export interface LedgerModelTotals {
   requests: number;
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** The sum of the known costs. */
-  cost: number | number;
+  cost: number;
   /** How many requests have no known cost (not in `cost`). */
   unknownCost: number;
   cacheHitRatio?: number | null;
@@ -550,21 +550,21 @@ export interface LedgerRequest {
   /** When the request started (Unix ms). */
   timestamp?: number | null;
   /** New (uncached) input tokens, as the provider reported them. */
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** Pi's calculateContextTokens of the usage: the context size after it. */
-  totalTokens: number | number;
+  totalTokens: number;
   /** US dollars; null when unknown (no recorded cost and no prices). */
-  cost?: number | number | null;
+  cost?: number | null;
   costParts?: CostParts | null;
   /** recorded: usage.cost as Pi wrote it; computed: the model's prices applied (see priceSource). */
   costSource: "recorded" | "computed" | "unknown";
   /** For a computed cost: whose prices (models.json, Pi's model catalog). */
   priceSource?: "models.json" | "pi" | "unknown" | null;
   /** The usage priced at the model's current prices (a check on the recorded cost). */
-  computedCost?: number | number | null;
+  computedCost?: number | null;
   /** cacheRead / (input + cacheRead + cacheWrite); null for 0/0. */
   cacheHitRatio?: number | null;
   /** Time since the previous request of the conversation (turn or cache warm). */
@@ -574,12 +574,12 @@ export interface LedgerRequest {
 
 export interface LedgerTotals {
   requests: number;
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** The sum of the known costs. */
-  cost: number | number;
+  cost: number;
   /** How many requests have no known cost (not in `cost`). */
   unknownCost: number;
   cacheHitRatio?: number | null;
@@ -632,7 +632,7 @@ export interface NextRequestCostInfo {
   lastRequestAt?: number | null;
   retention: "short" | "long" | "none";
   /** The model's promptCache lifetime for the retention. */
-  cacheLifetimeS?: number | number | null;
+  cacheLifetimeS?: number | null;
   cacheSource: "models.json" | "pi" | "unknown";
   /** When the cache probably expires (Unix ms); null: unknown. */
   expiresAt?: number | null;
@@ -642,7 +642,7 @@ export interface NextRequestCostInfo {
   nextPiTokens: number;
   nextTokens: number;
   /** Provider tokens per estimated token, from the previous request's usage. */
-  scale: number | number;
+  scale: number;
   /** If the cache still holds the prefix. */
   warm: ExpectedPrompt;
   /** If it expired: the whole prompt is new input. */
@@ -660,18 +660,18 @@ export interface PrefixBreak {
 }
 
 export interface PriceRates {
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 
 export interface PriceTier {
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
-  inputTokensAbove: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  inputTokensAbove: number;
 }
 
 export interface ProjectedMessage {
@@ -945,12 +945,12 @@ export interface UsageGroup {
   /** Every paid request: replies, cache warms, summary calls. */
   requests: number;
   /** New (uncached) input tokens, Pi's `input`. */
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** US dollars: the sum of the known costs. */
-  cost: number | number;
+  cost: number;
   /** Requests without a known cost (not in `cost`). */
   unknownCost: number;
   /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */
@@ -1013,12 +1013,12 @@ export interface UsageSessionInfo {
   /** Every paid request: replies, cache warms, summary calls. */
   requests: number;
   /** New (uncached) input tokens, Pi's `input`. */
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** US dollars: the sum of the known costs. */
-  cost: number | number;
+  cost: number;
   /** Requests without a known cost (not in `cost`). */
   unknownCost: number;
   /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */
@@ -1047,12 +1047,12 @@ export interface UsageTotalsInfo {
   /** Every paid request: replies, cache warms, summary calls. */
   requests: number;
   /** New (uncached) input tokens, Pi's `input`. */
-  input: number | number;
-  output: number | number;
-  cacheRead: number | number;
-  cacheWrite: number | number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
   /** US dollars: the sum of the known costs. */
-  cost: number | number;
+  cost: number;
   /** Requests without a known cost (not in `cost`). */
   unknownCost: number;
   /** cacheRead / (input + cacheRead + cacheWrite); null: no prompt. */

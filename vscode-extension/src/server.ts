@@ -1,14 +1,14 @@
 /**
  * The language server process and the client that talks to it: start (the user's own Python, or
- * the bundled server in its private environment, see `environment.ts`), restart, stop, the custom requests as a `ServerApi`, and
- * long commands with a cancellable progress notification fed by the server's `$/progress`.
+ * the bundled server in its private environment, see `environment.ts`), restart, stop, the typed client every view and
+ * command calls the server through (`client.generated.ts`), and long commands with a cancellable progress
+ * notification fed by the server's `$/progress`.
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
-  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   ResponseError,
@@ -30,7 +30,7 @@ import {
 import { isolatedEnv, pythonCandidates, versionMismatch } from './bundle';
 import { checkServerInstalled, type InstallCheck, resolveCommand } from './python';
 import { ServerLogReader } from './serverLog';
-import { ProgressTracker, type WorkDoneValue } from './model/progress';
+import { ProgressTracker } from './model/progress';
 import {
   DEPRECATED_PYTHON_KEY,
   describeInterpreter,
@@ -38,28 +38,11 @@ import {
   OWN_PYTHON_KEY,
   serverSettings,
 } from './model/settings';
-import type { ContextStore, ServerApi, ServerState } from './model/store';
+import type { ContextStore, ServerState } from './model/store';
+import { type CommandOptions, PiContextClient } from './client.generated';
+import type { SessionChangedParams } from './protocol.generated';
 import { SESSIONS_VIEW_ID } from './sessions/provider';
 import { VIEW_ID } from './sidebar/provider';
-import {
-  type ContextBudgetParams,
-  type ContextBudgetResult,
-  Methods,
-  type ProjectedRequestResult,
-  type PromptSectionsChangedParams,
-  type SessionRef,
-  type SessionsParams,
-  type SessionChangedParams,
-  type SessionsResult,
-  type SessionTreeResult,
-  type SystemPromptParams,
-  type SystemPromptResult,
-  type TurnLedgerParams,
-  type TurnLedgerResult,
-  type UsageParams,
-  type UsageResult,
-} from './protocol.generated';
-
 export const CLIENT_ID = 'piContext';
 
 /** Each line of a stream (the server's stdout or stderr), as vscode-languageclient's own handlers read them. */
@@ -89,9 +72,9 @@ export function isCancelled(error: unknown): boolean {
   return error instanceof vscode.CancellationError || (error instanceof ResponseError && error.code === REQUEST_CANCELLED);
 }
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorText } from './errorText';
+
+export { errorText };
 
 export function currentServerSettings(folder: vscode.WorkspaceFolder | undefined): ReturnType<typeof serverSettings> {
   const config = vscode.workspace.getConfiguration('piContext', folder?.uri);
@@ -139,6 +122,8 @@ async function useBundled(): Promise<void> {
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  /** The typed client over `client` (one per language client: its notification handlers are the client library's). */
+  private api: PiContextClient | undefined;
   private starting: Promise<void> | undefined;
   /** The next start makes the bundled server's environment again (the Install command). */
   private reinstall = false;
@@ -146,8 +131,8 @@ export class ServerManager implements vscode.Disposable {
   interpreter: InterpreterChoice | undefined;
   version: string | undefined;
   lastCheck: InstallCheck | undefined;
-  /** The running client, or undefined when the server stopped: for the chat view, which sends its own requests. */
-  private readonly clientEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
+  /** The typed client while the server runs, or undefined when it stopped: for the chat view, which sends its own requests. */
+  private readonly clientEmitter = new vscode.EventEmitter<PiContextClient | undefined>();
   readonly onDidChangeClient = this.clientEmitter.event;
   /** Every `pi/sessionChanged` (the client library keeps one handler per notification: this is it). */
   private readonly sessionEmitter = new vscode.EventEmitter<SessionChangedParams>();
@@ -164,9 +149,9 @@ export class ServerManager implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
-  /** The client while the server runs. */
-  get runningClient(): LanguageClient | undefined {
-    return this.running ? this.client : undefined;
+  /** The typed client while the server runs. */
+  get runningClient(): PiContextClient | undefined {
+    return this.running ? this.api : undefined;
   }
 
   /**
@@ -215,6 +200,7 @@ export class ServerManager implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.api = undefined;
     this.store.attach(null);
     this.clientEmitter.fire(undefined);
     for (const d of this.disposables.splice(0)) {
@@ -290,9 +276,10 @@ export class ServerManager implements vscode.Disposable {
             if (!Array.isArray(raw)) {
               return raw;
             }
-            return params.items.map((item, i) => {
+            const answers: unknown[] = raw;
+            return params.items.map((item, i): unknown => {
               if (item.section !== CLIENT_ID) {
-                return raw[i];
+                return answers[i];
               }
               const scope = item.scopeUri ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri)) : folder;
               return currentServerSettings(scope ?? folder);
@@ -302,6 +289,7 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    const api = new PiContextClient(client);
     // After a crash the client library starts the server again by itself (its default error handler, up
     // to 4 times in 3 minutes): Running -> Stopped -> Starting -> Running. The views follow it both ways.
     let lost = false;
@@ -319,18 +307,19 @@ export class ServerManager implements vscode.Disposable {
           lost = false;
           this.version = client.initializeResult?.serverInfo?.version ?? this.version;
           this.log.info(`the server stopped and was started again (pi-context ${this.version ?? '?'})`);
-          void this.attachClient(client);
+          void this.attachClient(api);
         }
       }),
-      client.onNotification(Methods.PROMPT_SECTIONS_CHANGED, (params: PromptSectionsChangedParams) => {
+      api.onPromptSectionsChanged((params) => {
         void this.store.onSectionsChanged(params);
       }),
-      client.onNotification(Methods.SESSION_CHANGED, (params: SessionChangedParams) => {
+      api.onSessionChanged((params) => {
         void this.store.onSessionChanged(params);
         this.sessionEmitter.fire(params);
       }),
     );
     this.client = client;
+    this.api = api;
     this.progress('Starting the pi-context language server…');
     try {
       await client.start();
@@ -345,14 +334,14 @@ export class ServerManager implements vscode.Disposable {
     if (launch.interpreter.source === 'setting') {
       void this.checkVersion(serverVersion, launch.interpreter);
     }
-    await this.attachClient(client);
+    await this.attachClient(api);
   }
 
   /** A running client for the store (the sidebar, status bar and Sessions view) and the chat; then everything asked again. */
-  private async attachClient(client: LanguageClient): Promise<void> {
-    this.store.attach(this.api(client));
+  private async attachClient(api: PiContextClient): Promise<void> {
+    this.store.attach(api);
     this.setState({ state: 'running' });
-    this.clientEmitter.fire(client);
+    this.clientEmitter.fire(api);
     await this.store.refreshAll();
   }
 
@@ -481,7 +470,8 @@ export class ServerManager implements vscode.Disposable {
 
   /** A user's own installation of another version: say so, and offer the bundled server. */
   private async checkVersion(serverVersion: string | undefined, interpreter: InterpreterChoice): Promise<void> {
-    const extensionVersion = String((this.context.extension.packageJSON as { version?: unknown }).version ?? '');
+    const version = (this.context.extension.packageJSON as { version?: unknown }).version;
+    const extensionVersion = typeof version === 'string' ? version : '';
     const message = versionMismatch(serverVersion, extensionVersion, interpreter.command, interpreter.key);
     if (!message) {
       return;
@@ -499,7 +489,6 @@ export class ServerManager implements vscode.Disposable {
    * `piContext.server.installSource` when set), offline, then restarts. Never asks a package index.
    */
   async install(): Promise<void> {
-    const folder = this.folder();
     if (!readBundle(this.context.extensionUri.fsPath)) {
       void vscode.window.showWarningMessage(
         'Pi Context: this build of the extension carries no server to install. Install the platform .vsix, ' +
@@ -521,37 +510,25 @@ export class ServerManager implements vscode.Disposable {
     });
   }
 
-  private api(client: LanguageClient): ServerApi {
-    return {
-      systemPrompt: (p: SystemPromptParams) => client.sendRequest<SystemPromptResult>(Methods.SYSTEM_PROMPT, p),
-      contextBudget: (p: ContextBudgetParams) => client.sendRequest<ContextBudgetResult>(Methods.CONTEXT_BUDGET, p),
-      projectedRequest: (p: SessionRef) => client.sendRequest<ProjectedRequestResult>(Methods.PROJECTED_REQUEST, p),
-      sessions: (p: SessionsParams) => client.sendRequest<SessionsResult>(Methods.SESSIONS, p),
-      sessionTree: (p: SessionRef) => client.sendRequest<SessionTreeResult>(Methods.SESSION_TREE, p),
-      turnLedger: (p: TurnLedgerParams) => client.sendRequest<TurnLedgerResult>(Methods.TURN_LEDGER, p),
-      usage: (p: UsageParams) => client.sendRequest<UsageResult>(Methods.USAGE, p),
-    };
-  }
-
   /**
-   * `workspace/executeCommand` with our own work-done token: the server reports `$/progress` on it
-   * (shown in `progress`), and cancelling `token` sends both `window/workDoneProgress/cancel` and
-   * `$/cancelRequest`, so the server stops and writes nothing.
+   * A command of the typed client (`api.compact(args, options)`, ...) with our own work-done token: the server
+   * reports `$/progress` on it (shown in `progress`), and cancelling `token` sends both
+   * `window/workDoneProgress/cancel` and `$/cancelRequest`, so the server stops and writes nothing.
    */
-  async executeCommand<T>(
-    command: string,
-    args: unknown,
+  async runCommand<T>(
+    run: (api: PiContextClient, options: CommandOptions) => Promise<T>,
     progress: vscode.Progress<{ message?: string; increment?: number }>,
     token: vscode.CancellationToken,
   ): Promise<T> {
     const client = this.client;
-    if (!client || !this.running) {
+    const api = this.api;
+    if (!client || !api || !this.running) {
       throw new Error('The pi-context server is not running.');
     }
     const workDoneToken = `pi-context-client/${randomUUID()}`;
     const tracker = new ProgressTracker();
     const listening = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-      const step = tracker.step(value as WorkDoneValue);
+      const step = tracker.step(value);
       if (step) {
         progress.report(step);
       }
@@ -560,11 +537,7 @@ export class ServerManager implements vscode.Disposable {
       void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
     });
     try {
-      return (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        { command, arguments: [args], workDoneToken },
-        token,
-      )) as T;
+      return await run(api, { token, workDoneToken });
     } finally {
       listening.dispose();
       cancelling.dispose();

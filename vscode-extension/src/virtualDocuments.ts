@@ -4,7 +4,7 @@
  * previews. They are virtual, so nothing is written to disk and the user cannot edit them by mistake.
  */
 import * as vscode from 'vscode';
-import { requestMarkdown } from './model/messages';
+import { requestMarkdown } from './model/requestMessages';
 import type { ContextStore } from './model/store';
 
 export const SCHEME = 'pi-context';

@@ -139,3 +139,18 @@ test('safe links keep their target, and the target is shown in the title', () =>
   const refused = render(HOSTILE.javascriptLink ?? '').querySelector('a');
   assert.equal(refused, null); // markdown-it does not make it a link; its text stays
 });
+
+test('each element keeps only its own attribute with a safe value: a title is the link target, never the input', () => {
+  const container = render(
+    '<p alt="x" class="language-js" data-x="1" aria-label="y">p</p>' +
+      '<ol start="3" class="c"><li start="4">i</li></ol><ol start="1; x"><li>j</li></ol>' +
+      '<code class="language-ts" title="t">c</code><code class="language-ts evil">d</code>' +
+      '<a href="https://ok.example" title="not the target">a</a><span alt="s">s</span>',
+    'allowlist',
+  );
+  assert.equal(
+    container.innerHTML,
+    '<p>p</p><ol start="3"><li>i</li></ol><ol><li>j</li></ol><code class="language-ts">c</code><code>d</code>' +
+      '<a href="https://ok.example" title="https://ok.example">a</a><span>s</span>',
+  );
+});

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { editSides, parseEditArgs } from '../src/chat/editDiff';
-import { type AssistantItem, type ChatItem, type EventItem, type ToolItem, Transcript } from '../src/chat/transcript';
+import { type AssistantItem, type ChatItem, type EventItem, Transcript } from '../src/chat/transcript';
 
 type Json = Record<string, unknown>;
 
@@ -59,7 +59,7 @@ test('a read tool turn folds into the user message, a tool card with args, outpu
     t.items.map((i) => i.kind),
     ['user', 'assistant', 'tool', 'assistant'],
   );
-  const [tool] = of(t, 'tool') as ToolItem[];
+  const [tool] = of(t, 'tool');
   assert.equal(tool?.name, 'read');
   assert.deepEqual(JSON.parse(tool?.args ?? ''), { path: 'notes.txt' });
   assert.equal(tool?.output, 'line one\nline two\n');
@@ -145,7 +145,7 @@ test("a model error is one readable error line, not an empty reply", () => {
     t.items.map((i) => i.kind),
     ['user', 'event'],
   );
-  const [line] = of(t, 'event') as EventItem[];
+  const [line] = of(t, 'event');
   assert.equal(line?.event, 'error');
   assert.equal(line?.text, '400: {"message":"bad request: context too long"}');
 });

@@ -87,5 +87,5 @@ test('a branch summary only adds, and a summary longer than what it replaces nev
 
 test('an outcome without economics (an older server) has no cost lines', () => {
   const { economics: _, ...older } = compact;
-  assert.doesNotMatch(previewDocument('compaction', older as CommandOutcome, 's.jsonl'), /Cost\./);
+  assert.doesNotMatch(previewDocument('compaction', older, 's.jsonl'), /Cost\./);
 });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { ContextStore, type ServerApi, sameFolder } from '../src/model/store';
-import type { SessionsResult, SystemPromptResult, TurnLedgerResult } from '../src/protocol.generated';
+import type { PromptSectionsChangedParams, SessionsResult, SystemPromptResult, TurnLedgerResult } from '../src/protocol.generated';
 import { budget, change, changed, prompt, section } from './fixtures';
 
 /** A stand-in for the server's side of the wire: answers from fixed data, records what was asked. */
@@ -209,7 +209,7 @@ test('after a save the change banner says what it costs new sessions and the sel
   // real Pi wrote, whose model takes the patch mid-conversation.
   const fixtures = path.join(__dirname, '..', '..', 'test', 'fixtures', 'cost');
   const ledger = JSON.parse(fs.readFileSync(path.join(fixtures, 'real-pi.turnLedger.json'), 'utf8')) as TurnLedgerResult;
-  const saved = JSON.parse(fs.readFileSync(path.join(fixtures, 'inventory-fix.sectionsChanged.json'), 'utf8'));
+  const saved = JSON.parse(fs.readFileSync(path.join(fixtures, 'inventory-fix.sectionsChanged.json'), 'utf8')) as PromptSectionsChangedParams;
   class Priced extends FakeServer {
     turnLedger(p: { session: string }) {
       return this.answer('pi/turnLedger', p, ledger);

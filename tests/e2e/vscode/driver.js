@@ -358,7 +358,7 @@ function sidebarFrame() {
     await page.locator('.monaco-editor .view-lines', { hasText: config.summaryMarker }).first().waitFor({ timeout: WAIT });
     // The question is asked in the preview itself (its editor title bar), not in a toast.
     await page.locator('.monaco-editor .view-lines', { hasText: 'Nothing has been written' }).first().waitFor({ timeout: WAIT });
-    // What the summary costs and saves, at the session model's prices (models.json).
+    // What the summary costs (the summarizer's prices) and saves (the session model's prices, models.json).
     const cost = page.locator('.monaco-editor .view-lines', { hasText: 'Cost.' }).first();
     await cost.waitFor({ timeout: WAIT });
     const costText = (await cost.innerText()).replace(/\u00a0/g, ' ');

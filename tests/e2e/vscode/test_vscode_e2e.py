@@ -176,7 +176,9 @@ def test_extension_flows_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
             "piContext.tokens.modelFamily": "gpt",
             "piContext.summarizer.mode": "endpoint",
             "piContext.summarizer.url": llm.openai_base_url,
-            "piContext.summarizer.model": "fake-summarizer",
+            # A model Pi's catalog prices (the loopback server answers for any name): the preview prices the
+            # summary calls at the summarizer's own prices, with the usage the server reports.
+            "piContext.summarizer.model": "gpt-4.1-mini",
             "piContext.summarizer.wireFormat": "openai",
             "piContext.pi.command": str(tmp_path / "no-such-pi"),  # the chat's bad path: Pi missing
         }

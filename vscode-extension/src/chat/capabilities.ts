@@ -39,7 +39,7 @@ export function featureView(capabilities: ChatCapabilities | null | undefined): 
       off[feature.id] = featureSentence(feature, capabilities.piVersion);
     }
   }
-  const lines = Object.values(off) as string[];
+  const lines = Object.values<string>(off);
   if (capabilities.note) {
     lines.push(`${capabilities.note}.`);
   }

@@ -44,12 +44,12 @@ export function parseEditArgs(args: string): EditCall | null {
   let edits: unknown = value.edits;
   if (typeof edits === 'string') {
     try {
-      edits = JSON.parse(edits);
+      edits = JSON.parse(edits) as unknown;
     } catch {
       edits = undefined;
     }
   }
-  const list: unknown[] = Array.isArray(edits) ? [...edits] : isObject(edits) ? [edits] : [];
+  const list: unknown[] = Array.isArray(edits) ? [...(edits as unknown[])] : isObject(edits) ? [edits] : [];
   if (typeof value.oldText === 'string' && typeof value.newText === 'string') {
     list.push({ oldText: value.oldText, newText: value.newText });
   }
@@ -113,4 +113,44 @@ function snippets(call: EditCall, reason: string): EditSides {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The sides kept for the latest edits; an older card's diff is built again when asked. */
+export const MAX_EDIT_DIFFS = 50;
+
+/**
+ * The edit cards' diff sides, by item id, the newest `MAX_EDIT_DIFFS` kept. The diff editor's two documents are
+ * `/<itemId>/before/<name>` and `/<itemId>/after/<name>` (the host's `pi-context-edit:` URIs); `side` answers them.
+ */
+export class EditDiffs {
+  private readonly kept = new Map<string, EditSides>();
+
+  get(itemId: string): EditSides | undefined {
+    return this.kept.get(itemId);
+  }
+
+  keep(itemId: string, sides: EditSides): void {
+    this.kept.delete(itemId);
+    this.kept.set(itemId, sides);
+    for (const old of [...this.kept.keys()].slice(0, Math.max(0, this.kept.size - MAX_EDIT_DIFFS))) {
+      this.kept.delete(old);
+    }
+  }
+
+  /** The text of a diff document by its path; a side no longer kept says how to get it again. */
+  side(documentPath: string): string {
+    const match = /^\/([^/]+)\/(before|after)\//.exec(documentPath);
+    const sides = match ? this.kept.get(match[1] ?? '') : undefined;
+    if (!match || !sides) {
+      return "(This edit is too old to show: open its card's diff again.)";
+    }
+    return match[2] === 'before' ? sides.before : sides.after;
+  }
+}
+
+/** The diff editor's title for an edit card's sides. */
+export function editDiffTitle(name: string, sides: EditSides): string {
+  return sides.source === 'file'
+    ? `${name}: with Pi's edit reversed ↔ now`
+    : `${name}: the edit's old ↔ new text (not the whole file)`;
 }

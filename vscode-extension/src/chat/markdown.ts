@@ -1,8 +1,8 @@
 /**
  * The model's Markdown to HTML text: markdown-it with `html: false`, so raw HTML in a reply is
  * escaped into visible text, and with its link check, which refuses `javascript:`, `vbscript:`,
- * `file:` and `data:` (other than images) URLs. The webview then rebuilds the result from an
- * allowlist of elements and attributes (`src/webview/chat/markdown.ts`) before it reaches the DOM.
+ * `file:` and `data:` (other than images) URLs. The webview then passes the result through DOMPurify
+ * with an allowlist of elements and attributes (`src/webview/chat/markdown.ts`) before it reaches the DOM.
  * No DOM here, so the first line of defence is unit-tested in Node.
  */
 import MarkdownIt from 'markdown-it';

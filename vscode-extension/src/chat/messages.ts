@@ -10,7 +10,7 @@ import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
 import type { LiveAction, LiveNotice } from './live';
 import type { ChatItem, Queue } from './transcript';
-import type { GaugeView } from './usage';
+import type { GaugeView } from './replyUsage';
 import { messageObject } from '../webviewMessage';
 
 /** `data-state` of the view's root: what the input can do now. */

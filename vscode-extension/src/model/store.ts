@@ -1,24 +1,21 @@
 /**
  * The extension's picture of the server's answers: the assembled prompt, the last section change,
  * the budget, the projected request, the sessions and the current session's tree. It asks the
- * server (through `ServerApi`, so it runs without VS Code in unit tests), keeps only the newest
+ * server (through the typed client's `ServerApi` members, so it runs without VS Code in unit tests), keeps only the newest
  * answer of each kind (a slow old answer never overwrites a newer one), and builds the sidebar's
  * view data. No decision about Pi's rules is taken here; every number comes from the server.
  */
+import type { PiContextClient } from '../client.generated';
 import type {
   ContextBudgetParams,
   ContextBudgetResult,
   ProjectedRequestResult,
   PromptSectionsChangedParams,
   SessionChangedParams,
-  SessionRef,
-  SessionsParams,
   SessionsResult,
   SessionSummary,
   SessionTreeResult,
-  SystemPromptParams,
   SystemPromptResult,
-  TurnLedgerParams,
   TurnLedgerResult,
   UsageParams,
   UsageResult,
@@ -28,23 +25,18 @@ import { budgetView, modelLabel, statusBarView, type StatusBarView } from './bud
 import type { EstimateChoice } from './estimate';
 import { costChart } from './ledger';
 import { nextRequestText } from './nextRequest';
-import { requestView } from './messages';
+import { requestView } from './requestMessages';
 import { saveCostText } from './saveCost';
 import { estimatorLabels, promptOriginNote } from './promptOrigin';
 import { promptDiff, type PromptDiff, sectionRows } from './sections';
 import { sessionLabel } from './sessionTree';
 
-export interface ServerApi {
-  systemPrompt(params: SystemPromptParams): Promise<SystemPromptResult>;
-  contextBudget(params: ContextBudgetParams): Promise<ContextBudgetResult>;
-  projectedRequest(params: SessionRef): Promise<ProjectedRequestResult>;
-  sessions(params: SessionsParams): Promise<SessionsResult>;
-  sessionTree(params: SessionRef): Promise<SessionTreeResult>;
-  /** Optional: a server (or a test double) without it simply has no "Cost" chart. */
-  turnLedger?(params: TurnLedgerParams): Promise<TurnLedgerResult>;
-  /** Optional: usage across every session, for the Usage panel. */
-  usage?(params: UsageParams): Promise<UsageResult>;
-}
+/**
+ * What the store asks of the server: members of the typed client (`client.generated.ts`). The cost chart's and
+ * the Usage panel's are optional so that a test's server (answering from recordings) may leave them out.
+ */
+export type ServerApi = Pick<PiContextClient, 'systemPrompt' | 'contextBudget' | 'projectedRequest' | 'sessions' | 'sessionTree'> &
+  Partial<Pick<PiContextClient, 'turnLedger' | 'usage'>>;
 
 export type ServerState = SidebarView['server'];
 

@@ -7,7 +7,7 @@ import type { BudgetView } from '../model/budget';
 import type { EstimateChoice } from '../model/estimate';
 import type { CostChartView } from '../model/ledger';
 import type { NextRequestText } from '../model/nextRequest';
-import type { RequestView } from '../model/messages';
+import type { RequestView } from '../model/requestMessages';
 import type { SectionRow } from '../model/sections';
 import { messageObject } from '../webviewMessage';
 
@@ -55,7 +55,7 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
   switch (type) {
     case 'openSource':
       if (isText(m.path) && (m.uri === undefined || m.uri === null || isText(m.uri))) {
-        return { type, path: m.path, uri: (m.uri as string | null | undefined) ?? null };
+        return { type, path: m.path, uri: m.uri ?? null };
       }
       return undefined;
     case 'setEstimate':

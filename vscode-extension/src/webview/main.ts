@@ -6,7 +6,7 @@
  */
 import type { BudgetView, GaugeSegment } from '../model/budget';
 import { formatExact, formatPercent, formatTokens } from '../model/format';
-import type { MessageGroup, MessageRow, RequestView } from '../model/messages';
+import type { MessageGroup, MessageRow, RequestView } from '../model/requestMessages';
 import type { SectionRow } from '../model/sections';
 import type { HostMessage, PartStatus, SidebarView, WebviewMessage } from '../sidebar/messages';
 import { costPart } from './costChart';

@@ -10,7 +10,7 @@ import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSen
 import { type Completion, completionsFor } from '../../chat/commands';
 import { sendState } from '../../chat/readiness';
 import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
-import { usageText } from '../../chat/usage';
+import { usageText } from '../../chat/replyUsage';
 import { economicsText } from '../../model/economics';
 import { formatExact } from '../../model/format';
 import { h } from '../dom';

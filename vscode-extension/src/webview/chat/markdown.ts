@@ -1,19 +1,64 @@
 /**
  * The model's Markdown as DOM, sanitized twice. markdown-it runs with `html: false`
  * (`src/chat/markdown.ts`), so raw HTML in a reply is escaped into text, and its link check refuses
- * `javascript:`, `vbscript:`, `file:` and `data:` URLs. Its output is then parsed in an inert `<template>` (nothing in it runs or
- * loads) and rebuilt from an allowlist of elements and attributes: only http(s) and mailto links
- * stay, images become their alt text (the CSP would block a remote image anyway), and no `style`,
- * `on*` or other attribute survives. Code blocks get a copy button. `test/chatSanitizer.test.ts` feeds
- * hostile model text to both layers in a real DOM (jsdom, scripts enabled) and checks what survives.
+ * `javascript:`, `vbscript:`, `file:` and `data:` URLs. Its output then goes through DOMPurify (parsed in
+ * an inert document: nothing in it runs or loads) with an allowlist of elements and, per element, of
+ * attributes: only http(s) and mailto links stay (their target shown as the title), a code block keeps
+ * its `language-*` class and a list its `start`, images become their alt text (the CSP would block a
+ * remote image anyway), and no `style`, `on*`, `data-*`, `aria-*` or other attribute survives. Code blocks
+ * get a copy button. `test/chatSanitizer.test.ts` feeds hostile model text to both layers in a real DOM
+ * (jsdom, scripts enabled) and checks what survives.
  */
+import createDOMPurify, { type DOMPurify, type WindowLike } from 'dompurify';
 import { markdownToHtml } from '../../chat/markdown';
 
-const ALLOWED = new Set([
-  'P', 'BR', 'HR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'STRONG', 'EM', 'S', 'DEL', 'CODE', 'PRE', 'BLOCKQUOTE',
-  'UL', 'OL', 'LI', 'A', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'SPAN',
-]);
-const SAFE_LINK = /^(https?:|mailto:)/i;
+const ALLOWED_TAGS = [
+  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre', 'blockquote',
+  'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
+  'img', // kept only to be replaced by its alt text below: no image is ever in the result
+];
+const SAFE_LINK = /^(?:https?:|mailto:)/i;
+
+/** Which attribute each element keeps, and which values: anything not listed here is dropped. */
+const ATTRIBUTE_RULES: Record<string, (value: string) => boolean> = {
+  'A href': (value) => SAFE_LINK.test(value),
+  'CODE class': (value) => /^language-[\w+-]{1,40}$/.test(value),
+  'OL start': (value) => /^\d{1,9}$/.test(value),
+  'IMG alt': () => true,
+};
+
+let purifier: DOMPurify | undefined;
+
+/** One DOMPurify for the page's window (the webview's, or jsdom's in the tests), with the per-element rules as hooks. */
+function purify(): DOMPurify {
+  if (purifier) {
+    return purifier;
+  }
+  const made = createDOMPurify(document.defaultView as unknown as WindowLike);
+  made.setConfig({
+    ALLOWED_TAGS,
+    ALLOWED_ATTR: ['href', 'class', 'start', 'alt'],
+    ALLOWED_URI_REGEXP: SAFE_LINK,
+    ADD_URI_SAFE_ATTR: ['start'], // not a URL: else DOMPurify holds "3" to the link pattern and drops it
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+    RETURN_DOM_FRAGMENT: true,
+  });
+  made.addHook('uponSanitizeAttribute', (node, event) => {
+    const rule = ATTRIBUTE_RULES[`${node.nodeName} ${event.attrName}`];
+    if (!rule?.(event.attrValue)) {
+      event.keepAttr = false;
+    }
+  });
+  made.addHook('afterSanitizeAttributes', (node) => {
+    const href = node.nodeName === 'A' ? node.getAttribute('href') : null;
+    if (href !== null) {
+      node.setAttribute('title', href); // where a link goes, before it is followed
+    }
+  });
+  purifier = made;
+  return made;
+}
 
 export function renderMarkdown(source: string, onCopy: (text: string) => void): DocumentFragment {
   const out = sanitizeHtml(markdownToHtml(source));
@@ -24,60 +69,17 @@ export function renderMarkdown(source: string, onCopy: (text: string) => void): 
 }
 
 /**
- * Any HTML text rebuilt from the allowlist, through an inert `<template>`: the second line of
+ * Any HTML text through DOMPurify with the rules above, as a fragment of this document: the second line of
  * defence, which holds even if HTML reached it unescaped (tested with raw hostile HTML in jsdom).
  */
 export function sanitizeHtml(html: string): DocumentFragment {
-  const template = document.createElement('template');
-  template.innerHTML = html;
-  const out = document.createDocumentFragment();
-  for (const node of [...template.content.childNodes]) {
-    const clean = sanitize(node);
-    if (clean) {
-      out.append(clean);
-    }
+  const clean = purify().sanitize(html, { RETURN_DOM_FRAGMENT: true });
+  for (const img of [...clean.querySelectorAll('img')]) {
+    const alt = img.getAttribute('alt') ?? '';
+    img.replaceWith(clean.ownerDocument.createTextNode(alt ? `[image: ${alt}]` : '[image]'));
   }
-  return out;
-}
-
-function sanitize(node: Node): Node | null {
-  if (node.nodeType === Node.TEXT_NODE) {
-    return document.createTextNode(node.textContent ?? '');
-  }
-  if (node.nodeType !== Node.ELEMENT_NODE) {
-    return null;
-  }
-  const el = node as Element;
-  if (el.tagName === 'IMG') {
-    const alt = el.getAttribute('alt') ?? '';
-    return document.createTextNode(alt ? `[image: ${alt}]` : '[image]');
-  }
-  const children = [...el.childNodes].map(sanitize).filter((c): c is Node => c !== null);
-  if (!ALLOWED.has(el.tagName)) {
-    const fragment = document.createDocumentFragment();
-    fragment.append(...children);
-    return fragment;
-  }
-  const copy = document.createElement(el.tagName.toLowerCase());
-  if (el.tagName === 'A') {
-    const href = el.getAttribute('href') ?? '';
-    if (SAFE_LINK.test(href)) {
-      copy.setAttribute('href', href);
-      copy.setAttribute('title', href);
-    }
-  } else if (el.tagName === 'CODE') {
-    const lang = /^language-[\w+-]{1,40}$/.exec(el.getAttribute('class') ?? '');
-    if (lang) {
-      copy.setAttribute('class', lang[0]);
-    }
-  } else if (el.tagName === 'OL') {
-    const start = el.getAttribute('start');
-    if (start && /^\d{1,9}$/.test(start)) {
-      copy.setAttribute('start', start);
-    }
-  }
-  copy.append(...children);
-  return copy;
+  clean.normalize(); // an image's text joins the text around it, as if it had been written there
+  return document.importNode(clean, true);
 }
 
 function decorateCode(pre: HTMLPreElement, onCopy: (text: string) => void): void {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clipText, fence, groupMessages, requestMarkdown, requestView } from '../src/model/messages';
+import { clipText, fence, groupMessages, requestMarkdown, requestView } from '../src/model/requestMessages';
 import { estimator, message, prompt, section, tokens } from './fixtures';
 
 test('a user message opens a turn and the replies and tool results after it join it', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatCost, gaugeView, modelHasPrices, usageText } from '../src/chat/usage';
+import { formatCost, gaugeView, modelHasPrices, usageText } from '../src/chat/replyUsage';
 import { readUsage } from '../src/chat/transcript';
 
 // The usage of the second reply in test/fixtures/chat/tool-turn.jsonl (a model priced 3/15 per M).
