@@ -22,7 +22,7 @@ const rpc = require('module').createRequire(path.join(config.nodeModules, '..', 
 const { ContextStore } = require(path.join(config.compiled, 'src', 'model', 'store'));
 const { Transcript } = require(path.join(config.compiled, 'src', 'chat', 'transcript'));
 const { piCompletions } = require(path.join(config.compiled, 'src', 'chat', 'commands'));
-const { gaugeView, modelHasPrices } = require(path.join(config.compiled, 'src', 'chat', 'usage'));
+const { gaugeView, modelHasPrices } = require(path.join(config.compiled, 'src', 'chat', 'replyUsage'));
 
 const received = [];
 const waiters = [];
