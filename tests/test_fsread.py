@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lsp_server.fsread import read_text
+from lsp_server.base.fsread import read_text
 
 
 def test_fifo_is_refused_instead_of_blocking(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsp_server.pi_releases import (
+from lsp_server.vocabulary.pi_releases import (
     CHANGES,
     CURRENT,
     NEWEST,

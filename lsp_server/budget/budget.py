@@ -47,7 +47,6 @@ from lsp_server.prompt.system_messages import current_system_message
 from lsp_server.session.projection import SessionProjection
 from lsp_server.session.raw import Entry
 from lsp_server.session.tokens import (
-    CompactionSettings,
     ContextEstimate,
     assistant_usage,
     estimate_projected_context_tokens,
@@ -55,6 +54,7 @@ from lsp_server.session.tokens import (
     exceeds_compaction_threshold,
 )
 from lsp_server.tokens.counter import CounterChoice, TokenCounter, choose_counter
+from lsp_server.vocabulary.compaction import CompactionSettings
 
 ContextSource = Literal["usage", "estimate", "none"]
 SystemOrigin = Literal["session", "workspace", "none"]

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from lsp_server import fsread
+from lsp_server.base import fsread
 from lsp_server.budget.models import MODELS_JSON, strip_json_comments
 from lsp_server.js.strings import strip_bom
 from lsp_server.redaction import Redactor, Secret, StreamRedactor

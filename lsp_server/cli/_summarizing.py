@@ -41,13 +41,14 @@ from lsp_server.cli._project import (
 )
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
-from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.llm.factory import LlmConfigError, build_client
 from lsp_server.llm.policy import OUTPUT_CHARS_PER_TOKEN
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.project.project import Project, header_cwd, open_project, session_folder
 from lsp_server.project.summaries import Job, JobRefused, JobResult, PreviewCache, ProjectFor, run_job
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.writer import SessionForAppend
+from lsp_server.settings.summarizer import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
 
 if TYPE_CHECKING:
     from lsp_server import protocol

@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
 
 def _run_eval(args: argparse.Namespace) -> int:
     from lsp_server.conformance.harness import run_jsonl, run_one
-    from lsp_server.pi_releases import rules_for
+    from lsp_server.vocabulary.pi_releases import rules_for
 
     rules = rules_for(args.pi_version)
     if args.jsonl:

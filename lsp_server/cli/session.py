@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from lsp_server import protocol
+from lsp_server.base.fsread import is_directory
+from lsp_server.base.paths import resolve_path
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
@@ -34,8 +36,6 @@ from lsp_server.cli._project import (
     settings_from_args,
 )
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
-from lsp_server.context.paths import resolve_path
-from lsp_server.fsread import is_directory
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
 from lsp_server.project.costs import turn_ledger

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from lsp_server import __version__
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 Json = Any
 # A request string ``{pi-prose:<role>}`` names the built-in sentence of that role (prompt_mask.py):

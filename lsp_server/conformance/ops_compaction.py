@@ -42,7 +42,6 @@ from lsp_server.conformance.ops_session import (
     require_no_null,
     require_no_null_until,
 )
-from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
 from lsp_server.js.errors import cannot_read
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.llm.client import CancelToken
@@ -56,8 +55,13 @@ from lsp_server.session.messages import (
     COMPACTION_SUMMARY_SUFFIX,
 )
 from lsp_server.session.projection import SessionProjection
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 from lsp_server.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
+from lsp_server.vocabulary.compaction import (
+    DEFAULT_BRANCH_RESERVE_TOKENS,
+    DEFAULT_COMPACTION_SETTINGS,
+    CompactionSettings,
+)
+from lsp_server.vocabulary.pi_files import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
 
 Json = Any
 T = TypeVar("T")

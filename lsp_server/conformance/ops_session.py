@@ -37,8 +37,6 @@ from lsp_server.session.jsonl import (
 from lsp_server.session.messages import convert_to_llm
 from lsp_server.session.projection import build_session_projection
 from lsp_server.session.tokens import (
-    DEFAULT_COMPACTION_SETTINGS,
-    CompactionSettings,
     calculate_context_tokens,
     estimate_context_tokens,
     get_last_assistant_usage,
@@ -46,6 +44,7 @@ from lsp_server.session.tokens import (
     should_compact,
 )
 from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
+from lsp_server.vocabulary.compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 
 Json = Any
 

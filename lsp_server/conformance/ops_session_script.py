@@ -23,10 +23,10 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.base.paths import resolve_path
 from lsp_server.compaction.summarize import uuid7
 from lsp_server.conformance.harness import EvalContext, OpError, op
 from lsp_server.conformance.ops_session import as_json
-from lsp_server.context.paths import resolve_path
 from lsp_server.js.strings import js_trim
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.prompt.system_messages import current_system_message

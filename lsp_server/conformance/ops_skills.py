@@ -12,10 +12,10 @@ import math
 import re
 from typing import Any
 
+from lsp_server.base.walk import WalkBudget
 from lsp_server.conformance.harness import EvalContext, op
 from lsp_server.context.frontmatter import parse_frontmatter
 from lsp_server.context.skills import load_skills, load_skills_from_dir
-from lsp_server.context.walk import WalkBudget
 
 _POSITION_RE = re.compile(r" at line (\d+), column (\d+)")
 

@@ -20,18 +20,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from lsp_server import fsread
-from lsp_server.context.names import PROJECT_CONFIG_DIR, SETTINGS_FILE
-from lsp_server.context.paths import resolve_path
+from lsp_server.base import fsread
+from lsp_server.base.lenient import SettingsProblem, parse_json_text, validate_leniently
+from lsp_server.base.paths import resolve_path
 from lsp_server.js.numbers import MAX_SAFE_INTEGER
-from lsp_server.session.tokens import (
+from lsp_server.vocabulary.compaction import (
     DEFAULT_BRANCH_RESERVE_TOKENS,
     DEFAULT_COMPACTION_ENABLED,
     DEFAULT_KEEP_RECENT_TOKENS,
     DEFAULT_RESERVE_TOKENS,
     CompactionSettings,
 )
-from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
+from lsp_server.vocabulary.pi_files import PROJECT_CONFIG_DIR, SETTINGS_FILE
 
 # Pi's SETTINGS_DEFAULTS for the token settings pi-context reads live in session.tokens, beside their rules.
 

@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from lsp_server.context.paths import node_resolve, normalize_path
+from lsp_server.base.paths import node_resolve, normalize_path
 
 PI_PACKAGE_NAME = "@earendil-works/pi-coding-agent"
 PACKAGE_DIR_ENV = "PI_PACKAGE_DIR"

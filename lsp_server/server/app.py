@@ -41,8 +41,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from lsp_server import __version__
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
-from lsp_server.context.paths import is_path_within
+from lsp_server.base.paths import is_path_within
 from lsp_server.redaction.keyring import KeyRing
 from lsp_server.server.debug_flag import debug_enabled
 from lsp_server.server.diagnostics import (
@@ -61,6 +60,7 @@ from lsp_server.server.progress import (
     long_operation,
 )
 from lsp_server.server.scheduler import DebouncedScheduler
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
@@ -501,7 +501,11 @@ class PiLanguageServer(LanguageServer):
         its old or new name, context files in its folder); those re-checks do not propagate.
         """
         key = path_key(path)
-        if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
+        if (
+            key not in self.checked
+            and self.book.get(key) is None
+            and not self.checker.wants(key, self.settings.check_options())
+        ):
             return
         if propagate:
             self._propagate.add(key)
@@ -515,11 +519,23 @@ class PiLanguageServer(LanguageServer):
         items = []
         for path in paths:
             key = path_key(path)
-            if key not in self.checked and self.book.get(key) is None and not self.checker.wants(key, self.settings):
+            if (
+                key not in self.checked
+                and self.book.get(key) is None
+                and not self.checker.wants(key, self.settings.check_options())
+            ):
                 continue
             self._propagate.add(key)
             items.append((key, functools.partial(self.check_now, key, background=True)))
         self.scheduler.submit_many(items)
+
+    def _worth_checking(self, key: str) -> bool:
+        """Checked before, or with diagnostics, or a file the checker wants."""
+        return (
+            key in self.checked
+            or self.book.get(key) is not None
+            or self.checker.wants(key, self.settings.check_options())
+        )
 
     async def check_now(self, path: str, *, background: bool = False) -> FileDiagnostics:
         """Validate the file's current text (buffer or disk), record, and push if it changed.
@@ -539,21 +555,22 @@ class PiLanguageServer(LanguageServer):
         before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
         settings = self.settings
+        options = settings.check_options()
         budget_s = settings.limits.check_budget_ms / 1000
         inclusions = self.inclusions_for(path)
         async with self._check_slots:
             if not background and source.text is not None and len(source.text) <= INLINE_CHECK_CHARS:
                 # An edit of a small file: checked here, on the loop (a millisecond or so); handing it to
                 # a thread and back costs two thread wake-ups, which on a busy machine cost more.
-                analysis = self.checker.analyze(path, source.text, settings, inclusions)
+                analysis = self.checker.analyze(path, source.text, options, inclusions)
             else:
-                work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, settings, inclusions)
+                work = run_in_daemon_thread(self.loop, self.checker.analyze, path, source.text, options, inclusions)
                 try:
                     analysis = await asyncio.wait_for(asyncio.shield(work), budget_s)
                 except TimeoutError:
                     self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
                     analysis = await work
-        findings = self.checker.apply(analysis, settings)
+        findings = self.checker.apply(analysis, options)
         findings = self.projects.place_findings(source.text, findings, settings.rule_profile)
         findings = left_to_the_editor(findings, settings.rule_profile, self.client_name)
         if source.text is None:
@@ -585,7 +602,7 @@ class PiLanguageServer(LanguageServer):
         self, path: str, text: str | None, version: int | None, settings: ServerSettings, budget_s: float
     ) -> None:
         self.stats.over_budget += 1
-        from lsp_server.findings import Range
+        from lsp_server.base.findings import Range
         from lsp_server.rules.registry import Emitter
 
         em = Emitter(path, settings.rule_profile)
@@ -597,7 +614,7 @@ class PiLanguageServer(LanguageServer):
     def dependents(self, path: str) -> set[str]:
         """Files whose findings may change with ``path``: same-named skills, sibling context files."""
         found: set[str] = set()
-        found.update(path_key(p) for p in self.checker.affected_by(path, self.settings))
+        found.update(path_key(p) for p in self.checker.affected_by(path, self.settings.check_options()))
         if os.path.basename(path) in CONTEXT_FILE_CANDIDATES:
             folder = os.path.dirname(path)
             for name in CONTEXT_FILE_CANDIDATES:
@@ -627,7 +644,9 @@ class PiLanguageServer(LanguageServer):
         """Schedule a check of every file the checker wants; returns how many."""
         roots = [root for root in self.watch_roots() if os.path.isdir(root)]
         await self.projects.foreground_done()  # the folders' first prompts go before this walk
-        paths = await self.loop.run_in_executor(None, lambda: list(self.checker.workspace_files(roots, self.settings)))
+        paths = await self.loop.run_in_executor(
+            None, lambda: list(self.checker.workspace_files(roots, self.settings.check_options()))
+        )
         for note in self.checker.walk_notes:
             self.log(f"workspace walk: {note.path}: {note.message}", types.MessageType.Warning)
         wanted = {path_key(p) for p in paths} | self.checked | set(self.book.paths()) | set(self.documents.open_paths())

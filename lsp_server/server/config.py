@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import Field
 
+from lsp_server.base.lenient import validate_leniently
 from lsp_server.settings.pi_context import CLIENT_ONLY_KEYS, PiContextSettings
-from lsp_server.settings.problems import validate_leniently
 
 SECTION = "piContext"
 

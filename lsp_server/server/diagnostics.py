@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from lsp_server.findings import Finding, Position
+from lsp_server.base.findings import Finding, Position
 
 if TYPE_CHECKING:
-    from lsp_server.rules.profiles import ProfileId
+    from lsp_server.vocabulary.profiles import ProfileId
 
 SOURCE = "pi-context"
 
@@ -103,7 +103,7 @@ def left_to_the_editor(findings: Sequence[Finding], profile: ProfileId, client_n
     skills for VS Code's agent) has no such checker, so it gets every finding. Quick fixes are
     computed from the file, not from what was published, so VS Code's own diagnostics still get ours.
     """
-    from lsp_server.rules.profiles import get_profile  # the rules package: not at start-up (test_startup)
+    from lsp_server.vocabulary.profiles import get_profile  # the rules package: not at start-up (test_startup)
 
     dropped = get_profile(profile).left_to_the_editor(client_name)
     if not dropped:

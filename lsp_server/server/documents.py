@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lsp_server.fsread import read_text
+from lsp_server.base.fsread import read_text
 
 
 def path_key(path: str) -> str:

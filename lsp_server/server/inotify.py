@@ -4,7 +4,7 @@
 it follows a ``skills/disk -> /`` link into the whole disk (``/proc`` included) before it is
 ready, and a folder whose name is not valid UTF-8 ends it with ``WatchfilesRustInternalError``
 ("Unable to decode path"), after which no edit on disk is noticed. Here the folders to watch come
-from :class:`~lsp_server.context.walk.WalkBudget` (no loops, bounded depth and count, the
+from :class:`~lsp_server.base.walk.WalkBudget` (no loops, bounded depth and count, the
 ignored folders skipped), names stay bytes until Python decodes them with ``surrogateescape``
 (so any name is a path), and a folder that appears later is walked and watched the same way.
 
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from lsp_server.context.walk import WalkBudget, WalkNote
+from lsp_server.base.walk import WalkBudget, WalkNote
 
 IN_MODIFY: Final = 0x00000002
 IN_ATTRIB: Final = 0x00000004

@@ -29,8 +29,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE
-from lsp_server.fsread import read_text
+from lsp_server.base.fsread import read_text
 from lsp_server.project.project import Project, ProjectInputs, open_project
 from lsp_server.project.prompt_state import (
     PromptSnapshot,
@@ -42,11 +41,12 @@ from lsp_server.project.prompt_state import (
 from lsp_server.project.wire import sections_changed_params
 from lsp_server.protocol import PROMPT_SECTIONS_CHANGED
 from lsp_server.rules.volatile_content import CODE as VOLATILE_CODE
+from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE
 
 if TYPE_CHECKING:
-    from lsp_server.findings import Finding
-    from lsp_server.rules.profiles import ProfileId
+    from lsp_server.base.findings import Finding
     from lsp_server.server.app import PiLanguageServer
+    from lsp_server.vocabulary.profiles import ProfileId
 
 logger = logging.getLogger(__name__)
 

@@ -68,7 +68,7 @@ def register(server: PiLanguageServer) -> None:
         ls: PiLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.RelatedFullDocumentDiagnosticReport:
         path = ls.uri_to_path(params.text_document.uri)
-        if path is None or not ls.checker.wants(path, ls.settings):
+        if path is None or not ls.checker.wants(path, ls.settings.check_options()):
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         if ls.documents.is_open(path) and path not in ls.pulled:
             ls.pulled.add(path)

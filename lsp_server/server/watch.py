@@ -32,15 +32,15 @@ from typing import Any
 
 import watchfiles
 
-from lsp_server.context.names import (
+from lsp_server.base.walk import MAX_WALK_DEPTH, WalkNote
+from lsp_server.server import inotify
+from lsp_server.vocabulary.pi_files import (
     APPEND_SYSTEM_PROMPT_FILE,
     PROJECT_CONFIG_DIR,
     SETTINGS_FILE,
     SKILL_FILE_NAME,
     SYSTEM_PROMPT_FILE,
 )
-from lsp_server.context.walk import MAX_WALK_DEPTH, WalkNote
-from lsp_server.server import inotify
 
 logger = logging.getLogger(__name__)
 

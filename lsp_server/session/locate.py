@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, Final, Literal
 
-from lsp_server.context.paths import default_agent_dir, normalize_path, paths_equal, resolve_path
-from lsp_server.fsread import open_regular
+from lsp_server.base.fsread import open_regular
+from lsp_server.base.paths import default_agent_dir, normalize_path, paths_equal, resolve_path
 from lsp_server.js.dates import js_date_ms
 from lsp_server.js.strings import js_trim
 from lsp_server.js.values import js_truthy

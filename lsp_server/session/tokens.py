@@ -24,6 +24,7 @@ from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import js_len
 from lsp_server.js.values import UNDEFINED, index_where, is_nullish, js_get, js_to_string, js_truthy
 from lsp_server.prompt.system_messages import current_system_message
+from lsp_server.vocabulary.compaction import CompactionSettings
 
 if TYPE_CHECKING:
     from lsp_server.session.projection import SessionProjection
@@ -40,37 +41,6 @@ class TokenPart:
     kind: PartKind
     text: str | None  # None for images
     chars: int  # UTF-16 units Pi counts for this part
-
-
-# Pi's defaults (``DEFAULT_COMPACTION_SETTINGS``, also ``SETTINGS_DEFAULTS.compaction``); the only copy here.
-DEFAULT_COMPACTION_ENABLED: Final = True
-DEFAULT_RESERVE_TOKENS: Final = 16384
-DEFAULT_KEEP_RECENT_TOKENS: Final = 20000
-DEFAULT_BRANCH_RESERVE_TOKENS: Final = 16384  # branchSummary.reserveTokens
-
-
-@dataclass(frozen=True)
-class CompactionSettings:
-    """Pi's compaction settings in force for one model (``getCompactionSettings(model)``).
-
-    The one type for the concept: settings files are read into ``context.settings.CompactionSection``
-    and resolved per model into this; the budget, the cut point and the server all take it as is.
-    """
-
-    enabled: bool = DEFAULT_COMPACTION_ENABLED
-    reserve_tokens: int = DEFAULT_RESERVE_TOKENS
-    keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
-    override_key: str | None = None  # the "provider/modelId" of compaction.modelOverrides that applied
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "enabled": self.enabled,
-            "reserveTokens": self.reserve_tokens,
-            "keepRecentTokens": self.keep_recent_tokens,
-        }
-
-
-DEFAULT_COMPACTION_SETTINGS: Final = CompactionSettings()
 
 
 @dataclass(frozen=True)

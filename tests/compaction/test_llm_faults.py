@@ -23,11 +23,12 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.llm.client import CancelToken
-from lsp_server.llm.factory import SummarizerConfig, build_client
+from lsp_server.llm.factory import build_client
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.session.entries import CompactionEntry, parse_entry
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._sessions import Chain, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.context.paths import (
+from lsp_server.base.paths import (
     default_agent_dir,
     file_url_to_path,
     is_path_within,
@@ -77,7 +77,7 @@ def test_our_agent_dir_override_beats_pi(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_remembered_real_paths_equal_realpath_through_links_loops_and_missing_parts(tmp_path: Path) -> None:
     """Inside real_paths_remembered() canonicalize_path gives what a fresh os.path.realpath gives."""
-    from lsp_server.context.paths import canonicalize_path, real_paths_remembered
+    from lsp_server.base.paths import canonicalize_path, real_paths_remembered
 
     (tmp_path / "real" / "deep").mkdir(parents=True)
     (tmp_path / "real" / "deep" / "SKILL.md").write_text("x", encoding="utf-8")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.llm.anthropic import AnthropicClient
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client, config_problems
+from lsp_server.llm.factory import LlmConfigError, build_client, config_problems
 from lsp_server.llm.offline import OfflineSummarizer
 from lsp_server.llm.openai_compat import OpenAiCompatClient
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import CompletionRequest
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 

@@ -9,8 +9,9 @@ import socket
 
 import pytest
 
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.llm.factory import LlmConfigError, build_client
 from lsp_server.llm.openai_compat import OpenAiCompatClient
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import CompletionRequest, RetryNotice
 from lsp_server.redaction import Redactor, Secret
 from tests.llm.conftest import FAST_RETRY, KEY, make_client

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.compaction.summarize import summary_prompts
-from lsp_server.pi_releases import rules_for
 from lsp_server.project.project import open_project
 from lsp_server.prompt.texts import EARLIER_TEXTS, OUR_TEXTS
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.project.conftest import Project
 
 

@@ -12,7 +12,10 @@ import pytest
 
 from lsp_server.editing.fixes import compute_fixes
 from lsp_server.editing.keys import AGENTS, PROFILE_KEYS
-from lsp_server.rules.profiles import (
+from lsp_server.rules.registry import RULES
+from lsp_server.rules.skill_rules import check_skill_text
+from lsp_server.settings.pi_context import PiContextSettings, parse_pi_context_settings
+from lsp_server.vocabulary.profiles import (
     CLAUDE_CODE_BOOLEANS,
     DEFAULT_PROFILE,
     PROFILE_TABLE,
@@ -22,9 +25,6 @@ from lsp_server.rules.profiles import (
     check_profile,
     guess_boolean,
 )
-from lsp_server.rules.registry import RULES
-from lsp_server.rules.skill_rules import check_skill_text
-from lsp_server.settings.pi_context import PiContextSettings, parse_pi_context_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from lsp_server.session.projection import build_session_projection
 from lsp_server.session.tokens import (
-    CompactionSettings,
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_projected_context_tokens,
@@ -16,6 +15,7 @@ from lsp_server.session.tokens import (
     message_token_parts,
     should_compact,
 )
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.session._entries import assistant, message, ts, usage, user
 
 

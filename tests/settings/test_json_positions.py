@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lsp_server.base.json_positions import TextPosition, locate, locate_values
 from lsp_server.context.settings import parse_settings_text
-from lsp_server.settings.json_positions import TextPosition, locate, locate_values
 
 
 def test_member_problem_points_at_its_key() -> None:

@@ -12,9 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lsp_server.pi_releases import rules_for
 from lsp_server.pi_rpc import PiRpcProcess
 from lsp_server.pi_rpc.capabilities import detect
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.support.fake_llm_server import FakeLlmServer
 from tests.support.pi_agent import write_agent_dir
 from tests.support.pi_for_tests import PiUnderTest

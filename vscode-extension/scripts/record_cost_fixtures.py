@@ -126,7 +126,8 @@ def _sections_changed(cwd: Path, agent: Path) -> dict[str, Any]:
 def _compact_preview(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     """``pi.compact {previewOnly}`` with the default (offline) summarizer, as the server runs it."""
     from lsp_server import protocol
-    from lsp_server.llm.factory import SummarizerConfig, build_client
+    from lsp_server.llm.factory import build_client
+    from lsp_server.llm.summarizer_config import SummarizerConfig
     from lsp_server.project.summaries import PreviewCache, plan_compaction_job, run_job
 
     config = SummarizerConfig()

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.text import LineIndex
-from lsp_server.findings import Position, Range
 from lsp_server.server.app import PiLanguageServer
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 
 if TYPE_CHECKING:
-    from lsp_server.rules.profiles import ProfileId
-    from lsp_server.settings.limits import Thresholds
+    from lsp_server.vocabulary.limits import Thresholds
+    from lsp_server.vocabulary.profiles import ProfileId
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def is_context_file(path: str) -> bool:
 def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     """The skill file behind ``uri`` (a SKILL.md or a loose skill .md), or None for anything else."""
     path = ls.uri_to_path(uri)
-    if path is None or is_context_file(path) or not ls.checker.wants(path, ls.settings):
+    if path is None or is_context_file(path) or not ls.checker.wants(path, ls.settings.check_options()):
         return None
     return read_source(ls, uri)
 
@@ -87,7 +87,7 @@ def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
 def checked_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     """Any file the checker reports on (skill, context file, SYSTEM.md, APPEND_SYSTEM.md), or None."""
     path = ls.uri_to_path(uri)
-    if path is None or not ls.checker.wants(path, ls.settings):
+    if path is None or not ls.checker.wants(path, ls.settings.check_options()):
         return None
     return read_source(ls, uri)
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pygls.exceptions import JsonRpcException
 
 from lsp_server import protocol_names as names
-from lsp_server.context.names import AGENT_DIR_ENV
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import REQUEST_FAILED, parse_params, request_failed, resolve_folder
@@ -45,15 +44,16 @@ from lsp_server.server.features.chat_live import (
 )
 from lsp_server.server.features.sessions import live_lens, notify_session_changed, read_session, session_path
 from lsp_server.server.lazy import lazy_module
+from lsp_server.vocabulary.pi_files import AGENT_DIR_ENV
 
 if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat, ChatSpec
     from lsp_server.chat.recovery import Loss, SessionGuard
-    from lsp_server.pi_releases import PiRules
     from lsp_server.pi_rpc import PiExit, PiInstallation
     from lsp_server.project.project import Project
     from lsp_server.redaction import Redactor, Secret
     from lsp_server.session.tail import SessionFile
+    from lsp_server.vocabulary.pi_releases import PiRules
 
 if TYPE_CHECKING:
     from lsp_server import protocol
@@ -131,14 +131,14 @@ def chat_info(ls: PiLanguageServer, chat: Chat, state: dict[str, Any] | None = N
 
 def chat_rules(chat: Chat) -> PiRules:
     """The rules of the Pi release the chat runs: its lens (a compaction's plan and price) follows them."""
-    from lsp_server.pi_releases import rules_for
+    from lsp_server.vocabulary.pi_releases import rules_for
 
     return rules_for(chat.installation.pi_version)
 
 
 def capabilities_wire(chat: Chat) -> protocol.ChatCapabilities:
     """What the chat's Pi supports, as the view reads it (lsp_server/pi_rpc/capabilities.py)."""
-    from lsp_server.pi_releases import rules_for
+    from lsp_server.vocabulary.pi_releases import rules_for
 
     return protocol.ChatCapabilities.model_validate(
         {**chat.capabilities.to_json(), "note": rules_for(chat.installation.pi_version).note}

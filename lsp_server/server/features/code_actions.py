@@ -23,8 +23,8 @@ from pygls.uris import from_fs_path
 
 if TYPE_CHECKING:
     from lsp_server.editing.fixes import Fix
+from lsp_server.base.findings import Finding, Range
 from lsp_server.editing.text import ranges_touch
-from lsp_server.findings import Finding, Range
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.diagnostics import SOURCE, to_diagnostic
 from lsp_server.server.features._editing import SkillSource, checked_source, profile_of, thresholds_of

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server import protocol_names as names
-from lsp_server.context.paths import is_path_within
-from lsp_server.fsread import not_regular_message
+from lsp_server.base.fsread import not_regular_message
+from lsp_server.base.paths import is_path_within
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import invalid, parse_params, resolve_folder

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from lsp_server.chat.chat import Chat
     from lsp_server.compaction.summarize import Progress
     from lsp_server.llm.client import LlmClient
-    from lsp_server.llm.factory import SummarizerConfig
+    from lsp_server.llm.summarizer_config import SummarizerConfig
     from lsp_server.project.project import Project
     from lsp_server.project.summaries import Job, JobResult, ProjectFor
     from lsp_server.session.bounds import SessionReadLimits
@@ -89,8 +89,8 @@ class ProgressReporter:
 
 
 def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
-    from lsp_server.llm.config import config_from_settings
     from lsp_server.llm.factory import LlmConfigError, api_key_of, build_client
+    from lsp_server.settings.summarizer import config_from_settings
 
     config = config_from_settings(ls.settings.summarizer)
     ls.keys.add([api_key_of(config, os.environ)])  # the server's log lines are redacted with it too
@@ -199,7 +199,7 @@ async def _command(
     ``verbs`` are the progress title's first words for a preview and for the real run. On a session a
     chat's Pi holds, ``live`` does the work through that chat; without it the command is refused.
     """
-    from lsp_server.llm.config import config_from_settings
+    from lsp_server.settings.summarizer import config_from_settings
 
     request = parse_params(model, list(args), method)
     await ls.wait_ready()

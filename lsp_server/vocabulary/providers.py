@@ -1,31 +1,29 @@
 """The wire formats pi-context can summarize with: one row per format, and everything that differs between them.
 
-A row names its adapter (the module that speaks the format) through a loader that imports it when
-a client is built, not before: the adapters load httpx, and the domain code that only describes a
-summarizer (settings, compaction, the offline summarizer) must not pay for it.
+The module that speaks a format (its adapter) is the same format's row of
+:data:`lsp_server.llm.adapters.ADAPTERS`, imported when a client is built, not before: the adapters
+load httpx, and what only describes a summarizer (settings, compaction, the offline summarizer) must
+not pay for it. This table is the vocabulary (no import of ours), so the settings model can name the
+formats without the summarizer's code.
 
 Derived from this table (``tests/llm/test_providers.py`` checks that they agree): the
-:data:`WireFormat` type used by the settings model and :class:`~lsp_server.llm.factory.SummarizerConfig`,
+:data:`WireFormat` type used by the settings model and :class:`~lsp_server.llm.summarizer_config.SummarizerConfig`,
 the ``--model`` help and its parsing, the key and base-URL environment variables, docs/llm.md's
 provider table, the ``summarizer.wireFormat`` row of docs/settings.md and the
 ``piContext.summarizer.wireFormat`` choices in the extension's package.json
 (``python docs/gen_vocabularies.py`` rewrites them). Adding a provider is adding its id to
-:data:`WireFormat`, a row to :data:`PROVIDER_TABLE` and its adapter module.
+:data:`WireFormat`, a row to :data:`PROVIDER_TABLE`, its adapter module and its row of
+:data:`lsp_server.llm.adapters.ADAPTERS` (mypy checks that every format has one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import Final, Literal
 
-from lsp_server.llm.client import LlmClient
-from lsp_server.redaction import Secret
-from lsp_server.session.tokens import DEFAULT_RESERVE_TOKENS
-
-if TYPE_CHECKING:
-    from lsp_server.llm.factory import SummarizerConfig
+from lsp_server.vocabulary.compaction import DEFAULT_RESERVE_TOKENS
 
 WireFormat = Literal["openai", "anthropic"]
 """The wire formats, in table order (mypy checks every row's id against it; a test checks the reverse)."""
@@ -35,13 +33,7 @@ OFFLINE: Final = "offline"
 
 DEFAULT_MAX_TOKENS: Final = DEFAULT_RESERVE_TOKENS
 """Cap sent when the caller gives none and the format requires one: Pi's default ``reserveTokens``
-(defined once, in :mod:`lsp_server.session.tokens`), the room a summary must fit in."""
-
-
-class ClientBuilder(Protocol):
-    """An adapter's constructor from a checked configuration (model and base URL resolved)."""
-
-    def __call__(self, config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None) -> LlmClient: ...
+(defined once, in :mod:`lsp_server.vocabulary.compaction`), the room a summary must fit in."""
 
 
 @dataclass(frozen=True)
@@ -54,30 +46,16 @@ class Provider:
 
     id: WireFormat
     summary: str
-    adapter: Callable[[], ClientBuilder]  # imports the adapter module; called when a client is built
     default_base_url: str
     api_key_env: str  # the key's usual variable
     base_url_env: str  # ``--model <id>/<model>`` takes the base URL from it when the settings do not say
     key_with_custom_base_url: bool  # False: a server at another URL (self-hosted) gets no key unless configured
 
 
-def _openai_compat() -> ClientBuilder:
-    from lsp_server.llm import openai_compat
-
-    return openai_compat.client_from_config
-
-
-def _anthropic() -> ClientBuilder:
-    from lsp_server.llm import anthropic
-
-    return anthropic.client_from_config
-
-
 PROVIDER_TABLE: tuple[Provider, ...] = (
     Provider(
         id="openai",
         summary="OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama).",
-        adapter=_openai_compat,
         default_base_url="https://api.openai.com/v1",
         api_key_env="OPENAI_API_KEY",
         base_url_env="OPENAI_BASE_URL",
@@ -86,7 +64,6 @@ PROVIDER_TABLE: tuple[Provider, ...] = (
     Provider(
         id="anthropic",
         summary="The Anthropic Messages API.",
-        adapter=_anthropic,
         default_base_url="https://api.anthropic.com",
         api_key_env="ANTHROPIC_API_KEY",
         base_url_env="ANTHROPIC_BASE_URL",

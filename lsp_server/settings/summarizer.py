@@ -2,7 +2,7 @@
 
 Pi summarizes with the session's own model. pi-context cannot borrow Pi's credentials, so the
 summarizer is configured separately: ``offline`` (the default; extractive, no network, no key) or
-an endpoint speaking one of the wire formats of :mod:`lsp_server.llm.providers`. A command-line
+an endpoint speaking one of the wire formats of :mod:`lsp_server.vocabulary.providers`. A command-line
 ``--model PROVIDER/ID`` picks one for a single run; the endpoint and key variable then come from
 the settings when they describe the same wire format, else from the provider's usual
 environment variables (its row's ``base_url_env`` and ``api_key_env``: ``OPENAI_BASE_URL``,
@@ -17,9 +17,9 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
-from lsp_server.llm.factory import SummarizerConfig
-from lsp_server.llm.providers import OFFLINE, PROVIDER_BY_ID, PROVIDER_TABLE, spoken_list
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.settings.pi_context import SummarizerSettings
+from lsp_server.vocabulary.providers import OFFLINE, PROVIDER_BY_ID, PROVIDER_TABLE, spoken_list
 
 MODEL_ARG_HELP: Final = spoken_list([OFFLINE, *(f"{row.id}/<model id>" for row in PROVIDER_TABLE)])
 

@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lsp_server.findings import Finding, Range, Severity
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.base.json_positions import KeyPath, TextPosition, locate, locate_values, nearest
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import strip_bom
-from lsp_server.settings.json_positions import KeyPath, TextPosition, locate, locate_values, nearest
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from urllib.parse import unquote, urlsplit
 
-from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
+from lsp_server.vocabulary.pi_files import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
 
 # Characters Pi's normalizePath turns into a plain space when asked (extension paths).
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
