@@ -56,9 +56,9 @@ def node_resolve(*parts: str) -> str:
     return normalized
 
 
-def home_dir(env: Mapping[str, str] | None = None) -> str:
-    """Node's ``os.homedir()``: ``$HOME`` of ``env`` (default: the process's) when set and non-empty, else passwd."""
-    home = (os.environ if env is None else env).get("HOME")
+def home_dir(env: Mapping[str, str]) -> str:
+    """Node's ``os.homedir()``: ``$HOME`` of ``env`` when set and non-empty, else passwd."""
+    home = env.get("HOME")
     if home:
         return home
     try:
@@ -128,7 +128,7 @@ def normalize_path(
     if strip_at_prefix and text.startswith("@"):
         text = text[1:]
     if expand_tilde:
-        base = home if home is not None else home_dir()
+        base = home if home is not None else home_dir(os.environ)  # Node's os.homedir() when no home is given
         if text == "~":
             return base
         if text.startswith("~/"):
@@ -240,19 +240,19 @@ def is_path_within(parent: str, child: str) -> bool:
     return child_key.startswith(prefix)
 
 
-def default_agent_dir(env: Mapping[str, str] | None = None) -> str:
+def default_agent_dir(env: Mapping[str, str]) -> str:
     """Pi's ``getAgentDir``: ``$PI_CODING_AGENT_DIR`` (``~`` and file URLs expanded) or ``~/.pi/agent``.
 
     The value is returned as Pi keeps it (possibly relative); callers resolve it.
     """
-    environ = os.environ if env is None else env
+    environ = env
     configured = environ.get(AGENT_DIR_ENV)
     if configured:
         return normalize_path(configured)
     return posixpath.join(home_dir(environ), PROJECT_CONFIG_DIR, "agent")
 
 
-def resolve_agent_dir(override: str | None = None, cwd: str | None = None, env: Mapping[str, str] | None = None) -> str:
+def resolve_agent_dir(override: str | None = None, cwd: str | None = None, *, env: Mapping[str, str]) -> str:
     """The agent dir pi-context uses: our own override if set, else Pi's; always absolute.
 
     A relative value resolves against ``cwd`` (default: the process cwd), ``~`` against ``env``'s HOME.

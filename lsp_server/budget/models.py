@@ -218,7 +218,7 @@ def find_pi_ai_data_dir(package_dir: str | None = None) -> str | None:
 
     npm puts pi-ai either in Pi's own ``node_modules`` or beside it under ``@earendil-works``.
     """
-    pkg = package_dir if package_dir is not None else find_pi_package_dir()
+    pkg = package_dir if package_dir is not None else find_pi_package_dir(os.environ)
     candidates = [
         posixpath.join(pkg, "node_modules", PI_AI_PACKAGE),
         posixpath.join(posixpath.dirname(pkg), "pi-ai"),

@@ -68,7 +68,7 @@ class ChatSpec:
     cwd: str  # the folder Pi runs in (a workspace folder)
     session: str | None = None  # an existing session file to resume (Pi's --session)
     model: str | None = None  # "provider/modelId"
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    env: Mapping[str, str] = field(kw_only=True, repr=False)  # Pi's whole environment, from the front end
     # The keys Pi may send to a model (chat/redaction.py): kept out of everything relayed to the client.
     secrets: tuple[Secret, ...] = ()
 

@@ -119,13 +119,13 @@ class Summarizer:
 def summarizer_from_args(args: argparse.Namespace, settings: SummarizerSettings) -> Summarizer | str:
     """The client ``--model`` / the ``summarizer`` settings describe, or why it cannot be built."""
     config: SummarizerConfig | str = (
-        config_from_model_arg(args.model, settings) if args.model else config_from_settings(settings)
+        config_from_model_arg(args.model, settings, os.environ) if args.model else config_from_settings(settings)
     )
     if isinstance(config, str):
         return config
     config = with_time_limits(config, idle_s=args.timeout, deadline_s=args.deadline)
     try:
-        return Summarizer(config, build_client(config))
+        return Summarizer(config, build_client(config, os.environ))
     except LlmConfigError as exc:
         return str(exc)
 

@@ -8,6 +8,7 @@ and returns the oracle's result shape. Pi's prose differs from ours on purpose; 
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,7 @@ def _prompt_options(opts: dict[str, Any], ctx: EvalContext) -> PromptOptions:
         sections=opts.get("sections"),
         context_files=[ContextFile(str(f["path"]), str(f["content"])) for f in opts.get("contextFiles") or ()],
         skills=[_skill(s) for s in opts.get("skills") or ()],
-        package_dir=ctx.package_dir or find_pi_package_dir(),
+        package_dir=ctx.package_dir or find_pi_package_dir(os.environ),
     )
 
 

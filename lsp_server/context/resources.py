@@ -12,6 +12,7 @@ are not resolved.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -113,7 +114,7 @@ def load_resources(
     request = SkillDiscoveryRequest(
         cwd=cwd,
         agent_dir=agent_dir,
-        home=options.home if options.home is not None else home_dir(),
+        home=options.home if options.home is not None else home_dir(os.environ),
         project_trusted=options.project_trusted,
         global_skill_entries=tuple(settings.global_layer.settings.skills),
         project_skill_entries=tuple(settings.project_layer.settings.skills),

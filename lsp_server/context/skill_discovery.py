@@ -232,7 +232,7 @@ def _discover_skills(
     cli_skill_paths: Sequence[str],
     no_skills: bool,
 ) -> DiscoveredSkills:
-    home = home if home is not None else home_dir()
+    home = home if home is not None else home_dir(os.environ)
     cwd = resolve_path(cwd, home=home)
     agent_dir = resolve_path(agent_dir, home=home)
     project_base = node_join(cwd, PROJECT_CONFIG_DIR)

@@ -427,7 +427,7 @@ def _load_skills(
     cwd: str, skill_paths: list[str], *, agent_dir: str | None, include_defaults: bool
 ) -> LoadSkillsResult:
     resolved_cwd = resolve_path(cwd)
-    resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir())
+    resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir(os.environ))
     collector = SkillCollector()
     user_dir = node_join(resolved_agent_dir, "skills")
     project_dir = node_join(resolved_cwd, PROJECT_CONFIG_DIR, "skills")

@@ -20,6 +20,7 @@ carries Pi's error text, so the editor can show it.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -140,7 +141,7 @@ def trust_requiring_project_resources(cwd: str, home: str | None = None, *, ever
     resource and never counts. With ``every``, all of them: the ``.pi`` entries and every
     ``.agents/skills`` up the ancestors (what an untrusted project leaves out of the prompt).
     """
-    home_value = home if home is not None else home_dir()
+    home_value = home if home is not None else home_dir(os.environ)
     user_agents_skills = posixpath.join(canonicalize_path(resolve_path(home_value)), *AGENTS_SKILLS_DIR)
     current = canonicalize_path(resolve_path(cwd))
     config_dir = posixpath.join(current, PROJECT_CONFIG_DIR)

@@ -20,7 +20,6 @@ never its value).
 
 from __future__ import annotations
 
-import os
 import re
 import urllib.parse
 from collections.abc import Mapping
@@ -56,8 +55,8 @@ def base_url_problem(url: str) -> str | None:
     return None
 
 
-def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
-    """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
+def config_problems(config: SummarizerConfig, env: Mapping[str, str]) -> list[str]:
+    """Everything wrong with ``config`` for the environment ``env`` (empty when :func:`build_client` will work)."""
     problems: list[str] = []
     if config.kind == OFFLINE:
         return []
@@ -76,13 +75,13 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
         if getattr(config, name) <= 0:
             problems.append(f"summarizer {name} must be positive")
     key_env = _key_env(config)
-    if key_env is not None and not config.api_key and not (env if env is not None else os.environ).get(key_env):
+    if key_env is not None and not config.api_key and not env.get(key_env):
         problems.append(f"summarizer API key missing: {_variable(key_env)} is not set")
     return problems
 
 
-def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> LlmClient:
-    """The client ``config`` describes; raises :class:`LlmConfigError` listing every problem."""
+def build_client(config: SummarizerConfig, env: Mapping[str, str]) -> LlmClient:
+    """The client ``config`` describes (its key read from ``env``); raises :class:`LlmConfigError` on a problem."""
     problems = config_problems(config, env)
     if problems:
         raise LlmConfigError("; ".join(problems))
@@ -90,7 +89,7 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
         return OfflineSummarizer()
     assert config.model is not None  # checked above
     provider = PROVIDER_BY_ID[config.kind]
-    key = api_key_of(config, env if env is not None else os.environ)
+    key = api_key_of(config, env)
     build = load_adapter(provider.id)
     return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
 

@@ -152,13 +152,13 @@ def _nvm_bins(root: Path) -> list[tuple[Version, Path]]:
 def locate_pi(
     command: str | Sequence[str] | None = None,
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     home: Path | None = None,
     timeout_s: float = PROBE_TIMEOUT_S,
     cache: LocateCache | None = None,
 ) -> PiLocation:
     """Find a Pi to run, checking its Node and its version. Blocks for at most a few probes."""
-    env = dict(os.environ if env is None else env)
+    env = dict(env)
     home = home if home is not None else Path(env.get("HOME") or Path.home())
     argv = split_command(command)
     if argv:
@@ -194,7 +194,7 @@ def locate_pi(
 async def locate_pi_async(
     command: str | Sequence[str] | None = None,
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     home: Path | None = None,
     timeout_s: float = PROBE_TIMEOUT_S,
     cache: LocateCache | None = None,
@@ -232,11 +232,11 @@ def check_pi(
     argv: Sequence[str],
     *,
     source: str = "setting",
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     timeout_s: float = PROBE_TIMEOUT_S,
 ) -> PiLocation:
     """Check one command line: its program exists, its Node is new enough, it prints Pi's version."""
-    env = dict(os.environ if env is None else env)
+    env = dict(env)
     argv = tuple(argv)
     if not argv:
         return PiUnavailable("not-found", f"No command is set to start Pi; install it with: {INSTALL_COMMAND}")

@@ -83,7 +83,7 @@ class ProjectInputs:
         folder = resolve_path(cwd, home=home if home is not None else home_dir(env))
         return cls(
             cwd=folder,
-            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder, env),
+            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder, env=env),
             env=env,
             trust_override=trust_override if trust_override is not None else chosen.trust_override,
             settings=chosen,

@@ -27,7 +27,7 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -166,7 +166,9 @@ class PiProtocol(LanguageServerProtocol):
 class PiLanguageServer(LanguageServer):
     """pi-context's language server. Construct with ``create_server()``."""
 
-    def __init__(self, *, debug: bool = False, keys: KeyRing | None = None) -> None:
+    def __init__(
+        self, *, debug: bool = False, keys: KeyRing | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(
             SERVER_NAME,
             __version__,
@@ -177,6 +179,8 @@ class PiLanguageServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.debug = debug
+        # The environment everything below is given (projects, Pi, the summarizer's key): the process's own.
+        self.env: Mapping[str, str] = os.environ if env is None else env
         # The keys learned so far (each chat's, the summarizer's): every log line and logMessage is redacted
         # with them (serve's log handler shares this ring).
         self.keys = keys if keys is not None else KeyRing()
@@ -298,7 +302,7 @@ class PiLanguageServer(LanguageServer):
         if self._usage is None:
             from lsp_server.project.usage import UsageStore
 
-            self._usage = UsageStore(os.environ, self.session_limits())
+            self._usage = UsageStore(self.env, self.session_limits())
         return self._usage
 
     # --- readiness: ``initialized`` has loaded the settings (ready), then started the watcher and
@@ -444,7 +448,7 @@ class PiLanguageServer(LanguageServer):
 
     def watch_roots(self) -> list[str]:
         """Where Pi reads (workspace folders, the agent dir, ``~/.agents/skills``) and the session folders listed."""
-        home = os.environ.get("HOME") or os.path.expanduser("~")
+        home = self.env.get("HOME") or os.path.expanduser("~")
         fixed = [*self.roots, *self.agent_dirs(), os.path.join(home, ".agents", "skills")]
         extra = sorted(d for d in self.session_lists.listed_dirs() if not any(is_path_within(r, d) for r in fixed))
         return [*fixed, *extra]

@@ -120,7 +120,7 @@ class OpenProjects:
 
     def inputs_for(self, cwd: str) -> ProjectInputs:
         """The one place the server turns its settings into a project's inputs (in the server's environment)."""
-        return ProjectInputs.create(cwd, env=os.environ, settings=self.ls.settings)
+        return ProjectInputs.create(cwd, env=self.ls.env, settings=self.ls.settings)
 
     def open(self, cwd: str) -> Project:
         """The project at ``cwd`` with the current settings: the latest build's if still current, else opened now.

@@ -46,7 +46,7 @@ def encode_cwd(cwd: str) -> str:
 
 def default_session_dir(cwd: str, agent_dir: str | None = None) -> str:
     """Pi's ``getDefaultSessionDirPath``: ``<agentDir>/sessions/--<cwd>--`` (both resolved)."""
-    agent = resolve_path(agent_dir if agent_dir is not None else default_agent_dir())
+    agent = resolve_path(agent_dir if agent_dir is not None else default_agent_dir(os.environ))
     return posixpath.join(agent, SESSIONS_FOLDER, encode_cwd(resolve_path(cwd)))
 
 
@@ -65,10 +65,10 @@ def resolve_session_dir(
     flag: str | None = None,
     settings_session_dir: str | None = None,
     agent_dir: str | None = None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> SessionDirChoice:
     """The session folder by Pi's precedence: flag, ``$PI_CODING_AGENT_SESSION_DIR``, settings, default."""
-    environ = os.environ if env is None else env
+    environ = env
     default = default_session_dir(cwd, agent_dir)
     chosen: tuple[str, SessionDirSource]
     if flag:

@@ -13,7 +13,6 @@ for any endpoint, and a command line's ``--timeout`` / ``--deadline`` replace th
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
 from typing import Final
 
@@ -39,17 +38,14 @@ def config_from_settings(settings: SummarizerSettings) -> SummarizerConfig:
     )
 
 
-def config_from_model_arg(
-    arg: str, settings: SummarizerSettings, env: Mapping[str, str] | None = None
-) -> SummarizerConfig | str:
-    """``--model`` as a config, or a sentence saying what is wrong with it."""
+def config_from_model_arg(arg: str, settings: SummarizerSettings, env: Mapping[str, str]) -> SummarizerConfig | str:
+    """``--model`` as a config (base URL and key variable from ``env``), or a sentence saying what is wrong with it."""
     if arg == OFFLINE:
         return SummarizerConfig()
     name, _, model = arg.partition("/")
     provider = PROVIDER_BY_ID.get(name)
     if provider is None or not model:
         return f"--model {arg!r}: expected {MODEL_ARG_HELP}"
-    environ = env if env is not None else os.environ
     if settings.mode == "endpoint" and settings.wire_format == provider.id:
         return SummarizerConfig(
             kind=provider.id,
@@ -60,9 +56,9 @@ def config_from_model_arg(
             total_timeout_s=settings.deadline_seconds,
             max_retries=settings.retries,
         )
-    base_url = environ.get(provider.base_url_env) or None
+    base_url = env.get(provider.base_url_env) or None
     # A base URL from the environment is not necessarily a local server: send the usual key if it is set.
-    key_env = provider.api_key_env if base_url is not None and environ.get(provider.api_key_env) else None
+    key_env = provider.api_key_env if base_url is not None and env.get(provider.api_key_env) else None
     return SummarizerConfig(
         kind=provider.id,
         model=model,

@@ -1,4 +1,4 @@
-"""The size rules' limits: in the vocabulary, so the rules and the settings share the type and neither imports the other.
+"""The size rules' limits: vocabulary, so that the rules and the settings share the type without importing each other.
 
 ``lsp_server.settings.pi_context`` holds them as ``limits``; the rules (``rules/skill_rules.py``,
 ``rules/context_rules.py``) take a :class:`Thresholds` and default to these values, which

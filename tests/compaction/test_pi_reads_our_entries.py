@@ -9,6 +9,7 @@ stored system message) and keep exactly the entries we reported as kept.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def _compact(path: Path, config: SummarizerConfig) -> CompactionOutcome:
     assert not isinstance(plan, str), plan
 
     async def go() -> CompactionOutcome:
-        client = build_client(config)
+        client = build_client(config, os.environ)
         try:
             return await run_compaction(plan, client)
         finally:
@@ -128,7 +129,7 @@ def test_pi_reads_our_branch_summary_at_the_target(tmp_path: Path) -> None:
     assert not isinstance(plan, str)
 
     async def go() -> BranchOutcome:
-        client = build_client(SummarizerConfig())
+        client = build_client(SummarizerConfig(), os.environ)
         try:
             return await run_branch_summary(plan, client)
         finally:

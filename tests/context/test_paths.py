@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -60,19 +61,19 @@ def test_is_path_within_is_by_segment() -> None:
 def test_agent_dir_comes_from_environment_with_tilde_expanded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", "/home/u")
     monkeypatch.setenv("PI_CODING_AGENT_DIR", "~/custom")
-    assert default_agent_dir() == "/home/u/custom"
+    assert default_agent_dir(os.environ) == "/home/u/custom"
 
 
 def test_agent_dir_defaults_to_dot_pi_agent_in_home(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", "/home/u")
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    assert default_agent_dir() == "/home/u/.pi/agent"
+    assert default_agent_dir(os.environ) == "/home/u/.pi/agent"
 
 
 def test_our_agent_dir_override_beats_pi(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", "/from/env")
-    assert resolve_agent_dir("agent", cwd="/work") == "/work/agent"
-    assert resolve_agent_dir(None) == "/from/env"
+    assert resolve_agent_dir("agent", cwd="/work", env=os.environ) == "/work/agent"
+    assert resolve_agent_dir(None, env=os.environ) == "/from/env"
 
 
 def test_remembered_real_paths_equal_realpath_through_links_loops_and_missing_parts(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lsp_server.llm.anthropic import AnthropicClient
@@ -14,7 +16,7 @@ from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
 
 def test_the_default_is_the_offline_summarizer() -> None:
-    assert isinstance(build_client(SummarizerConfig()), OfflineSummarizer)
+    assert isinstance(build_client(SummarizerConfig(), os.environ), OfflineSummarizer)
 
 
 def test_openai_defaults_to_openai_and_its_key_variable() -> None:
@@ -50,7 +52,9 @@ def test_timeouts_and_retries_come_from_the_config() -> None:
 
 
 def test_invalid_numbers_are_reported() -> None:
-    problems = config_problems(SummarizerConfig(kind="openai", model="m", base_url="http://x", total_timeout_s=0))
+    problems = config_problems(
+        SummarizerConfig(kind="openai", model="m", base_url="http://x", total_timeout_s=0), os.environ
+    )
     assert problems == ["summarizer total_timeout_s must be positive"]
 
 

@@ -7,6 +7,7 @@ is no longer what the release answers).
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -45,7 +46,7 @@ async def capabilities_at_start(pi: PiUnderTest, *, as_version: str | None = Non
 
 async def stand_in_capabilities(version: str) -> dict[str, Any]:
     """The answer for the stand-in peer (a Pi whose RPC lacks every probed command), as Pi ``version``."""
-    process = await PiRpcProcess.start([sys.executable, str(STAND_IN)], cwd=Path.cwd())
+    process = await PiRpcProcess.start([sys.executable, str(STAND_IN)], cwd=Path.cwd(), env=os.environ)
     try:
         return await _wire(process, version)
     finally:

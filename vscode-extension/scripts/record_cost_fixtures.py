@@ -135,7 +135,7 @@ def _compact_preview(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     job = plan_compaction_job(
         protocol.CompactArgs(session=str(session), preview_only=True), lambda _session: project, config
     )
-    result = asyncio.run(run_job(job, build_client(config), label=config.label, previews=PreviewCache()))
+    result = asyncio.run(run_job(job, build_client(config, os.environ), label=config.label, previews=PreviewCache()))
     assert result.outcome is not None
     outcome = result.outcome.wire()
     entry = outcome.get("entry") or {}

@@ -73,7 +73,7 @@ def pi_env(ls: PiLanguageServer, cwd: str | None = None) -> dict[str, str]:
     The agent dir is the one of the project at ``cwd`` (a relative setting resolves against the
     folder Pi runs in); without a cwd, the first workspace folder's.
     """
-    env = dict(os.environ)
+    env = dict(ls.env)
     if ls.settings.agent_dir:
         env[AGENT_DIR_ENV] = ls.projects.inputs_for(cwd).agent_dir if cwd is not None else ls.agent_dir
     return env
@@ -161,7 +161,7 @@ def _start_session(ls: PiLanguageServer, value: str | None, folder: Path | None)
 def detached_chats(ls: PiLanguageServer) -> list[protocol.DetachedChat]:
     """The chats of this workspace whose Pi kept running after their server ended, oldest first."""
     found = []
-    for record in ls.chats.detached(ls.chats.keeping.folder()):
+    for record in ls.chats.detached(ls.chats.keeping.folder(ls.env)):
         if record.cwd not in ls.roots:
             continue
         found.append(
@@ -457,7 +457,7 @@ def register(server: PiLanguageServer) -> None:
 
         await ls.wait_ready()
         cwd = resolve_folder(ls, protocol.CHAT_START, params.workspace_folder)
-        keep = ls.chats.keeping.options(ls.settings.pi)
+        keep = ls.chats.keeping.options(ls.settings.pi, ls.env)
         session = _start_session(ls, params.session, keep.folder if keep is not None else None)
         env = pi_env(ls, cwd)
         spec = ChatSpec(cwd=cwd, session=session, model=params.model, env=env, secrets=pi_secrets(ls, env, cwd))
@@ -480,7 +480,7 @@ def register(server: PiLanguageServer) -> None:
 
     async def start_pi(ls: PiLanguageServer, spec: ChatSpec, installation: PiInstallation) -> Chat:
         """A new Pi on ``spec``, with what it reads at start taken from the same files (chat_live.take_held)."""
-        keep = ls.chats.keeping.options(ls.settings.pi)
+        keep = ls.chats.keeping.options(ls.settings.pi, ls.env)
         held = await take_held(ls, spec.cwd)
         chat = await _pi(
             lambda: ls.chats.start(
@@ -496,10 +496,10 @@ def register(server: PiLanguageServer) -> None:
         chat.on_capabilities_changed = events.capabilities_changed
         events.follow(chat)
         keep_held(ls, chat, held)
-        problem = chat.keep_problem or (ls.chats.keeping.problem() if keep is None else None)
+        problem = chat.keep_problem or (ls.chats.keeping.problem(ls.env) if keep is None else None)
         if problem:
             ls.log(f"chat {chat.chat_id}: Pi runs without a keeper, so a turn ends with the server ({problem})")
-        fallback = ls.chats.keeping.fallback() if chat.kept else None
+        fallback = ls.chats.keeping.fallback(ls.env) if chat.kept else None
         if fallback:  # the shared folder was taken: said in the log and to the chat, never silently
             ls.log(f"chat {chat.chat_id}: {fallback}")
             events.notice_with_first_event(chat, "warning", f"Pi is kept across window reloads, but {fallback}.")

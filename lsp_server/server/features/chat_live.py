@@ -48,7 +48,7 @@ def keep_held(ls: PiLanguageServer, chat: Chat, held: HeldContext) -> None:
     from lsp_server.chat.live import write_held
 
     chat.held, chat.drift = held, None
-    keep = ls.chats.keeping.folder()
+    keep = ls.chats.keeping.folder(ls.env)
     if chat.keeper_id is not None and keep is not None:
         write_held(keep, chat.keeper_id, held)
 
@@ -57,7 +57,7 @@ async def held_after_take_up(ls: PiLanguageServer, chat: Chat) -> HeldContext:
     """A kept Pi taken up after a reload: what the server that started it recorded, else the files now."""
     from lsp_server.chat.live import HeldContext, read_held
 
-    keep = ls.chats.keeping.folder()
+    keep = ls.chats.keeping.folder(ls.env)
     record = read_held(keep, chat.keeper_id) if keep is not None and chat.keeper_id is not None else None
     if record is None:
         return await take_held(ls, chat.spec.cwd)

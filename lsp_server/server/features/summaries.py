@@ -93,9 +93,9 @@ def _summarizer(ls: PiLanguageServer) -> tuple[SummarizerConfig, LlmClient]:
     from lsp_server.settings.summarizer import config_from_settings
 
     config = config_from_settings(ls.settings.summarizer)
-    ls.keys.add([api_key_of(config, os.environ)])  # the server's log lines are redacted with it too
+    ls.keys.add([api_key_of(config, ls.env)])  # the server's log lines are redacted with it too
     try:
-        return config, build_client(config)
+        return config, build_client(config, ls.env)
     except LlmConfigError as exc:
         raise request_failed(f"summarizer: {exc}") from None
 
@@ -169,7 +169,7 @@ def refuse_if_live(ls: PiLanguageServer, path: str, kind: str) -> None:
     Pi's RPC mode has no command that moves in the tree (no ``/tree``, no ``navigate``): Pi would go
     on from its own leaf, under the summary.
     """
-    holder = ls.chats.describe_holder(path, ls.chats.keeping.folder())
+    holder = ls.chats.describe_holder(path, ls.chats.keeping.folder(ls.env))
     if holder is None:
         return
     if kind == "compaction":
