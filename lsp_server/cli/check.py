@@ -132,13 +132,14 @@ def _placed(findings: list[Any], args: argparse.Namespace, paths: list[str], set
     """``prompt/volatile-content`` counted to the end of the project's system prompt (built only when needed)."""
     from lsp_server.base.fsread import read_text
     from lsp_server.project.project import open_project
+    from lsp_server.project.prompt_state import build_prompt
     from lsp_server.project.volatile import chars_after_files, place_volatile
     from lsp_server.rules.volatile_content import CODE
 
     if not any(f.code == CODE for f in findings):
         return findings
     cwd = _project_cwd(args, paths)
-    tails = chars_after_files(open_project(project_inputs(args, os.path.abspath(cwd), settings)).build_prompt())
+    tails = chars_after_files(build_prompt(open_project(project_inputs(args, os.path.abspath(cwd), settings))))
     by_path: dict[str, list[Any]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)

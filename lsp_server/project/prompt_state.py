@@ -3,7 +3,7 @@
 The editor needs three answers about a folder, and this module gives them without any LSP:
 
 * **the prompt** Pi would build for an opened :class:`~lsp_server.project.project.Project`
-  (open buffers read through a ``reader``): :func:`build_snapshot`;
+  (open buffers read through a ``reader``): :func:`build_prompt`;
 * **whether a changed file can change it** (:meth:`PromptSnapshot.affects`), so that a save of an
   unrelated file costs nothing, and whether the change can touch the skills
   (:func:`touches_skills`), so that a save of AGENTS.md reuses the skills found last time
@@ -261,7 +261,7 @@ def touches_skills(paths: Iterable[str]) -> bool:
     return not seen
 
 
-def build_snapshot(
+def build_prompt(
     project: Project,
     *,
     reader: Reader = fsread.read_text,

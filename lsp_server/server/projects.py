@@ -34,6 +34,7 @@ from lsp_server.project.project import Project, ProjectInputs, open_project
 from lsp_server.project.prompt_state import (
     PromptSnapshot,
     SkillCache,
+    build_prompt,
     diff_snapshots,
     reader_with_buffers,
     touches_skills,
@@ -171,7 +172,7 @@ class OpenProjects:
                 return current
             skills = state.skills
             return await asyncio.get_running_loop().run_in_executor(
-                None, lambda: open_project(inputs).build_prompt(skills=skills)
+                None, lambda: build_prompt(open_project(inputs), skills=skills)
             )
 
     async def _build(self, state: FolderPrompt) -> PromptSnapshot:
@@ -197,7 +198,7 @@ class OpenProjects:
         reader = reader_with_buffers({buffer.path: buffer.text for buffer in self.ls.documents})
 
         def build() -> PromptSnapshot:
-            return open_project(inputs).build_prompt(reader=reader, skills=state.skills)
+            return build_prompt(open_project(inputs), reader=reader, skills=state.skills)
 
         snapshot = await loop.run_in_executor(None, build)
         state.builds += 1

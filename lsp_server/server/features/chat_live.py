@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from lsp_server.project.prompt_state import build_prompt
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import request_failed
@@ -63,7 +64,7 @@ async def held_after_take_up(ls: PiLanguageServer, chat: Chat) -> HeldContext:
         return await take_held(ls, chat.spec.cwd)
     project = record.project(ls.projects.open(chat.spec.cwd))
     skills = ls.projects.state(chat.spec.cwd).skills
-    snapshot = await asyncio.get_running_loop().run_in_executor(None, lambda: project.build_prompt(skills=skills))
+    snapshot = await asyncio.get_running_loop().run_in_executor(None, lambda: build_prompt(project, skills=skills))
     return HeldContext(snapshot, record.sections, record.read_at)
 
 
