@@ -27,8 +27,8 @@ from lsp_server.project.analysis import analyze
 from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
 from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.tail import SessionFile
-from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
 from lsp_server.tokens.counter import TokenCounter
 from lsp_server.tokens.pair import TokenPair

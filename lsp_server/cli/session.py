@@ -39,9 +39,9 @@ from lsp_server.cli._session_text import entry_summary, preview, render_tree, ta
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
 from lsp_server.project.costs import turn_ledger
+from lsp_server.project.followed_sessions import SessionListCache, session_summary_wire
 from lsp_server.project.project import header_cwd, open_project, session_folder
 from lsp_server.project.prompt_state import PromptSnapshot, build_prompt
-from lsp_server.project.sessions import SessionListCache, session_summary_wire
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 from lsp_server.session.transform import orphan_tool_results

@@ -20,7 +20,7 @@ from lsp_server.base import fsread
 from lsp_server.base.paths import home_dir, resolve_path
 from lsp_server.context.context_files import ContextFileDiscovery, discover_context_files
 from lsp_server.context.model import PiDiagnostic, Skill
-from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.pi_settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.skill_discovery import discover_skills
 from lsp_server.context.system_prompt_files import PromptFiles, resolve_prompt_files
 from lsp_server.vocabulary.pi_releases import CURRENT, PiRules

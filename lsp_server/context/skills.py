@@ -286,7 +286,7 @@ def collect_skill_entries(
     ``loadSkillsFromDir``): ``mode`` "pi" keeps loose ``.md`` files only at the root, "agents" only
     below it; a directory holding ``SKILL.md`` contributes just that file.
 
-    ``budget`` bounds the walk (loops, depth, folder count; see ``context/walk.py``)."""
+    ``budget`` bounds the walk (loops, depth, folder count; see ``base/walk.py``)."""
     entries: list[str] = []
     if not exists(directory):
         return entries

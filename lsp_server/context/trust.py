@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from lsp_server.base import fsread
 from lsp_server.base.paths import canonicalize_path, home_dir, paths_equal, resolve_path
-from lsp_server.context.settings import global_settings_path, read_settings_layer
+from lsp_server.context.pi_settings import global_settings_path, read_settings_layer
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import strip_bom
 from lsp_server.vocabulary.pi_files import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR

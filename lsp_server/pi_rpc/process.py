@@ -151,7 +151,7 @@ class PiRpcProcess(PiRpcChannel):
     ) -> PiRpcProcess:
         """Spawn Pi and, unless ``ready_timeout_s`` is None, wait for its first ``get_state``.
 
-        ``argv`` is the prefix from :func:`~lsp_server.pi_rpc.locate.locate_pi`; ``env`` is the
+        ``argv`` is the prefix from :func:`~lsp_server.pi_rpc.find_pi.locate_pi`; ``env`` is the
         complete environment (the front end's, given down), e.g. with ``PI_CODING_AGENT_DIR``. The
         answer to the first ``get_state`` is kept as :attr:`initial_state`; a Pi that exits or
         refuses before it answers is closed and the error raised.

@@ -30,11 +30,11 @@ from lsp_server.base import fsread
 from lsp_server.base.paths import home_dir, resolve_agent_dir, resolve_path
 from lsp_server.budget.budget import BudgetConfig
 from lsp_server.budget.models import ModelWindow, ModelWindows, WindowOverrides, model_of
-from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.pi_settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.trust import TrustDecision, project_trust, trust_requiring_project_resources
 from lsp_server.cost.prices import PriceCatalog
 from lsp_server.prompt.package_dir import find_pi_package_dir
-from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
+from lsp_server.session.folders import SessionDirChoice, resolve_session_dir
 from lsp_server.settings.pi_context import PiContextSettings
 from lsp_server.vocabulary.compaction import CompactionSettings
 from lsp_server.vocabulary.pi_releases import PiRules, package_version, rules_for

@@ -50,8 +50,8 @@ from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallbac
 from lsp_server.project.project import Project
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
 from lsp_server.session.entries import Entry, entry_json
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.projection import ModelRef, session_settings
-from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import SessionForAppend, load_for_append
 from lsp_server.tokens.counter import TokenCounter

@@ -65,14 +65,14 @@ from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
     from lsp_server.checks import WorkspaceChecker
-    from lsp_server.project.sessions import SessionListCache, SessionStore
+    from lsp_server.project.followed_sessions import SessionListCache, SessionStore
     from lsp_server.project.summaries import PreviewCache
     from lsp_server.project.usage import UsageStore
     from lsp_server.prompt.inclusion import Inclusions
-    from lsp_server.server.config import ServerSettings
     from lsp_server.server.projects import OpenProjects
     from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
     from lsp_server.session.bounds import SessionReadLimits
+    from lsp_server.settings.editor import ServerSettings
 
 logger = logging.getLogger(__name__)
 
@@ -235,7 +235,7 @@ class PiLanguageServer(LanguageServer):
     def settings(self) -> ServerSettings:
         """The settings in force: ``initializationOptions`` until ``initialized`` has pulled the client's."""
         if self._settings is None:
-            from lsp_server.server.config import parse_settings
+            from lsp_server.settings.editor import parse_settings
 
             self._settings, _ = parse_settings(self.init_options)  # apply_settings logs the problems
         return self._settings
@@ -267,7 +267,7 @@ class PiLanguageServer(LanguageServer):
     @property
     def sessions(self) -> SessionStore:
         if self._sessions is None:
-            from lsp_server.project.sessions import SessionStore
+            from lsp_server.project.followed_sessions import SessionStore
 
             self._sessions = SessionStore(read_limits=self.session_limits())
         return self._sessions
@@ -275,7 +275,7 @@ class PiLanguageServer(LanguageServer):
     @property
     def session_lists(self) -> SessionListCache:
         if self._session_lists is None:
-            from lsp_server.project.sessions import SessionListCache
+            from lsp_server.project.followed_sessions import SessionListCache
 
             self._session_lists = SessionListCache(self.session_limits())
         return self._session_lists
@@ -737,15 +737,15 @@ class PiLanguageServer(LanguageServer):
 
 DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads them off the event loop
     "lsp_server.server.watch",
-    "lsp_server.server.config",
+    "lsp_server.settings.editor",
     "lsp_server.checks",
     "lsp_server.protocol",
     "lsp_server.server.projects",
     "lsp_server.project.analysis",
     "lsp_server.project.costs",
-    "lsp_server.project.sessions",
+    "lsp_server.project.followed_sessions",
     "lsp_server.project.summaries",
-    "lsp_server.project.wire",
+    "lsp_server.project.prompt_answers",
     "lsp_server.project.file_roles",
     "lsp_server.project.volatile",
     "lsp_server.editing.completions",

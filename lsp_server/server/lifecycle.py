@@ -21,9 +21,9 @@ from lsp_server import __version__
 from lsp_server.server.app import PiLanguageServer, preload_domain
 
 if TYPE_CHECKING:
-    from lsp_server.server.config import ServerSettings
+    from lsp_server.settings.editor import ServerSettings
 
-SECTION = "piContext"  # the settings section (``lsp_server.server.config.SECTION``; a test keeps them equal)
+SECTION = "piContext"  # the settings section (``lsp_server.settings.editor.SECTION``; a test keeps them equal)
 
 # Settings whose change requires a new watcher, or new findings for every file.
 _WATCH_KEYS = frozenset({"watch", "agent_dir", "debounce_ms"})
@@ -50,7 +50,7 @@ async def pull_configuration(ls: PiLanguageServer) -> Any:
 
 async def apply_settings(ls: PiLanguageServer, config_layer: Any, *, initial: bool = False) -> set[str]:
     """Rebuild the settings from ``initializationOptions`` + ``config_layer``; returns changed keys."""
-    from lsp_server.server.config import parse_settings
+    from lsp_server.settings.editor import parse_settings
 
     ls.config_layer = config_layer
     new, problems = parse_settings(ls.init_options, config_layer)

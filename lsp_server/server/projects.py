@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.base.fsread import read_text
 from lsp_server.project.project import Project, ProjectInputs, open_project
+from lsp_server.project.prompt_answers import sections_changed_params
 from lsp_server.project.prompt_state import (
     PromptSnapshot,
     SkillCache,
@@ -39,7 +40,6 @@ from lsp_server.project.prompt_state import (
     reader_with_buffers,
     touches_skills,
 )
-from lsp_server.project.wire import sections_changed_params
 from lsp_server.protocol import PROMPT_SECTIONS_CHANGED
 from lsp_server.rules.volatile_content import CODE as VOLATILE_CODE
 from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lsp_server.context.settings import (
+from lsp_server.context.pi_settings import (
     PiSettings,
     deep_merge_settings,
     load_pi_settings,

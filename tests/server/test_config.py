@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_server.server.config import ServerSettings, parse_settings, section_of
+from lsp_server.settings.editor import ServerSettings, parse_settings, section_of
 
 
 def test_defaults_when_the_client_sends_nothing() -> None:

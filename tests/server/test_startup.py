@@ -11,7 +11,8 @@ import json
 import subprocess
 import sys
 
-from lsp_server.server import app, config, lifecycle
+from lsp_server.server import app, lifecycle
+from lsp_server.settings import editor as config
 
 HEAVY = ("pydantic", "ruamel.yaml", "lsp_server.checks", "lsp_server.protocol", "lsp_server.session.entries")
 # The file watcher (watchfiles and its anyio, ctypes for inotify) starts after ``initialized``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lsp_server.base.json_positions import TextPosition, locate, locate_values
-from lsp_server.context.settings import parse_settings_text
+from lsp_server.context.pi_settings import parse_settings_text
 
 
 def test_member_problem_points_at_its_key() -> None:

@@ -22,7 +22,6 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from lsp_server.project.prompt_state import build_prompt
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.errors import log_failure
 from lsp_server.server.features._common import request_failed
@@ -57,6 +56,7 @@ def keep_held(ls: PiLanguageServer, chat: Chat, held: HeldContext) -> None:
 async def held_after_take_up(ls: PiLanguageServer, chat: Chat) -> HeldContext:
     """A kept Pi taken up after a reload: what the server that started it recorded, else the files now."""
     from lsp_server.chat.live import HeldContext, read_held
+    from lsp_server.project.prompt_state import build_prompt
 
     keep = ls.chats.keeping.folder(ls.env)
     record = read_held(keep, chat.keeper_id) if keep is not None and chat.keeper_id is not None else None

@@ -117,7 +117,7 @@ def notify_session_changed(ls: PiLanguageServer, params: protocol.SessionChanged
 def register(server: PiLanguageServer) -> None:
     @server.feature(names.SESSIONS)
     async def sessions(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        from lsp_server.project.sessions import session_summary_wire
+        from lsp_server.project.followed_sessions import session_summary_wire
 
         request = parse_params(protocol.SessionsParams, params, protocol.SESSIONS)
         await ls.wait_ready()
@@ -135,7 +135,7 @@ def register(server: PiLanguageServer) -> None:
 
     @server.feature(names.SESSION_TREE)
     async def session_tree(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        from lsp_server.project.sessions import session_tree_result
+        from lsp_server.project.followed_sessions import session_tree_result
 
         request = parse_params(protocol.SessionRef, params, protocol.SESSION_TREE)
         path = session_path(ls, protocol.SESSION_TREE, request.session)

@@ -24,7 +24,7 @@ else:
 def register(server: PiLanguageServer) -> None:
     @server.feature(names.SYSTEM_PROMPT)
     async def system_prompt(ls: PiLanguageServer, params: Any) -> dict[str, Any]:
-        from lsp_server.project.wire import system_prompt_result
+        from lsp_server.project.prompt_answers import system_prompt_result
 
         request = parse_params(protocol.SystemPromptParams, params, protocol.SYSTEM_PROMPT)
         await ls.wait_ready()

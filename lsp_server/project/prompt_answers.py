@@ -15,8 +15,8 @@ from typing import Final, Literal
 
 from lsp_server import protocol
 from lsp_server.budget.breakdown import estimator_info
-from lsp_server.budget.wire import estimator_wire
 from lsp_server.cost.save_cost import SaveCacheImpact
+from lsp_server.project.budget_answers import estimator_wire
 from lsp_server.project.prompt_state import PromptSnapshot, SectionsChange
 from lsp_server.prompt.assembly import AssembledSection
 from lsp_server.tokens.pair import TokenPair

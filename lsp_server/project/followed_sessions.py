@@ -24,8 +24,8 @@ from typing import Any
 from lsp_server import protocol
 from lsp_server.js.values import UNDEFINED, js_get, js_to_string
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
+from lsp_server.session.folders import SessionSummary, list_sessions, peek_session
 from lsp_server.session.gist import entry_gist, one_line
-from lsp_server.session.locate import SessionSummary, list_sessions, peek_session
 from lsp_server.session.tail import RefreshResult, SessionFile
 from lsp_server.session.tree import TreeNode, build_path
 
