@@ -54,7 +54,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("base", ("base",)),
-    ("vocabulary", ("js", "vocabulary", "protocol_names")),
+    ("vocabulary", ("js", "vocabulary", "methods", "protocol_names")),
 )
 
 

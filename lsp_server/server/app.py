@@ -44,23 +44,14 @@ from lsp_server import __version__
 from lsp_server.base.paths import is_path_within
 from lsp_server.redaction.keyring import KeyRing
 from lsp_server.server.debug_flag import debug_enabled
-from lsp_server.server.diagnostics import (
-    CheckStats,
-    DiagnosticsBook,
-    FileDiagnostics,
-    left_to_the_editor,
-    to_diagnostics,
-)
-from lsp_server.server.documents import DocumentStore, path_key
+from lsp_server.server.diagnostics import to_diagnostics
 from lsp_server.server.errors import SENT_TO_CLIENT, guard, is_notification, log_failure
-from lsp_server.server.progress import (
-    CancelRegistry,
-    Operation,
-    create_progress_token,
-    long_operation,
-)
-from lsp_server.server.scheduler import DebouncedScheduler
+from lsp_server.server.progress import create_progress_token, long_operation
 from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
+from lsp_server.workspace.cancellation import CancelRegistry, Operation
+from lsp_server.workspace.diagnostics import CheckStats, DiagnosticsBook, FileDiagnostics, left_to_the_editor
+from lsp_server.workspace.documents import DocumentStore, path_key
+from lsp_server.workspace.scheduler import DebouncedScheduler
 
 if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answers initialize without them
     from lsp_server.chat.registry import ChatRegistry
@@ -70,9 +61,9 @@ if TYPE_CHECKING:  # built on first use (see PiLanguageServer): the server answe
     from lsp_server.project.usage import UsageStore
     from lsp_server.prompt.inclusion import Inclusions
     from lsp_server.server.projects import OpenProjects
-    from lsp_server.server.watch import WatchBatch, WorkspaceWatcher
     from lsp_server.session.bounds import SessionReadLimits
     from lsp_server.settings.editor import ServerSettings
+    from lsp_server.workspace.watch import WatchBatch, WorkspaceWatcher
 
 logger = logging.getLogger(__name__)
 
@@ -666,7 +657,7 @@ class PiLanguageServer(LanguageServer):
         if not self.settings.watch:
             self.stop_watcher()
             return
-        from lsp_server.server.watch import (
+        from lsp_server.workspace.watch import (
             WorkspaceWatcher,
         )  # watchfiles, anyio, ctypes: not needed to answer initialize
 
@@ -736,7 +727,7 @@ class PiLanguageServer(LanguageServer):
 
 
 DOMAIN_MODULES = (  # what handlers import on first use; preload_domain loads them off the event loop
-    "lsp_server.server.watch",
+    "lsp_server.workspace.watch",
     "lsp_server.settings.editor",
     "lsp_server.checks",
     "lsp_server.protocol",

@@ -14,7 +14,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from lsp_server.server.app import PiLanguageServer
-from lsp_server.server.diagnostics import FileDiagnostics, to_diagnostics
+from lsp_server.server.diagnostics import to_diagnostics
+from lsp_server.workspace.diagnostics import FileDiagnostics
 
 DIAGNOSTIC_OPTIONS = types.DiagnosticOptions(
     inter_file_dependencies=False, workspace_diagnostics=False, identifier="pi-context"

@@ -16,7 +16,7 @@ from lsp_server.settings import editor as config
 
 HEAVY = ("pydantic", "ruamel.yaml", "lsp_server.checks", "lsp_server.protocol", "lsp_server.session.entries")
 # The file watcher (watchfiles and its anyio, ctypes for inotify) starts after ``initialized``.
-WATCHER = ("lsp_server.server.watch", "watchfiles", "anyio", "ctypes")
+WATCHER = ("lsp_server.workspace.watch", "watchfiles", "anyio", "ctypes")
 
 
 def modules_after(code: str) -> list[str]:

@@ -27,7 +27,7 @@ from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._common import parse_params, request_failed
 from lsp_server.server.features.sessions import notify_session_changed, session_path
 from lsp_server.server.lazy import lazy_module
-from lsp_server.server.progress import Operation
+from lsp_server.workspace.cancellation import Operation
 
 if TYPE_CHECKING:
     from lsp_server import protocol

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from watchfiles import Change
 
-from lsp_server.server.watch import WatchBatch, WorkspaceWatcher, coalesce, expand_new_folders, is_relevant
+from lsp_server.workspace.watch import WatchBatch, WorkspaceWatcher, coalesce, expand_new_folders, is_relevant
 
 WAIT_S = 30.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from lsp_server.server.scheduler import DebouncedScheduler
+from lsp_server.workspace.scheduler import DebouncedScheduler
 
 WAIT_S = 30.0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_server.server.documents import DocumentStore, path_key
+from lsp_server.workspace.documents import DocumentStore, path_key
 
 
 def test_closed_file_is_read_from_disk(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ from typing import Any
 import watchfiles
 
 from lsp_server.base.walk import MAX_WALK_DEPTH, WalkNote
-from lsp_server.server import inotify
 from lsp_server.vocabulary.pi_files import (
     APPEND_SYSTEM_PROMPT_FILE,
     PROJECT_CONFIG_DIR,
@@ -41,6 +40,7 @@ from lsp_server.vocabulary.pi_files import (
     SKILL_FILE_NAME,
     SYSTEM_PROMPT_FILE,
 )
+from lsp_server.workspace import inotify
 
 logger = logging.getLogger(__name__)
 
