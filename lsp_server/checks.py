@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.base.findings import Finding, Range
+from lsp_server.base.findings import Finding, Range, Severity
 from lsp_server.base.fsread import open_regular
 from lsp_server.base.paths import real_path, real_paths_remembered
 from lsp_server.base.walk import WalkBudget, WalkNote
@@ -310,7 +310,6 @@ class CheckReport:
     not_checked: Mapping[str, str] = field(default_factory=dict)  # named files that are none of these, and why
 
     def has_errors(self) -> bool:
-        from lsp_server.base.findings import Severity
 
         return any(f.severity == Severity.ERROR for f in self.findings)
 

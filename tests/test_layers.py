@@ -107,7 +107,6 @@ def test_the_contracts_are_kept() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="server/app.py and its features, until the application layer takes the state")
 def test_no_two_files_import_each_other_in_a_circle() -> None:
     imports = graph()
     edges = {

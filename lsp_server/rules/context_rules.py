@@ -27,6 +27,7 @@ from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
 from lsp_server.rules.skill_rules import check_references
 from lsp_server.tokens.pi import pi_text_tokens
 from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 
 COST_CODES = ("context/too-large", "context/token-heavy")
@@ -128,7 +129,6 @@ def check_context_folder(
     folder: str, profile: ProfileId = DEFAULT_PROFILE, *, inclusions: Inclusions | None = None
 ) -> list[Finding]:
     """Findings about which candidate Pi picks in ``folder`` (shadowed files, directories)."""
-    from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 
     places = inclusions or Inclusions.own_folder(folder)
     findings: list[Finding] = []

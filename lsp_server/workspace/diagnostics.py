@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.base.findings import Finding
+from lsp_server.vocabulary.profiles import get_profile
 
 if TYPE_CHECKING:
     from lsp_server.vocabulary.profiles import ProfileId
@@ -70,7 +71,6 @@ def left_to_the_editor(findings: Sequence[Finding], profile: ProfileId, client_n
     skills for VS Code's agent) has no such checker, so it gets every finding. Quick fixes are
     computed from the file, not from what was published, so VS Code's own diagnostics still get ours.
     """
-    from lsp_server.vocabulary.profiles import get_profile  # the rules package: not at start-up (test_startup)
 
     dropped = get_profile(profile).left_to_the_editor(client_name)
     if not dropped:

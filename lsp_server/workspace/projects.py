@@ -1,4 +1,4 @@
-"""The server's open projects: one per workspace folder (and per other cwd asked about), prompts kept current.
+"""The workspace's open projects: one per workspace folder (and per other cwd asked about), prompts kept current.
 
 Each project keeps the prompt Pi would build with the folder as cwd (agent dir and trust from the
 settings, open buffers as the truth). When a context source is **saved**, changes **on disk** (the
@@ -13,8 +13,10 @@ time (discovery walks every skill folder); builds run in a worker thread, one at
 folder, with a copy of the open buffers. Unsaved edits only mark the prompt stale: requests
 (``pi/systemPrompt``, code lenses) rebuild it lazily, while notifications wait for the save.
 
-Every feature that needs a project asks this object (``ls.projects``): :meth:`OpenProjects.snapshot`
-for the prompt, :meth:`OpenProjects.open` for settings alone; none resolves settings itself.
+Every request that needs a project asks this object (``ws.projects``): :meth:`OpenProjects.snapshot`
+for the prompt, :meth:`OpenProjects.open` for settings alone; none resolves settings itself. What it
+needs of the workspace around it is :class:`ProjectsHost` (the workspace satisfies it; this module
+does not import the workspace, which imports it).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ import dataclasses
 import functools
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsp_server.base.fsread import read_text
 from lsp_server.project.project import Project, ProjectInputs, open_project
@@ -40,20 +42,31 @@ from lsp_server.project.prompt_state import (
     reader_with_buffers,
     touches_skills,
 )
-from lsp_server.protocol import PROMPT_SECTIONS_CHANGED
+from lsp_server.project.volatile import place_in_snapshots
+from lsp_server.protocol_names import PROMPT_SECTIONS_CHANGED
 from lsp_server.rules.volatile_content import CODE as VOLATILE_CODE
 from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE
+from lsp_server.workspace.events import (
+    BufferChanged,
+    BufferOpened,
+    Event,
+    FoldersChanged,
+    Ready,
+    Reloaded,
+    SettingsChanged,
+)
 
 if TYPE_CHECKING:
     from lsp_server.base.findings import Finding
-    from lsp_server.server.app import PiLanguageServer
+    from lsp_server.settings.editor import ServerSettings
     from lsp_server.vocabulary.profiles import ProfileId
+    from lsp_server.workspace.client import Client
+    from lsp_server.workspace.diagnostics import DiagnosticsBook
+    from lsp_server.workspace.documents import DocumentStore
 
 logger = logging.getLogger(__name__)
 
 _READER_FILES = frozenset({*CONTEXT_FILE_CANDIDATES, SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE})
-_REBUILD_REASONS = frozenset({"saved", "disk", "closed"})
-_EVERYTHING_REASONS = frozenset({"settings", "reload"})
 MAX_EXTRA_CWDS = 8  # projects kept for cwds that are not workspace folders (sessions elsewhere)
 
 
@@ -75,11 +88,29 @@ class FolderPrompt:
     notifications: int = 0
 
 
+class ProjectsHost(Protocol):
+    """What the open projects need of the workspace around them."""
+
+    env: Mapping[str, str]
+    roots: list[str]
+    documents: DocumentStore
+    book: DiagnosticsBook
+    client: Client
+
+    @property
+    def settings(self) -> ServerSettings: ...
+
+    def request_check(self, path: str, *, delay_s: float | None = None, propagate: bool = True) -> None: ...
+
+    def schedule(self, key: str, work: Callable[[], Awaitable[None]], *, delay_s: float | None = None) -> None:
+        """Run ``work`` once after ``delay_s`` (one pending run per key, on the workspace's scheduler)."""
+
+
 class OpenProjects:
     """The projects of the workspace folders (and of other cwds asked about), their prompts kept current."""
 
-    def __init__(self, ls: PiLanguageServer) -> None:
-        self.ls = ls
+    def __init__(self, ws: ProjectsHost) -> None:
+        self.ws = ws
         self.folders: dict[str, FolderPrompt] = {}
         self._foreground = 0  # prompt builds running or scheduled, and requests waiting for one
         self._no_foreground: asyncio.Event | None = None
@@ -121,7 +152,7 @@ class OpenProjects:
 
     def inputs_for(self, cwd: str) -> ProjectInputs:
         """The one place the server turns its settings into a project's inputs (in the server's environment)."""
-        return ProjectInputs.create(cwd, env=self.ls.env, settings=self.ls.settings)
+        return ProjectInputs.create(cwd, env=self.ws.env, settings=self.ws.settings)
 
     def open(self, cwd: str) -> Project:
         """The project at ``cwd`` with the current settings: the latest build's if still current, else opened now.
@@ -141,7 +172,7 @@ class OpenProjects:
             extra = [key for key, value in self.folders.items() if not value.notifies]
             while len(extra) >= MAX_EXTRA_CWDS:
                 self.folders.pop(extra.pop(0), None)
-            state = FolderPrompt(cwd, notifies=cwd in self.ls.roots)
+            state = FolderPrompt(cwd, notifies=cwd in self.ws.roots)
             self.folders[cwd] = state
         return state
 
@@ -165,7 +196,7 @@ class OpenProjects:
             inputs = dataclasses.replace(current.project.inputs, trust_override=None)  # the chat's Pi gets no --approve
             unsaved = [
                 buffer.path
-                for buffer in self.ls.documents
+                for buffer in self.ws.documents
                 if current.affects(buffer.path) and buffer.text != read_text(buffer.path).text
             ]
             if not unsaved and inputs == current.project.inputs:
@@ -195,7 +226,7 @@ class OpenProjects:
             walk_again = not await loop.run_in_executor(None, state.skills.update_files, sorted(skill_files))
         if walk_again:
             state.skills.clear()
-        reader = reader_with_buffers({buffer.path: buffer.text for buffer in self.ls.documents})
+        reader = reader_with_buffers({buffer.path: buffer.text for buffer in self.ws.documents})
 
         def build() -> PromptSnapshot:
             return build_prompt(open_project(inputs), reader=reader, skills=state.skills)
@@ -217,60 +248,56 @@ class OpenProjects:
         """
         if not any(finding.code == VOLATILE_CODE for finding in findings):
             return list(findings)
-        from lsp_server.project.volatile import place_in_snapshots
-
         built = [state.current for state in self.folders.values() if state.current is not None]
         return place_in_snapshots(findings, text, built, profile)
 
     def _recheck_volatile(self) -> None:
         """The prompt changed: files with volatile findings count to a new end, so check them again."""
-        for path in self.ls.book.paths():
-            entry = self.ls.book.get(path)
+        for path in self.ws.book.paths():
+            entry = self.ws.book.get(path)
             if entry is not None and any(finding.code == VOLATILE_CODE for finding in entry.findings):
-                self.ls.request_check(path, delay_s=0, propagate=False)
+                self.ws.request_check(path, delay_s=0, propagate=False)
 
     # --- following changes -----------------------------------------------------------------------
 
-    def on_event(self, reason: str, paths: list[str]) -> None:
-        """The server's listener: mark affected prompts stale and schedule the notifying rebuilds."""
-        if reason in ("ready", "folders"):
+    def on_event(self, event: Event) -> None:
+        """The workspace's events: mark affected prompts stale and schedule the notifying rebuilds."""
+        if isinstance(event, Ready | FoldersChanged):
             self._sync_folders()  # new folders get their first build (the baseline), nothing is sent
             for state in self.folders.values():
                 if state.baseline is None and state.notifies:
                     self._schedule(state)
             return
-        if reason in _EVERYTHING_REASONS:
+        if isinstance(event, SettingsChanged | Reloaded):
             for state in self.folders.values():
                 state.dirty = state.rescan = True
                 if state.notifies:
                     self._schedule(state)
             return
         for state in self.folders.values():
-            affected = [path for path in paths if self._affects(state, path)]
+            affected = [path for path in event.paths if self._affects(state, path)]
             if not affected:
                 continue
-            if reason in ("opened", "changed"):
+            if isinstance(event, BufferOpened | BufferChanged):
                 # Unsaved text: requests will see it; the notification waits for the save. A buffer
                 # that now equals the disk is an editor reloading a file changed behind its back
                 # (an agent edited it): that counts as a save.
                 read_files = [path for path in affected if os.path.basename(path) in _READER_FILES]
                 if read_files:
                     state.dirty = True
-                synced = [path for path in read_files if reason == "changed" and self._matches_disk(path)]
+                synced = [path for path in read_files if isinstance(event, BufferChanged) and self._matches_disk(path)]
                 if synced and state.notifies:
                     state.triggers.update(synced)
                     self._schedule(state)
                 continue
-            if reason not in _REBUILD_REASONS:
-                continue
-            state.dirty = True
+            state.dirty = True  # saved, on disk, or closed unsaved
             state.skill_files.update(path for path in affected if touches_skills([path]))
             if state.notifies:
                 state.triggers.update(affected)
                 self._schedule(state)
 
     def _matches_disk(self, path: str) -> bool:
-        buffer = self.ls.documents.get(path)
+        buffer = self.ws.documents.get(path)
         return buffer is not None and buffer.text == read_text(path).text
 
     @staticmethod
@@ -279,19 +306,19 @@ class OpenProjects:
         return known is None or known.affects(path)
 
     def _sync_folders(self) -> None:
-        roots = set(self.ls.roots)
+        roots = set(self.ws.roots)
         for cwd in list(self.folders):
             state = self.folders[cwd]
             if state.notifies and cwd not in roots:
                 del self.folders[cwd]
-        for root in self.ls.roots:
+        for root in self.ws.roots:
             self.state(root).notifies = True
 
     def _schedule(self, state: FolderPrompt) -> None:
         if state.cwd not in self._refreshes:  # counted once however often it is asked for before it runs
             self._refreshes.add(state.cwd)
             self._enter_foreground()
-        self.ls.scheduler.submit(f"prompt:{state.cwd}", functools.partial(self.refresh, state.cwd), delay_s=0)
+        self.ws.schedule(f"prompt:{state.cwd}", functools.partial(self.refresh, state.cwd), delay_s=0)
 
     async def refresh(self, cwd: str) -> None:
         """Rebuild a folder's prompt and tell the client what changed since it last heard."""
@@ -316,13 +343,9 @@ class OpenProjects:
         if change is None:
             return
         state.notifications += 1
-        params = sections_changed_params(self.ls.folder_uri(cwd), snapshot.cwd, change)
-        self.ls.protocol.notify(PROMPT_SECTIONS_CHANGED, params.wire())
-        if self.ls.client_supports("workspace", "code_lens", "refresh_support"):
-            try:
-                self.ls.workspace_code_lens_refresh(None)
-            except Exception as exc:  # a client that cannot refresh keeps its old lenses
-                logger.info("workspace/codeLens/refresh failed: %s", exc)
+        params = sections_changed_params(self.ws.client.folder_uri(cwd), snapshot.cwd, change)
+        self.ws.client.notify(PROMPT_SECTIONS_CHANGED, params.wire())
+        self.ws.client.refresh_code_lenses()
 
     def describe(self) -> dict[str, Any]:
         return {
