@@ -310,7 +310,7 @@ async def messages(ws: Workspace, params: protocol.ChatRef) -> protocol.ChatMess
     snapshot = await pi_call(chat.messages_snapshot, chat.spec.redactor)
     return protocol.ChatMessagesResult(
         items=clean(chat, snapshot.messages),
-        in_flight=clean(chat, snapshot.in_flight),
+        in_flight=snapshot.in_flight,  # the run log's records, redacted as they came in
         seq=snapshot.seq,
         in_flight_truncated=snapshot.truncated,
     )

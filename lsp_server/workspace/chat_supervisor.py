@@ -287,9 +287,8 @@ class ChatSupervisor:
     def event(self, chat: Chat, event: dict[str, Any]) -> None:
         for level, message in self._first_event.pop(chat.chat_id, ()):
             self.notice(chat, level, message)
-        self.ws.client.notify(
-            protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": clean(chat, event), "seq": chat.events}
-        )
+        # Redacted as it came in (Chat: deltas and the whole record, once, before the run log kept it).
+        self.ws.client.notify(protocol.CHAT_EVENT, {"chatId": chat.chat_id, "event": event, "seq": chat.events})
 
     def notice_with_first_event(self, chat: Chat, level: NoticeLevel, message: str) -> None:
         """A notice about how the chat was started, sent just before its first event: a client knows the
