@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import shutil
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lsp_server import protocol  # noqa: E402
+from lsp_server import protocol, protocol_names  # noqa: E402
 from lsp_server.methods import METHODS, Method  # noqa: E402
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -447,6 +448,11 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.examples:
+        # A new row's name is used to record its exchange (``protocol.NEW_METHOD``): write the names first.
+        if NAMES.read_text(encoding="utf-8") != render_names():
+            NAMES.write_text(render_names(), encoding="utf-8")
+            importlib.reload(protocol_names)
+            importlib.reload(protocol)
         examples = asyncio.run(record_examples())
         if args.only:
             kept = json.loads(EXAMPLES.read_text(encoding="utf-8"))
