@@ -7,7 +7,7 @@ keys); Claude Code and VS Code accept their own extra keys and boolean spellings
 depends on the profile lives in its row here, except the severity and message of each rule, which
 live with the rule (:mod:`lsp_server.rules.registry`).
 
-Derived from this table (``tests/rules/test_profiles.py`` checks that they agree): the
+Derived from this table (``tests/vocabulary/test_profiles.py`` checks that they agree): the
 :data:`ProfileId` type used in every signature and by the settings model, the ``--profile``
 choices, docs/rules.md, the ``ruleProfile`` row of docs/settings.md and the ``piContext.ruleProfile``
 choices in the extension's package.json (``python docs/gen_vocabularies.py`` rewrites them).
