@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 from lsp_server.cli import _errors as errors
 from lsp_server.cli._errors import EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from lsp_server.cli._ledger_text import economics_text
 from lsp_server.cli._project import (
     add_project_arguments,
     cwd_error,
@@ -179,7 +180,6 @@ def print_written(
     outcome: _Outcome, where: str, path: str, dry_run: bool, command: protocol.CommandOutcome | None = None
 ) -> None:
     """The written (or, dry run, would-be) entry in words, its summary, then what it costs and saves."""
-    from lsp_server.cli._ledger_text import economics_text
 
     head = f"Dry run: nothing written. It would append {where}." if dry_run else f"Wrote {where} to {path}."
     if outcome.written is not None and outcome.written.repaired_newline:
