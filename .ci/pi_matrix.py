@@ -2,10 +2,10 @@
 
 Usage (from the repository root, the project's venv active; ``.ci/run`` calls both)::
 
-    python .ci/pi_matrix.py --install     # every release of lsp_server/pi_releases.py, once (cached)
+    python .ci/pi_matrix.py --install     # every release of lsp_server/vocabulary/pi_releases.py, once (cached)
     python .ci/pi_matrix.py --run         # one column per release, newest first; a summary table
 
-**Which releases.** The known ones are :data:`lsp_server.pi_releases.RELEASES`. npm is asked which
+**Which releases.** The known ones are :data:`lsp_server.vocabulary.pi_releases.RELEASES`. npm is asked which
 1.x releases exist (``npm view @earendil-works/pi-coding-agent versions``): a release on npm that has
 no row fails as a column of its own ("no column"), so a new Pi is never assumed to behave like the
 last one; npm not answering is a skipped column that says so.
@@ -48,7 +48,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.pi_releases import NEWEST, RELEASES, parse_version  # noqa: E402
+from lsp_server.vocabulary.pi_releases import NEWEST, RELEASES, parse_version  # noqa: E402
 from tests.support.pi_for_tests import NODE_VERSION, cache_folder, find_test_pi  # noqa: E402
 
 PACKAGE = "@earendil-works/pi-coding-agent"
@@ -102,7 +102,11 @@ def npm_columns(on_npm: list[str] | str, known: list[str]) -> tuple[list[Column]
         return [Column("npm", "skipped", note=f"{on_npm}: new releases were not looked for")], "not answered"
     unknown = sorted(set(on_npm) - set(known), key=lambda v: parse_version(v) or (0, 0, 0), reverse=True)
     columns = [
-        Column(v, "failed", note="on npm but not in lsp_server/pi_releases.py: no column (add a row, install it)")
+        Column(
+            v,
+            "failed",
+            note="on npm but not in lsp_server/vocabulary/pi_releases.py: no column (add a row, install it)",
+        )
         for v in unknown
     ]
     without = f"{len(unknown)} without a column" if unknown else "each with one"

@@ -254,7 +254,7 @@ def _generate_here(path: Path, target_bytes: int, cwd: str) -> int:
 
 
 async def bench_open(mb: float, runs: int, pi_argv: tuple[str, ...]) -> dict[str, Any]:
-    from lsp_server.session.locate import encode_cwd
+    from lsp_server.session.folders import encode_cwd
     from tests.support.fake_llm_server import FakeLlmServer
 
     with tempfile.TemporaryDirectory() as tmp, FakeLlmServer() as model:

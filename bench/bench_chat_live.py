@@ -39,7 +39,7 @@ from bench_session import generate  # noqa: E402
 from lsp_server.chat.live import HeldContext, find_drift  # noqa: E402
 from lsp_server.project.analysis import analyze  # noqa: E402
 from lsp_server.project.project import ProjectInputs, open_project  # noqa: E402
-from lsp_server.project.prompt_state import PromptSnapshot, SkillCache  # noqa: E402
+from lsp_server.project.prompt_state import PromptSnapshot, SkillCache, build_prompt  # noqa: E402
 from lsp_server.session.tail import load_session  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def bench_drift(skills: int, runs: int) -> dict[str, float]:
         cache = SkillCache()
 
         def build() -> PromptSnapshot:
-            return open_project(inputs).build_prompt(skills=cache)
+            return build_prompt(open_project(inputs), skills=cache)
 
         held = HeldContext.taken(build(), time.time())
         agents.write_text(agents.read_text() + "- A line saved during the chat.\n", encoding="utf-8")
@@ -91,11 +91,11 @@ def bench_session(megabytes: int, runs: int) -> dict[str, float]:
         path = Path(tmp) / "session.jsonl"
         generate(path, megabytes * 1_000_000)
         inputs, agents = workspace(Path(tmp) / "p", 10)
-        snapshot = open_project(inputs).build_prompt()
+        snapshot = build_prompt(open_project(inputs))
         session = load_session(path)
         recorded = replace(snapshot, pi_holds=True)
         agents.write_text(agents.read_text() + "- Another line.\n", encoding="utf-8")
-        reloaded = replace(open_project(inputs).build_prompt(), pi_holds=True)
+        reloaded = replace(build_prompt(open_project(inputs)), pi_holds=True)
         return {
             "no chat": median_ms(lambda: analyze(snapshot, session), runs),
             "chat, same prompt": median_ms(lambda: analyze(recorded, session), runs),

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.context.context_files import discover_context_files
+from lsp_server.context.pi_settings import load_pi_settings
 from lsp_server.context.resources import ResourceOptions, load_resources
-from lsp_server.context.settings import load_pi_settings
 from lsp_server.context.trust import project_trust
 
 

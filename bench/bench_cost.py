@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lsp_server.project.prompt_state import build_prompt
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
@@ -61,7 +63,7 @@ def measure(path: str) -> dict[str, Any]:
     price_next_request(branch, projection, prices.prices_for, pi_text_tokens)
     next_s = time.perf_counter() - started
     folder = tempfile.mkdtemp()
-    snapshot = open_project(ProjectInputs.create(folder, env=os.environ, agent_dir=tempfile.mkdtemp())).build_prompt()
+    snapshot = build_prompt(open_project(ProjectInputs.create(folder, env=os.environ, agent_dir=tempfile.mkdtemp())))
     started = time.perf_counter()
     turn_ledger(snapshot, session)
     whole_s = time.perf_counter() - started

@@ -30,10 +30,10 @@ from pygls.uris import from_fs_path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lsp import start_client, stop_client, summary
 
+from lsp_server.base.findings import Position
 from lsp_server.editing.completions import completions_at
 from lsp_server.editing.fixes import compute_fixes
 from lsp_server.editing.hovers import hover_at
-from lsp_server.findings import Position
 
 BROKEN = (
     "---\nname: -PDF--Tools-\ndisable-model-invocation: yes\ncolour: blue\n---\n# PDF tools\nRun `scripts\\fill.py`.\n"

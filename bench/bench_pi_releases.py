@@ -31,11 +31,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lsp_server.pi_releases import RELEASES  # noqa: E402
 from lsp_server.pi_rpc import PiRpcProcess  # noqa: E402
 from lsp_server.pi_rpc.capabilities import detect  # noqa: E402
 from lsp_server.session.novelty import session_novelty  # noqa: E402
 from lsp_server.session.tail import load_session  # noqa: E402
+from lsp_server.vocabulary.pi_releases import RELEASES  # noqa: E402
 from tests.support.fake_llm_server import FakeLlmServer  # noqa: E402
 from tests.support.pi_agent import write_agent_dir  # noqa: E402
 from tests.support.pi_for_tests import find_test_pi  # noqa: E402

@@ -92,7 +92,7 @@ if how == "cli":
     from lsp_server.compaction.prepare import prepare_compaction
     from lsp_server.session.bounds import SessionReadLimits
     from lsp_server.session.projection import project_path
-    from lsp_server.session.tokens import CompactionSettings
+    from lsp_server.vocabulary.compaction import CompactionSettings
     from lsp_server.session.tree import build_path
     from lsp_server.session.writer import load_for_append
     import os

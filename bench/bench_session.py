@@ -124,9 +124,9 @@ def generate(path: Path, target_bytes: int, seed: int = 1) -> int:
 
 def measure(path: str, appends: int) -> dict[str, Any]:
     """Runs in a fresh interpreter: load, project, append-refresh timings and peak memory."""
+    from lsp_server.session.estimates import estimate_context_tokens
     from lsp_server.session.messages import convert_to_llm
     from lsp_server.session.tail import SessionFile
-    from lsp_server.session.tokens import estimate_context_tokens
 
     started = time.perf_counter()
     session = SessionFile(path)

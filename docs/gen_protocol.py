@@ -1,14 +1,17 @@
-"""Generate ``docs/protocol.md`` from the protocol models and real examples.
+"""Generate ``docs/protocol.md`` and ``lsp_server/protocol_names.py`` from the method table, models and examples.
 
 Two steps, both from the repository root with the project's venv active::
 
     python docs/gen_protocol.py --examples   # run the real server on a sample workspace, record
                                              # one exchange per method in docs/protocol-examples.json
     python docs/gen_protocol.py              # write docs/protocol.md (schemas + recorded examples)
-    python docs/gen_protocol.py --check      # exit 1 when docs/protocol.md is stale
+                                             # and lsp_server/protocol_names.py (the names)
+    python docs/gen_protocol.py --check      # exit 1 when one of them is stale
 
-The page is a function of ``lsp_server/protocol.py`` (field tables and JSON schemas) and of the
-committed examples, so ``tests/lsp/test_protocol_doc.py`` can check that the committed page is
+The methods are the rows of ``lsp_server/methods.py`` (:data:`METHODS`, imported here so that
+the extension's generator, ``vscode-extension/scripts/gen_protocol.py``, reads them from this
+module too). The page is a function of those rows, of ``lsp_server/protocol.py`` (field tables and
+JSON schemas) and of the committed examples, so ``tests/lsp/test_protocol_doc.py`` can check that the committed page is
 current and that every example still validates against its model. Examples are recorded over
 stdio from ``examples/workspace`` and ``examples/sessions/inventory-fix.jsonl`` copied to a
 temporary home; paths are rewritten to ``/home/user/...`` and long values abridged (strings cut
@@ -22,411 +25,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lsp_server import protocol  # noqa: E402
+from lsp_server import protocol, protocol_names  # noqa: E402
+from lsp_server.methods import METHODS, Method  # noqa: E402
 
 DOC = ROOT / "docs" / "protocol.md"
+NAMES = ROOT / "lsp_server" / "protocol_names.py"
 EXAMPLES = ROOT / "docs" / "protocol-examples.json"
 MAX_STRING = 240
 MAX_ITEMS = 8
 
-
-@dataclass(frozen=True)
-class Method:
-    name: str
-    kind: str  # "request", "notification", "command"
-    direction: str
-    params: str | None  # model name in protocol.ALL_MODELS
-    result: str | None
-    summary: str
-
-
-METHODS: tuple[Method, ...] = (
-    Method(
-        protocol.SYSTEM_PROMPT,
-        "request",
-        "client → server",
-        "SystemPromptParams",
-        "SystemPromptResult",
-        "The system prompt Pi would send for a workspace folder (cwd = the folder): each section with its text, "
-        "position, token counts (Pi's `ceil(chars/4)` and the configured estimator) and source files; the rendered "
-        "prompt; totals; trust and Pi's loading warnings. Open buffers count as the files' text. The numbers are "
-        "those of `pi-context prompt --json`.",
-    ),
-    Method(
-        protocol.PROMPT_SECTIONS_CHANGED,
-        "notification",
-        "server → client",
-        "PromptSectionsChangedParams",
-        None,
-        "Sent when a context source was saved, changed on disk, or closed unsaved (AGENTS/CLAUDE files on the "
-        "folder's ancestor chain or in the agent dir, SYSTEM.md, APPEND_SYSTEM.md, skills, settings, the trust "
-        "store), or a setting changed, **and** the folder's section map differs from the one last sent. `patch` is "
-        "Pi's (changed sections in prompt order, removed ones as `null`); each change has its token counts before "
-        "and after with both counters; `renderedUpdate` is the patch as Pi renders a mid-conversation system "
-        "message. Never sent when nothing changed.",
-    ),
-    Method(
-        protocol.CONTEXT_BUDGET,
-        "request",
-        "client → server",
-        "ContextBudgetParams",
-        "ContextBudgetResult",
-        "The context budget of a session (at its leaf, or `leafId`), or of the system prompt alone without "
-        "`session`: Pi's context tokens, threshold and `shouldCompact`, and two breakdowns (Pi's estimate and "
-        "the configured estimator) that add up to the window. See [budget.md](budget.md). The numbers are those of "
-        "`pi-context session --json`.",
-    ),
-    Method(
-        protocol.PROJECTED_REQUEST,
-        "request",
-        "client → server",
-        "SessionRef",
-        "ProjectedRequestResult",
-        "What the model would receive next for a session: the system prompt (the session's stored prompt, else "
-        "the workspace's) and every message after Pi's conversion, each with token counts.",
-    ),
-    Method(
-        protocol.TURN_LEDGER,
-        "request",
-        "client → server",
-        "TurnLedgerParams",
-        "TurnLedgerResult",
-        "What every request of a session's branch cost: one row per assistant reply (`turns`: the usage Pi "
-        "recorded, its cost as recorded or computed from the model's prices, the cache hit ratio, the time since "
-        "the previous request), the cache warms and summary calls (`otherRequests`), totals for the branch, per "
-        "model and for the whole file, the compactions, branch points and model changes to mark, and the prices "
-        "with their source. Unknown values are `null`, never guessed. The numbers are those of "
-        "`pi-context session FILE --costs --json`; see [cost.md](cost.md).",
-    ),
-    Method(
-        protocol.USAGE,
-        "request",
-        "client → server",
-        "UsageParams",
-        "UsageResult",
-        "Usage and cost across every session (default: the `sessions/` folder of each workspace folder's agent "
-        "dir): each paid request counted once even when a fork or clone repeats it, priced as the turn ledger "
-        "prices it, summed and grouped `by` day, week, month, project, model or session, with one group per "
-        "day for a chart, every session's own totals and what the run read (the server keeps the records, so "
-        "the next answer reads only what Pi appended). The numbers are those of `pi-context usage --json`; see "
-        "[usage.md](usage.md).",
-    ),
-    Method(
-        protocol.SESSIONS,
-        "request",
-        "client → server",
-        "SessionsParams",
-        "SessionsResult",
-        "The sessions of a folder's cwd in Pi's session folder (`sessionDir`, `$PI_CODING_AGENT_SESSION_DIR` or "
-        "`<agentDir>/sessions/--<cwd>--`), newest modification first. The answer comes once the folder is "
-        "watched: a session that appears there afterwards is announced with `pi/sessionChanged`.",
-    ),
-    Method(
-        protocol.SESSION_TREE,
-        "request",
-        "client → server",
-        "SessionRef",
-        "SessionTreeResult",
-        "Every entry of a session as a tree node (children oldest first), labels, the leaf (Pi's: the last entry, "
-        "or `leafId`) and the path to it; skipped lines and tree repairs in `problems`. A session that grows is "
-        "read from where the last request stopped.",
-    ),
-    Method(
-        protocol.SESSION_CHANGED,
-        "notification",
-        "server → client",
-        "SessionChangedParams",
-        None,
-        "Sent after `pi.compact` or `pi.branchSummary` appended an entry, after a chat's Pi appended to its "
-        "session (`chat`), and when the watcher sees a change to a session the client asked about, so views can "
-        "ask again.",
-    ),
-    Method(
-        protocol.CMD_COMPACT,
-        "command",
-        "client → server (`workspace/executeCommand`, one argument)",
-        "CompactArgs",
-        "CommandOutcome",
-        "Compact a session as Pi's `/compact` does: reports `$/progress` (planning, each summary call with the "
-        "characters received, writing), cancellable from the progress UI and with `$/cancelRequest` (answer "
-        "`-32800`). `previewOnly` writes nothing; applying with the preview's `expectedSize` writes the previewed "
-        "summary without asking the summarizer again (`fromPreview`), and refuses if the file changed. Failures "
-        "(the model's error, nothing to compact, the file grew) answer `-32803` RequestFailed and write nothing. "
-        "On a session a chat's Pi holds, the compaction is Pi's (one writer per session): the preview is the plan "
-        "read from the file (`chatId`, `plan`: the cut point, what is summarized and kept, tokens before; no "
-        "summary yet), and applying runs Pi's `compact` through that chat (refused when the file changed since "
-        "the preview or when `leafId` is given); the answer has Pi's summary and the entry Pi wrote.",
-    ),
-    Method(
-        protocol.CMD_BRANCH_SUMMARY,
-        "command",
-        "client → server (`workspace/executeCommand`, one argument)",
-        "BranchSummaryArgs",
-        "CommandOutcome",
-        "Summarize the branch left when moving from `fromId` to `toId` (Pi's `/tree` with a summary) and append "
-        "the `branch_summary` entry where Pi puts it. Progress, cancellation, previews and failures as for "
-        "`pi.compact`. Refused on a session a chat's Pi holds: Pi's RPC mode cannot move in the tree, so stop the "
-        "chat first (it can resume the session after).",
-    ),
-    Method(
-        protocol.CHAT_LOCATE,
-        "request",
-        "client → server",
-        None,
-        "ChatLocateResult",
-        "Whether a Pi that can run the chat is installed: the `pi.command` setting, else `pi` on the PATH, else the "
-        "usual npm, nvm and Volta folders, with Node's version checked (Pi needs 22.19+). When there is none, "
-        "`message` is one sentence for the chat view and `installCommand` the fix.",
-    ),
-    Method(
-        protocol.CHAT_START,
-        "request",
-        "client → server",
-        "ChatStartParams",
-        "ChatInfo",
-        "Start Pi in RPC mode in a workspace folder (`--session` to resume a file, `--provider/--model` for "
-        "`model`). A session another chat holds is refused (one writer per session). A session whose Pi kept running "
-        "after its server ended (a window reload) is taken up instead (`reattached: true`): the run's records in "
-        "progress come first as `pi/chat/event`, then Pi live. Pi keeps its own credentials; the server passes its "
-        "environment and gives Pi no key; the keys Pi may use are replaced by `***` in everything relayed from the "
-        "chat.",
-    ),
-    Method(
-        protocol.CHAT_LIST,
-        "request",
-        "client → server",
-        None,
-        "ChatListResult",
-        "The chats the server holds, for a client that reattaches (a reloaded view), and the chats of its "
-        "workspace whose Pi kept running after their server ended (`detached`: `pi/chat/start {session}` takes "
-        "one up).",
-    ),
-    Method(
-        protocol.CHAT_STATE,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatInfo",
-        "The chat with Pi's `get_state` answer (model, thinking level, streaming, the session file) and its "
-        "`get_session_stats` (`stats`: totals and `contextUsage`, Pi's own count of the context), when Pi read its "
-        "files (`heldSince`), where the files now differ (`drift`), and what Pi leaves out of an untrusted project "
-        "(`projectUntrusted`).",
-    ),
-    Method(
-        protocol.CHAT_PROMPT,
-        "request",
-        "client → server",
-        "ChatPromptParams",
-        "ChatPromptResult",
-        "Send a prompt (Pi expands `/skill:name` and prompt templates). While Pi works, `streamingBehavior` is "
-        "needed: `steer` is delivered before Pi's next model call, `followUp` when it is done. The answer is Pi's "
-        "disposition; the run streams as `pi/chat/event` until `agent_settled`.",
-    ),
-    Method(
-        protocol.CHAT_ABORT,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatQueueResult",
-        "Stop: Pi's queue is cleared first (`clear_queue`: `abort` alone keeps a steering message, which Pi then "
-        "sends with the next prompt), then the run aborted; answers once Pi is idle again (after `agent_settled` "
-        "with `aborted: true`) with the texts that were queued, for the input.",
-    ),
-    Method(
-        protocol.CHAT_CLEAR_QUEUE,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatQueueResult",
-        "Take back what is queued (Pi's `clear_queue`): Pi no longer sends those messages; their texts come back.",
-    ),
-    Method(
-        protocol.CHAT_RELOAD,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatInfo",
-        "Make the chat's Pi take up the files as they are now (the action of `pi/chat/drift`): Pi reads its context "
-        "files and settings again on its own session (`switch_session` to its file; `new_session` before it wrote "
-        "one), and records the changed prompt sections before its next request; a changed trust decision needs a "
-        "new Pi on the same session (the answer then has a new `chatId`). Refused while Pi replies.",
-    ),
-    Method(
-        protocol.CHAT_TRUST,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatInfo",
-        "Trust the chat's project the way Pi's `/trust` does (`<agentDir>/trust.json`, the folder's real path, Pi's "
-        "lock and format), then start a new Pi on the same session, which loads the project's skills, settings and "
-        "prompt files (a running Pi keeps the decision it made at start). The answer is the new chat.",
-    ),
-    Method(
-        protocol.CHAT_STOP,
-        "request",
-        "client → server",
-        "ChatRef",
-        None,
-        "End the chat's Pi (stdin closed, then SIGTERM, then SIGKILL of its process group and tool shells); "
-        "`pi/chat/exited` follows with `expected: true`.",
-    ),
-    Method(
-        protocol.CHAT_COMPACT_PREVIEW,
-        "request",
-        "client → server",
-        "ChatCompactParams",
-        "ChatCompactPreview",
-        "What compacting the chat's session will do, read from the file with Pi's rules: the first kept entry, "
-        "tokens before, the messages summarized and kept, the file lists. Pi writes the summary.",
-    ),
-    Method(
-        protocol.CHAT_COMPACT,
-        "request",
-        "client → server",
-        "ChatCompactParams",
-        "ChatCompactResult",
-        "Pi's own `compact` (with the instructions as its focus): Pi summarizes with the chat's model and appends "
-        "the compaction entry; `compaction_start`/`compaction_end` come as events.",
-    ),
-    Method(
-        protocol.CHAT_FORK_POINTS,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatForkPointsResult",
-        "The user messages a fork can start from (Pi's `get_fork_messages`).",
-    ),
-    Method(
-        protocol.CHAT_FORK,
-        "request",
-        "client → server",
-        "ChatForkParams",
-        "ChatForkResult",
-        "Fork at a user message (edit or retry it): Pi continues in a new session file holding the branch before "
-        "that message; `text` is the message, for the input.",
-    ),
-    Method(
-        protocol.CHAT_SET_MODEL,
-        "request",
-        "client → server",
-        "ChatSetModelParams",
-        "ChatModelResult",
-        "Switch the chat's model (Pi's `set_model`).",
-    ),
-    Method(
-        protocol.CHAT_SET_THINKING_LEVEL,
-        "request",
-        "client → server",
-        "ChatSetThinkingLevelParams",
-        None,
-        "Set the thinking level (Pi's `set_thinking_level`).",
-    ),
-    Method(
-        protocol.CHAT_MESSAGES,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatMessagesResult",
-        "The conversation so far as Pi holds it (`get_messages`), to rebuild a view, with what is going on at "
-        "that very point (`inFlight`: the reply being streamed, the tools running) and the `seq` of the last event "
-        "it includes; a view applies only later events on top.",
-    ),
-    Method(
-        protocol.CHAT_COMMANDS,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatItemsResult",
-        "Pi's commands for the input: skills (`skill:name`), prompt templates, extension commands.",
-    ),
-    Method(
-        protocol.CHAT_MODELS,
-        "request",
-        "client → server",
-        "ChatRef",
-        "ChatItemsResult",
-        "The models Pi can use (`get_available_models`), with their windows and prices.",
-    ),
-    Method(
-        protocol.CHAT_PREFLIGHT,
-        "request",
-        "client → server",
-        "ChatPreflightParams",
-        "ChatPreflightResult",
-        "Before sending: where the prompt puts the session by Pi's count, and a sentence when it crosses the "
-        "compaction threshold (`window - reserveTokens`) or the window.",
-    ),
-    Method(
-        protocol.CHAT_UI_RESPONSE,
-        "request",
-        "client → server",
-        "ChatUiResponseParams",
-        None,
-        "Answer one of Pi's `extension_ui_request` dialogs (select, confirm, input).",
-    ),
-    Method(
-        protocol.CHAT_EVENT,
-        "notification",
-        "server → client",
-        "ChatEventParams",
-        None,
-        "Every record Pi emits, exactly as Pi wrote it: message deltas with cumulative usage, tool execution, "
-        "compaction, retries, the queue, `agent_settled`, extension dialogs.",
-    ),
-    Method(
-        protocol.CHAT_EXITED,
-        "notification",
-        "server → client",
-        "ChatExitedParams",
-        None,
-        "The chat's Pi ended: after `pi/chat/stop` (`expected`), or it crashed or was killed (exit code, its last "
-        "stderr lines). The session file is valid; start a chat on it to resume.",
-    ),
-    Method(
-        protocol.CHAT_NOTICE,
-        "notification",
-        "server → client",
-        "ChatNoticeParams",
-        None,
-        "What pi-context noticed that is not a Pi event, in one readable sentence with a `kind`: the session file "
-        "deleted or replaced under a live chat (`session-deleted` / `session-replaced`), then written back from "
-        "what Pi holds (`session-restored`, with the file the chat continues in as `session`) or not "
-        "(`session-not-restored`); the workspace folder removed (`folder-removed`: the chat is ended).",
-    ),
-    Method(
-        protocol.CHAT_DRIFT,
-        "notification",
-        "server → client",
-        "ChatDriftParams",
-        None,
-        "The files on disk now differ from what the chat's Pi read when it started or last reloaded (a saved "
-        "AGENTS.md, a skill, SYSTEM.md, Pi's settings, the project's trust), in one sentence with the action that "
-        "makes Pi take it up (`pi/chat/reload`); `drift: null` once they agree again. The chat's numbers keep "
-        "following what Pi read.",
-    ),
-    Method(
-        protocol.CMD_RELOAD_WORKSPACE,
-        "command",
-        "client → server (`workspace/executeCommand`, no argument)",
-        None,
-        None,
-        "Restart the watcher, re-check every file and rebuild the prompts; answers "
-        '`{"roots": [...], "watching": [...], "files": n}`.',
-    ),
-)
 
 ERRORS = (
     (
@@ -445,6 +65,29 @@ ERRORS = (
     ),
     ("`-32603` InternalError", "a bug: the message names the exception, the server log has the traceback"),
 )
+
+
+def render_names(rows: tuple[Method, ...] = METHODS) -> str:
+    """``lsp_server/protocol_names.py``: one constant per row, so code and tests name methods without pydantic."""
+    lines = [
+        '"""The names of pi-context\'s custom LSP methods, notifications and commands.',
+        "",
+        "GENERATED by docs/gen_protocol.py from the method table (lsp_server/methods.py); do not edit.",
+        "Kept apart from the payload models in :mod:`lsp_server.protocol` (which re-exports them) so that",
+        "the server can register its handlers, and answer ``initialize``, without importing pydantic.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final",
+        "",
+        "__all__ = [",
+        *(f'    "{name}",' for name in sorted(row.constant for row in rows)),
+        "]",
+        "",
+    ]
+    lines += [f'{row.constant}: Final = "{row.name}"' for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 # --- schema to text ------------------------------------------------------------------------------
@@ -507,13 +150,15 @@ def render(examples: dict[str, Any] | None = None) -> str:
     out = [
         "# The pi-context protocol",
         "",
-        "<!-- GENERATED by docs/gen_protocol.py from lsp_server/protocol.py and docs/protocol-examples.json. "
+        "<!-- GENERATED by docs/gen_protocol.py from lsp_server/methods.py, lsp_server/protocol.py and "
+        "docs/protocol-examples.json. "
         "Do not edit. -->",
         "",
         "The custom methods of the pi-context language server, beyond standard LSP. Payloads are the pydantic models "
         "of `lsp_server/protocol.py`: field names are camelCase on the wire, unknown keys in params are rejected, "
         "and a field whose value is `null` is left out of what the server sends. The VS Code extension's TypeScript "
-        "types are generated from the same models (`vscode-extension/scripts/gen_protocol.py`).",
+        "types are generated from the same models (`vscode-extension/scripts/gen_protocol.py`). The methods are the "
+        "rows of `lsp_server/methods.py`, the one table the server registers its handlers from.",
         "",
         "Examples are real exchanges with the server on `examples/workspace` and "
         "`examples/sessions/inventory-fix.jsonl` (paths rewritten to `/home/user/...`; long strings and lists "
@@ -805,18 +450,24 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.examples:
+        # A new row's name is used to record its exchange (``protocol.NEW_METHOD``): write the names first.
+        if NAMES.read_text(encoding="utf-8") != render_names():
+            NAMES.write_text(render_names(), encoding="utf-8")
+            importlib.reload(protocol_names)
+            importlib.reload(protocol)
         examples = asyncio.run(record_examples())
         if args.only:
             kept = json.loads(EXAMPLES.read_text(encoding="utf-8"))
             examples = {**kept, **{name: examples[name] for name in args.only}}
         EXAMPLES.write_text(json.dumps(examples, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    page = render()
+    outputs = {DOC: render(), NAMES: render_names()}
     if args.check:
-        if DOC.read_text(encoding="utf-8") != page:
-            sys.stderr.write("docs/protocol.md is stale: run python docs/gen_protocol.py\n")
-            return 1
-        return 0
-    DOC.write_text(page, encoding="utf-8")
+        stale = [path for path, text in outputs.items() if path.read_text(encoding="utf-8") != text]
+        for path in stale:
+            sys.stderr.write(f"{path.relative_to(ROOT)} is stale: run python docs/gen_protocol.py\n")
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

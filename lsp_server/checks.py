@@ -20,11 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.context.names import AGENTS_SKILLS_DIR, CONTEXT_FILE_CANDIDATES, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.paths import real_path, real_paths_remembered
-from lsp_server.context.walk import WalkBudget, WalkNote
-from lsp_server.findings import Finding, Range
-from lsp_server.fsread import open_regular
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.base.fsread import open_regular
+from lsp_server.base.paths import real_path, real_paths_remembered
+from lsp_server.base.walk import WalkBudget, WalkNote
 from lsp_server.js.strings import node_dir_sort_key
 from lsp_server.prompt.inclusion import Inclusions
 from lsp_server.rules.context_rules import (
@@ -33,7 +32,6 @@ from lsp_server.rules.context_rules import (
     check_context_text,
     inclusion_findings,
 )
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.registry import Emitter
 from lsp_server.rules.scope import CheckScope, explain_fixtures, relative_below
 from lsp_server.rules.skill_rules import SkillCheck, check_skill_file, check_skill_text, collision_finding
@@ -43,8 +41,14 @@ from lsp_server.rules.system_prompt_rules import (
     check_system_prompt_text,
     is_system_prompt_file,
 )
-from lsp_server.settings.limits import Thresholds
-from lsp_server.settings.pi_context import PiContextSettings
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import (
+    AGENTS_SKILLS_DIR,
+    CONTEXT_FILE_CANDIDATES,
+    PROJECT_CONFIG_DIR,
+    SKILL_FILE_NAME,
+)
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 
 # Never descended into: VCS data, dependencies, and tool caches that can be huge.
 SKIP_DIRS = frozenset(
@@ -306,7 +310,6 @@ class CheckReport:
     not_checked: Mapping[str, str] = field(default_factory=dict)  # named files that are none of these, and why
 
     def has_errors(self) -> bool:
-        from lsp_server.findings import Severity
 
         return any(f.severity == Severity.ERROR for f in self.findings)
 
@@ -397,7 +400,20 @@ def walk_findings(notes: Iterable[WalkNote], profile: ProfileId) -> list[Finding
 
 
 # ---------------------------------------------------------------------------------------------
-# The language server's per-file checker: profile and limits come from the typed settings
+# The language server's per-file checker: profile, limits and scope as plain values
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What a check takes from pi-context's settings: the rule profile, the size limits, the scope.
+
+    Plain values, so the checks know nothing of how settings are parsed (``PiContextSettings.check_options()``
+    builds them from ``piContext``; the CLI from its flags).
+    """
+
+    profile: ProfileId = DEFAULT_PROFILE
+    limits: Thresholds = field(default_factory=Thresholds)
+    scope: CheckScope = field(default_factory=CheckScope)
 
 
 @dataclass(frozen=True)
@@ -432,38 +448,38 @@ class WorkspaceChecker:
             index = self.indexes[profile] = SkillIndex(profile)
         return index
 
-    def excluded(self, path: str, settings: PiContextSettings) -> bool:
+    def excluded(self, path: str, options: CheckOptions) -> bool:
         """``piContext.check.exclude`` leaves the file out (matched below its workspace folder)."""
-        if not settings.check.exclude:
+        if not options.scope.exclude:
             return False
         relative = relative_below(path, self.roots)
         if relative is None:
             return False
-        scope = settings.check.scope()
+        scope = options.scope
         parts = relative.split("/")
         return any(scope.excluded("/".join(parts[: index + 1])) for index in range(len(parts)))
 
-    def wants(self, path: str, settings: PiContextSettings) -> bool:
-        if self.excluded(path, settings):
+    def wants(self, path: str, options: CheckOptions) -> bool:
+        if self.excluded(path, options):
             return False
         name = os.path.basename(path)
         if name == SKILL_FILE_NAME or _is_context_name(name) or is_system_prompt_file(path):
             return True
         return name.endswith(".md") and _skills_root(path) is not None
 
-    def check(self, path: str, text: str | None, settings: PiContextSettings) -> Sequence[Finding]:
-        return self.apply(self.analyze(path, text, settings), settings)
+    def check(self, path: str, text: str | None, options: CheckOptions) -> Sequence[Finding]:
+        return self.apply(self.analyze(path, text, options), options)
 
     @staticmethod
     def analyze(
-        path: str, text: str | None, settings: PiContextSettings, inclusions: Inclusions | None = None
+        path: str, text: str | None, options: CheckOptions, inclusions: Inclusions | None = None
     ) -> FileAnalysis:
         """The expensive, self-contained part of a check: safe in a worker thread (no shared state).
 
         ``inclusions``: the project of the workspace folder holding the file (the server passes it),
         which decides whether a context file is sent with every request.
         """
-        profile, limits = settings.rule_profile, settings.limits
+        profile, limits = options.profile, options.limits
         if _is_context_name(os.path.basename(path)):
             if text is None:
                 return FileAnalysis(path, ())
@@ -479,30 +495,30 @@ class WorkspaceChecker:
             return FileAnalysis(path, (), gone=True)
         return FileAnalysis(path, (), check_skill_text(path, text, profile, thresholds=limits))
 
-    def apply(self, analysis: FileAnalysis, settings: PiContextSettings) -> Sequence[Finding]:
+    def apply(self, analysis: FileAnalysis, options: CheckOptions) -> Sequence[Finding]:
         """Record an analysis in the skill index (collisions) and return the file's findings: on one thread."""
-        index = self._index(settings.rule_profile)
+        index = self._index(options.profile)
         path = analysis.path
-        if analysis.gone or self.excluded(path, settings):
+        if analysis.gone or self.excluded(path, options):
             index.remove(path)
             return []
         if analysis.skill is None:
-            return sort_findings(explain_fixtures(analysis.findings, self.roots, settings.check.scope()))
+            return sort_findings(explain_fixtures(analysis.findings, self.roots, options.scope))
         index.update(analysis.skill, placement_for(path, self.root_for(path)))
-        return sort_findings(explain_fixtures(index.findings(path), self.roots, settings.check.scope()))
+        return sort_findings(explain_fixtures(index.findings(path), self.roots, options.scope))
 
-    def affected_by(self, path: str, settings: PiContextSettings) -> set[str]:
+    def affected_by(self, path: str, options: CheckOptions) -> set[str]:
         """Other skills whose collision findings depend on ``path`` (same group and name)."""
-        index = self._index(settings.rule_profile)
+        index = self._index(options.profile)
         entry = index.entries.get(path)
         if entry is None or entry.check.name is None:
             return set()
         bucket = index.by_name.get((entry.placement.group, entry.check.name), [])
         return {p for _, p in bucket if p != path}
 
-    def workspace_files(self, roots: Sequence[str], settings: PiContextSettings) -> Iterable[str]:
+    def workspace_files(self, roots: Sequence[str], options: CheckOptions) -> Iterable[str]:
         self.roots = [os.path.abspath(r) for r in roots]
-        targets = find_targets(roots, settings.check.scope())
+        targets = find_targets(roots, options.scope)
         self.walk_notes = targets.walk_notes
         return [path for path, _ in targets.skills] + targets.context_files + targets.system_prompt_files
 

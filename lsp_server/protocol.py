@@ -4,7 +4,9 @@ Every custom request, notification and command argument/result is a pydantic mod
 server validates what it receives and serializes what it sends with these models;
 ``docs/protocol.md`` embeds their JSON schemas (``python -m lsp_server.protocol``), and the VS Code
 extension's TypeScript types are checked against the same schemas by a test. Field names are
-camelCase on the wire, as LSP's own are.
+camelCase on the wire, as LSP's own are. Which method carries which model is the method table
+(:mod:`lsp_server.methods`); the methods' names are :mod:`lsp_server.protocol_names`, written from it
+and re-exported here.
 """
 
 from __future__ import annotations

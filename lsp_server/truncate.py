@@ -15,7 +15,7 @@ from typing import Any, Literal
 from lsp_server.js.numbers import js_to_fixed
 from lsp_server.js.strings import js_len, js_slice, js_slice_head, node_utf8, utf8_len
 from lsp_server.js.values import js_to_string
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from lsp_server.pi_releases import RELEASES
+from lsp_server.vocabulary.pi_releases import RELEASES
 
 SCRIPT = Path(__file__).resolve().parents[1] / ".ci" / "pi_matrix.py"
 

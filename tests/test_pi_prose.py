@@ -22,7 +22,7 @@ import pytest
 from lsp_server.budget.parts import system_message_parts
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import js_len
-from lsp_server.session.tokens import estimate_tokens
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.tokens.weighted import PRESETS, weighted_tokens
 from tests.support.pi_prose import (
     require_pi_prose,

@@ -39,22 +39,22 @@ from lsp_server.budget.parts import (
     prompt_parts,
     system_message_parts,
 )
-from lsp_server.context.settings import PiSettings
+from lsp_server.context.pi_settings import PiSettings
 from lsp_server.js.numbers import MAX_SAFE_INTEGER
 from lsp_server.js.values import js_get
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.projection import SessionProjection
-from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import (
-    CompactionSettings,
+from lsp_server.session.estimates import (
     ContextEstimate,
     assistant_usage,
     estimate_projected_context_tokens,
     estimate_tokens,
     exceeds_compaction_threshold,
 )
+from lsp_server.session.projection import SessionProjection
+from lsp_server.session.raw import Entry
 from lsp_server.tokens.counter import CounterChoice, TokenCounter, choose_counter
+from lsp_server.vocabulary.compaction import CompactionSettings
 
 ContextSource = Literal["usage", "estimate", "none"]
 SystemOrigin = Literal["session", "workspace", "none"]

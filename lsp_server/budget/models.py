@@ -28,11 +28,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from lsp_server import fsread
+from lsp_server.base import fsread
 from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import strip_bom
 from lsp_server.prompt.package_dir import find_pi_package_dir
-from lsp_server.settings.pi_context import BudgetSettings
 
 DEFAULT_CONTEXT_WINDOW: Final = 128_000  # Pi's default contextWindow for a models.json model
 MODELS_JSON: Final = "models.json"
@@ -219,7 +218,7 @@ def find_pi_ai_data_dir(package_dir: str | None = None) -> str | None:
 
     npm puts pi-ai either in Pi's own ``node_modules`` or beside it under ``@earendil-works``.
     """
-    pkg = package_dir if package_dir is not None else find_pi_package_dir()
+    pkg = package_dir if package_dir is not None else find_pi_package_dir(os.environ)
     candidates = [
         posixpath.join(pkg, "node_modules", PI_AI_PACKAGE),
         posixpath.join(posixpath.dirname(pkg), "pi-ai"),
@@ -312,11 +311,6 @@ class WindowOverrides:
     per_model: Mapping[str, int] = field(default_factory=dict)
     default: int | None = None
     forced: int | None = None  # one window for any model (the CLI's --context-window)
-
-    @classmethod
-    def from_settings(cls, settings: BudgetSettings) -> WindowOverrides:
-        """From ``piContext.budget`` (``contextWindows``, ``defaultContextWindow``)."""
-        return cls(dict(settings.context_windows), settings.default_context_window)
 
 
 @dataclass(frozen=True)

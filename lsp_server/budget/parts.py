@@ -23,8 +23,8 @@ from lsp_server.js.json import js_json_stringify
 from lsp_server.js.objects import js_key_order
 from lsp_server.js.strings import js_len
 from lsp_server.js.values import js_get, js_to_string, js_truthy
+from lsp_server.session.estimates import estimate_tokens, estimate_tokens_with, message_token_parts
 from lsp_server.session.messages import Message, content_text, convert_message_to_llm
-from lsp_server.session.tokens import estimate_tokens, estimate_tokens_with, message_token_parts
 from lsp_server.tokens.counter import TokenCounter
 
 if TYPE_CHECKING:

@@ -36,9 +36,9 @@ from lsp_server.js.dates import js_date_ms
 from lsp_server.js.values import UNDEFINED, js_get, js_to_string
 from lsp_server.prompt.assembly import AssembledPrompt
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
+from lsp_server.session.estimates import estimate_tokens, estimate_tokens_with
 from lsp_server.session.projection import ModelRef, SessionProjection, build_session_projection
 from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import estimate_tokens, estimate_tokens_with
 from lsp_server.session.transform import transform_messages
 from lsp_server.session.tree import EntryIndex, build_path
 from lsp_server.tokens.counter import TokenCounter

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from lsp_server.chat.redaction import DeltaRedactor
+from lsp_server.chat.redaction import EventRedactor
 from lsp_server.pi_rpc import Disposition, PiExit, PiInstallation, PiRpcProcess, StreamingBehavior, ThinkingLevel
 from lsp_server.pi_rpc.capabilities import ChatCapabilities, detect, is_unknown_command
 from lsp_server.pi_rpc.channel import PiRpcChannel
@@ -68,7 +68,7 @@ class ChatSpec:
     cwd: str  # the folder Pi runs in (a workspace folder)
     session: str | None = None  # an existing session file to resume (Pi's --session)
     model: str | None = None  # "provider/modelId"
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    env: Mapping[str, str] = field(kw_only=True, repr=False)  # Pi's whole environment, from the front end
     # The keys Pi may send to a model (chat/redaction.py): kept out of everything relayed to the client.
     secrets: tuple[Secret, ...] = ()
 
@@ -114,7 +114,7 @@ class Chat:
         # told to on_capabilities_changed with one sentence (the server sends it as a notice).
         self.capabilities = ChatCapabilities.expected(installation.pi_version)
         self.on_capabilities_changed: CapabilitiesSink | None = None
-        self._deltas = DeltaRedactor(spec.redactor)  # a key split over a stream's pieces (chat/redaction.py)
+        self._redact = EventRedactor(spec.redactor)  # Pi's records, redacted once as they come in (chat/redaction.py)
         self._on_event: EventSink | None = None
         self._on_exit: ExitSink | None = None
         self._on_written: WrittenSink | None = None
@@ -233,7 +233,7 @@ class Chat:
             self.on_capabilities_changed(self, reason)
 
     def _event(self, event: JsonObject) -> None:
-        event = self._deltas.redact(event)  # before the run log keeps it: a view attaching later gets the same
+        event = self._redact.redact(event)  # before the run log keeps it: a view attaching later gets the same
         if self.capabilities.observe(event):
             self._capabilities_changed(
                 f"Pi {self.installation.pi_version}'s `{event.get('type')}` events carry a field its release lacked"

@@ -53,28 +53,25 @@ class Keeping:
                 sweep_stale(chosen.path)
         return self._checked[default]
 
-    def folder(self, env: Mapping[str, str] | None = None) -> Path | None:
-        env = os.environ if env is None else env
+    def folder(self, env: Mapping[str, str]) -> Path | None:
         if os.name != "posix" or env.get(NO_KEEPER_ENV) == "1":
             return None
         chosen = self._chosen(env)
         return chosen.path if isinstance(chosen, KeepersFolder) else None
 
-    def problem(self, env: Mapping[str, str] | None = None) -> str | None:
+    def problem(self, env: Mapping[str, str]) -> str | None:
         """Why chats run without a keeper here, in one sentence (None when they do not)."""
-        env = os.environ if env is None else env
         if env.get(NO_KEEPER_ENV) == "1":
             return f"{NO_KEEPER_ENV}=1"
         chosen = self._checked.get(default_runtime_dir(env))
         return chosen if isinstance(chosen, str) else None
 
-    def fallback(self, env: Mapping[str, str] | None = None) -> str | None:
+    def fallback(self, env: Mapping[str, str]) -> str | None:
         """Why the keepers live in a fallback folder, and where, in one sentence (None when they do not)."""
-        env = os.environ if env is None else env
         chosen = self._checked.get(default_runtime_dir(env))
         return chosen.fallback_sentence() if isinstance(chosen, KeepersFolder) else None
 
-    def options(self, settings: PiAgentSettings, env: Mapping[str, str] | None = None) -> KeepOptions | None:
+    def options(self, settings: PiAgentSettings, env: Mapping[str, str]) -> KeepOptions | None:
         folder = self.folder(env)
         if folder is None:
             return None

@@ -23,17 +23,17 @@ from lsp_server.cost.compaction_cost import (
 )
 from lsp_server.js.values import js_get
 from lsp_server.llm.types import CompletionRequest
-from lsp_server.pi_releases import PiRules
 from lsp_server.project.analysis import analyze
 from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
 from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.tail import SessionFile
-from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.writer import load_for_append
 from lsp_server.tokens.counter import TokenCounter
 from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
+from lsp_server.vocabulary.pi_releases import PiRules
 
 
 @dataclass(frozen=True)

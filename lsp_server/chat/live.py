@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from lsp_server.context.settings import (
+from lsp_server.context.pi_settings import (
     LoadedPiSettings,
     SettingsLayer,
     global_settings_path,

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final, Literal, TypeVar
 
-from lsp_server.fsread import open_regular
+from lsp_server.base.fsread import open_regular
 from lsp_server.session.writer import iso_timestamp, now_ms, replace_session_file, write_new_session_file
 
 HEAD_BYTES: Final = 4096  # compared from the start of the file (the header lives here)

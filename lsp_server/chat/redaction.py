@@ -7,8 +7,10 @@ all of that to the client, whose Chat view shows it. So when a chat starts, the 
 authenticate with are collected here, and every string the server relays from that chat (events,
 answers, Pi's refusals, its exit message and stderr) has them replaced by ``***``, in any of the
 forms :class:`~lsp_server.redaction.Redactor` knows (8 characters of the key, its base64, upper-case,
-spaced or percent-encoded: docs/llm.md "Redaction"); a delta stream goes through
-:class:`DeltaRedactor`.
+spaced or percent-encoded: docs/llm.md "Redaction"). Pi's records are redacted once, where they
+enter the server (:class:`EventRedactor`, in :class:`~lsp_server.chat.chat.Chat`, before the chat's
+run log keeps them): a delta stream's pieces through :class:`DeltaRedactor`, then the whole record;
+answers and exits where the workspace relays them.
 
 Where the values come from, as Pi resolves them (``resolve-config-value``): the environment Pi
 gets (variables whose names say they hold a credential: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``,
@@ -28,7 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from lsp_server import fsread
+from lsp_server.base import fsread
 from lsp_server.budget.models import MODELS_JSON, strip_json_comments
 from lsp_server.js.strings import strip_bom
 from lsp_server.redaction import Redactor, Secret, StreamRedactor
@@ -111,6 +113,26 @@ class DeltaRedactor:
         if out == delta:
             return event
         return {**event, "assistantMessageEvent": {**update, "delta": out}}
+
+
+class EventRedactor:
+    """Each record Pi emits, as anything past the chat may see it: one pass, at the Pi boundary.
+
+    A streamed delta's piece goes through the block's :class:`DeltaRedactor` (a key split over pieces),
+    then the whole record through the redactor (a key anywhere in it, in any form). The chat keeps the
+    result in its run log and relays it, so a view attaching later gets what a live one got, and
+    nothing downstream redacts the record again.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._deltas = DeltaRedactor(redactor)
+
+    def redact(self, event: dict[str, Any]) -> dict[str, Any]:
+        if not self._redactor:
+            return event
+        redacted: dict[str, Any] = self._redactor.value(self._deltas.redact(event))
+        return redacted
 
 
 def _read_json(path: str, *, comments: bool) -> Any:

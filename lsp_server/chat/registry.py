@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from lsp_server.chat.chat import Chat, ChatSpec, EventSink, ExitSink, WrittenSink
@@ -124,7 +124,7 @@ class ChatRegistry:
             return "a chat whose Pi kept running after its window closed"
         return "a chat of another window"
 
-    async def locate(self, command: str | None, env: dict[str, str] | None = None) -> PiLocation:
+    async def locate(self, command: str | None, env: Mapping[str, str]) -> PiLocation:
         return await locate_pi_async(command, env=env, cache=self._locate_cache)
 
     async def start(

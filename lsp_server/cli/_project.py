@@ -15,6 +15,7 @@ import os
 import sys
 from typing import get_args
 
+from lsp_server.cli._errors import EXIT_USAGE, fail
 from lsp_server.project.project import ProjectInputs
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.settings.pi_context import PiContextSettings, TokenSettings, load_pi_context_settings_file
@@ -82,7 +83,6 @@ def missing_cwd(args: argparse.Namespace) -> bool:
 
 def cwd_error(args: argparse.Namespace) -> int | None:
     """Print ``pi-context: DIR: ...`` and return the usage status when ``--cwd`` is not a folder."""
-    from lsp_server.cli._errors import EXIT_USAGE, fail
 
     if not missing_cwd(args):
         return None

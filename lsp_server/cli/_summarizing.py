@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 from lsp_server.cli import _errors as errors
 from lsp_server.cli._errors import EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from lsp_server.cli._ledger_text import economics_text
 from lsp_server.cli._project import (
     add_project_arguments,
     cwd_error,
@@ -41,13 +42,14 @@ from lsp_server.cli._project import (
 )
 from lsp_server.compaction.summarize import Progress
 from lsp_server.llm.client import CancelToken, LlmClient
-from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.llm.factory import LlmConfigError, build_client
 from lsp_server.llm.policy import OUTPUT_CHARS_PER_TOKEN
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.project.project import Project, header_cwd, open_project, session_folder
 from lsp_server.project.summaries import Job, JobRefused, JobResult, PreviewCache, ProjectFor, run_job
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.writer import SessionForAppend
+from lsp_server.settings.summarizer import MODEL_ARG_HELP, config_from_model_arg, config_from_settings, with_time_limits
 
 if TYPE_CHECKING:
     from lsp_server import protocol
@@ -118,13 +120,13 @@ class Summarizer:
 def summarizer_from_args(args: argparse.Namespace, settings: SummarizerSettings) -> Summarizer | str:
     """The client ``--model`` / the ``summarizer`` settings describe, or why it cannot be built."""
     config: SummarizerConfig | str = (
-        config_from_model_arg(args.model, settings) if args.model else config_from_settings(settings)
+        config_from_model_arg(args.model, settings, os.environ) if args.model else config_from_settings(settings)
     )
     if isinstance(config, str):
         return config
     config = with_time_limits(config, idle_s=args.timeout, deadline_s=args.deadline)
     try:
-        return Summarizer(config, build_client(config))
+        return Summarizer(config, build_client(config, os.environ))
     except LlmConfigError as exc:
         return str(exc)
 
@@ -178,7 +180,6 @@ def print_written(
     outcome: _Outcome, where: str, path: str, dry_run: bool, command: protocol.CommandOutcome | None = None
 ) -> None:
     """The written (or, dry run, would-be) entry in words, its summary, then what it costs and saves."""
-    from lsp_server.cli._ledger_text import economics_text
 
     head = f"Dry run: nothing written. It would append {where}." if dry_run else f"Wrote {where} to {path}."
     if outcome.written is not None and outcome.written.repaired_newline:

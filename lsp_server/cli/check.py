@@ -23,9 +23,18 @@ import os
 import sys
 from typing import Any
 
+from lsp_server.base.findings import Severity
+from lsp_server.base.fsread import read_text
+from lsp_server.checks import check_workspace
 from lsp_server.cli._errors import EXIT_FAILURE, EXIT_OK, EXIT_STATUS_HELP, EXIT_USAGE, fail
 from lsp_server.cli._project import add_project_arguments, cwd_error, project_inputs, settings_from_args
-from lsp_server.rules.profiles import DEFAULT_PROFILE, PROFILES
+from lsp_server.project.project import open_project
+from lsp_server.project.prompt_state import build_prompt
+from lsp_server.project.volatile import chars_after_files, place_volatile
+from lsp_server.prompt.inclusion import Inclusions
+from lsp_server.rules.scope import CheckScope
+from lsp_server.rules.volatile_content import CODE
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, PROFILES
 
 
 def register(subparsers: Any) -> None:
@@ -67,9 +76,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.checks import check_workspace
-    from lsp_server.prompt.inclusion import Inclusions
-    from lsp_server.rules.scope import CheckScope
 
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.lexists(p)]
@@ -103,7 +109,6 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 def summary_line(report: Any, findings: list[Any], profile: str) -> str:
     """``18 SKILL.md files, 9 loose .md candidates in skills folders (...), 1 context file checked (...)``."""
-    from lsp_server.findings import Severity
 
     declared = report.skills_checked - report.loose_candidates
     parts = [_plural(declared, "SKILL.md file")]
@@ -130,15 +135,11 @@ def summary_line(report: Any, findings: list[Any], profile: str) -> str:
 
 def _placed(findings: list[Any], args: argparse.Namespace, paths: list[str], settings: Any, profile: Any) -> list[Any]:
     """``prompt/volatile-content`` counted to the end of the project's system prompt (built only when needed)."""
-    from lsp_server.fsread import read_text
-    from lsp_server.project.project import open_project
-    from lsp_server.project.volatile import chars_after_files, place_volatile
-    from lsp_server.rules.volatile_content import CODE
 
     if not any(f.code == CODE for f in findings):
         return findings
     cwd = _project_cwd(args, paths)
-    tails = chars_after_files(open_project(project_inputs(args, os.path.abspath(cwd), settings)).build_prompt())
+    tails = chars_after_files(build_prompt(open_project(project_inputs(args, os.path.abspath(cwd), settings))))
     by_path: dict[str, list[Any]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)

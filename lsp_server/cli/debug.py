@@ -6,6 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from lsp_server.conformance.harness import run_jsonl, run_one
+from lsp_server.vocabulary.pi_releases import rules_for
+
 
 def register(subparsers: Any) -> None:
     debug = subparsers.add_parser("debug", help="developer tools (Pi conformance harness)")
@@ -27,8 +30,6 @@ def register(subparsers: Any) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from lsp_server.conformance.harness import run_jsonl, run_one
-    from lsp_server.pi_releases import rules_for
 
     rules = rules_for(args.pi_version)
     if args.jsonl:

@@ -17,7 +17,7 @@ from typing import Any
 
 from lsp_server.cli._project import add_project_arguments, cwd_error, project_inputs, settings_from_args
 from lsp_server.project.project import open_project
-from lsp_server.project.prompt_state import PromptOptions
+from lsp_server.project.prompt_state import PromptOptions, build_prompt
 
 
 def register(subparsers: Any) -> None:
@@ -44,8 +44,8 @@ def _run(args: argparse.Namespace) -> int:
         return bad_cwd
     project = open_project(project_inputs(args, args.cwd or os.getcwd(), settings_from_args(args)))
     tools = tuple(name.strip() for name in args.tools.split(",") if name.strip()) if args.tools is not None else None
-    snapshot = project.build_prompt(
-        options=PromptOptions(tools=tools, package_dir=args.package_dir, counter_model=args.model)
+    snapshot = build_prompt(
+        project, options=PromptOptions(tools=tools, package_dir=args.package_dir, counter_model=args.model)
     )
     assembled = snapshot.prompt
     if args.json:

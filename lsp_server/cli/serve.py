@@ -129,7 +129,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 
         stdin, stdout = answer_initialize(sys.stdin.buffer, sys.stdout.buffer, debug=debug_enabled(args.debug))
 
-    from lsp_server.server.app import create_server
+    from lsp_server.server.create import create_server
 
     server = create_server(debug=args.debug, keys=keys)
     if address is None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from lsp_server import protocol
+from lsp_server.base.fsread import is_directory
+from lsp_server.base.paths import resolve_path
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
 from lsp_server.budget.projected import ProjectedRequest, SessionAnalysis
@@ -34,14 +36,12 @@ from lsp_server.cli._project import (
     settings_from_args,
 )
 from lsp_server.cli._session_text import entry_summary, preview, render_tree, table, tree_shape
-from lsp_server.context.paths import resolve_path
-from lsp_server.fsread import is_directory
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, budget_wire, request_result
 from lsp_server.project.costs import turn_ledger
+from lsp_server.project.followed_sessions import SessionListCache, session_summary_wire
 from lsp_server.project.project import header_cwd, open_project, session_folder
-from lsp_server.project.prompt_state import PromptSnapshot
-from lsp_server.project.sessions import SessionListCache, session_summary_wire
+from lsp_server.project.prompt_state import PromptSnapshot, build_prompt
 from lsp_server.session.bounds import SessionReadLimits
 from lsp_server.session.tail import SessionFile, load_session
 from lsp_server.session.transform import orphan_tool_results
@@ -119,7 +119,7 @@ class Workspace:
 def _workspace(args: argparse.Namespace, session_cwd: str | None) -> Workspace:
     folder = session_folder(session_cwd, explicit=args.cwd, fallback=os.getcwd)
     project = open_project(project_inputs(args, folder.cwd, settings_from_args(args)))
-    return Workspace(project.build_prompt(), folder.note, project.untrusted_note())
+    return Workspace(build_prompt(project), folder.note, project.untrusted_note())
 
 
 # --- one session -----------------------------------------------------------------------------

@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from lsp_server.base.paths import resolve_path
 from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.cli._session_text import table
-from lsp_server.context.paths import resolve_path
 from lsp_server.project.project import Project, open_project
 from lsp_server.project.usage import default_roots
 from lsp_server.truncate import format_size

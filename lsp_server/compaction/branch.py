@@ -54,7 +54,7 @@ from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import js_get, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import Usage
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.session.estimates import estimate_tokens_failure, pi_estimate_tokens
 from lsp_server.session.messages import (
     Message,
     create_branch_summary_message,
@@ -63,8 +63,9 @@ from lsp_server.session.messages import (
 )
 from lsp_server.session.projection import apply_context_edit, entry_to_context_messages
 from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, estimate_tokens_failure, pi_estimate_tokens
 from lsp_server.session.tree import build_index
+from lsp_server.vocabulary.compaction import DEFAULT_BRANCH_RESERVE_TOKENS
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 DEFAULT_CONTEXT_WINDOW: Final = 128000
 SQUEEZE_RATIO: Final = 0.9

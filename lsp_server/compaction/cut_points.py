@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lsp_server.js.values import js_get
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.messages import Message
 from lsp_server.session.projection import ProjectedEntry, entry_to_context_messages
 from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import estimate_tokens
 
 CUT_POINT_ROLES: Final = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}

@@ -42,7 +42,6 @@ from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.prompt.system_messages import current_system_message
 from lsp_server.session.projection import ModelRef, project_path, session_settings
 from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, CompactionSettings
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import (
     AppendFailure,
@@ -54,6 +53,7 @@ from lsp_server.session.writer import (
     new_entry_id,
     now_ms,
 )
+from lsp_server.vocabulary.compaction import DEFAULT_BRANCH_RESERVE_TOKENS, CompactionSettings
 
 SettingsFor = Callable[[ModelRef | None], CompactionSettings]
 

@@ -27,11 +27,12 @@ from lsp_server.compaction.file_ops import (
     seed_from_summary,
 )
 from lsp_server.js.values import UNDEFINED, index_where, js_get, js_truthy
+from lsp_server.session.estimates import estimate_projected_context_tokens
 from lsp_server.session.messages import Message
 from lsp_server.session.projection import ProjectedEntry, SessionProjection, project_path
 from lsp_server.session.raw import Entry
-from lsp_server.session.tokens import CompactionSettings, estimate_projected_context_tokens
 from lsp_server.session.tree import build_path
+from lsp_server.vocabulary.compaction import CompactionSettings
 
 ALREADY_COMPACTED: Final = "Already compacted"
 NOTHING_TO_COMPACT: Final = "Nothing to compact (session too small)"

@@ -22,8 +22,8 @@ from lsp_server.js.objects import js_key_order, js_ordered
 from lsp_server.js.strings import js_len, js_slice, js_slice_head
 from lsp_server.js.values import js_get, js_to_string
 from lsp_server.llm.transcript import ASSISTANT, ASSISTANT_TOOL_CALLS, PART_SEPARATOR, TOOL_RESULT, USER
-from lsp_server.pi_releases import CURRENT, PiRules
 from lsp_server.session.messages import content_text
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 TOOL_RESULT_MAX_CHARS: Final = 2000
 ASSISTANT_THINKING: Final = "[Assistant thinking]: "  # before Pi 1.2.0 only

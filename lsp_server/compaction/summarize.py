@@ -54,8 +54,8 @@ from lsp_server.compaction.serialize import serialize_conversation
 from lsp_server.js.values import is_nullish, js_to_string, js_truthy
 from lsp_server.llm.client import CancelToken, LlmClient
 from lsp_server.llm.types import AssistantReply, CompletionRequest, ReasoningLevel, RetryNotice, Usage
-from lsp_server.pi_releases import CURRENT, PiRules
 from lsp_server.session.messages import Message, convert_to_llm
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 Phase = Literal[
     "preparing",

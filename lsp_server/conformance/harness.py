@@ -9,9 +9,10 @@ ours: a string ``{pi-prose:<role>}`` stands for the built-in sentence of that ro
 puts in in its own wording (here ours; ``tests/conformance/regen_goldens.py`` puts in Pi's before
 asking the oracle), so a request can hold "a guideline equal to a built-in rule" without Pi's text.
 
-Ops live in ``ops_*.py`` modules next to this one; each registers its handlers with :func:`op`
-when imported. :func:`load_ops` imports them by name: a new op module is added to that list
-(``tests/conformance/test_harness_ops.py`` fails for a module left out).
+Ops live in ``ops_*.py`` modules next to this one; each registers its handlers in its own table
+(``OPS``, an :class:`~lsp_server.conformance.op_table.OpTable`) and imports only
+:mod:`.op_table`, never this module. :data:`OP_MODULES` lists them: a new op module is added to
+that list (``tests/conformance/test_harness_ops.py`` fails for a module left out).
 """
 
 from __future__ import annotations
@@ -21,64 +22,50 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from lsp_server import __version__
+from lsp_server.conformance import (
+    ops_compaction,
+    ops_context,
+    ops_cost,
+    ops_prompt,
+    ops_session,
+    ops_session_script,
+    ops_skills,
+)
+from lsp_server.conformance.op_table import EvalContext, Json, OpError, OpSpec, map_strings
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
-Json = Any
 # A request string ``{pi-prose:<role>}`` names the built-in sentence of that role (prompt_mask.py):
 # the implementation answering puts in its own wording (regen_goldens.py puts in Pi's).
 PROSE_REFERENCE = "{pi-prose:"
-OpHandler = Callable[[dict[str, Any], "EvalContext"], Json]
-Mask = Callable[[dict[str, Any], Json], Json]
-
-
-class OpError(Exception):
-    """An error answer (``ok: false``) whose message is part of the contract."""
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    handler: OpHandler
-    # Applied to both our result and the oracle's before comparing: hides what we do not
-    # reproduce on purpose (Pi's prose, a YAML parser's own error wording).
-    mask: Mask | None = None
-
-
-OPS: dict[str, OpSpec] = {}
-
-
-def op(name: str, *, mask: Mask | None = None) -> Callable[[OpHandler], OpHandler]:
-    def register(fn: OpHandler) -> OpHandler:
-        if name in OPS:
-            raise RuntimeError(f"op {name!r} registered twice")
-        OPS[name] = OpSpec(fn, mask)
-        return fn
-
-    return register
+OP_MODULES = (
+    ops_compaction,
+    ops_context,
+    ops_cost,
+    ops_prompt,
+    ops_session,
+    ops_session_script,
+    ops_skills,
+)
+"""Every module of ops, in one list (``tests/conformance/test_harness_ops.py`` fails for a module left out)."""
 
 
 def load_ops() -> dict[str, OpSpec]:
-    """Every op, registered by importing its module (imported here, not at the top: the op modules
-    import this one for :func:`op`, and they load the whole domain, which ``debug eval`` pays for once)."""
-    from lsp_server.conformance import (  # noqa: F401  (imported for their @op registrations)
-        ops_compaction,
-        ops_context,
-        ops_cost,
-        ops_prompt,
-        ops_session,
-        ops_session_script,
-        ops_skills,
-    )
-
-    return OPS
+    """Every op of :data:`OP_MODULES` by name; a name two modules answer is a bug."""
+    ops: dict[str, OpSpec] = {}
+    for module in OP_MODULES:
+        for name, spec in module.OPS.ops.items():
+            if name in ops:
+                raise RuntimeError(f"op {name!r} registered twice")
+            ops[name] = spec
+    return ops
 
 
 def default_fixtures_dir() -> Path:
@@ -88,51 +75,6 @@ def default_fixtures_dir() -> Path:
         return Path(env)
     repo_copy = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "pi"
     return repo_copy
-
-
-@dataclass
-class EvalContext:
-    """Per-request state: the temp dir, the fixtures dir, deterministic clock and ids, and the Pi release
-    whose rules answer (where releases differ: docs/pi-versions.md)."""
-
-    tmp: Path | None
-    fixtures: Path
-    package_dir: str | None = None
-    rules: PiRules = CURRENT
-    clock_start_ms: int = 1735689600000  # 2025-01-01T00:00:00.000Z, the oracle's default
-    clock_step_ms: int = 1000
-    deterministic_ids: bool = True
-    _clock_now: int = field(default=0, init=False)
-    _id_counter: int = field(default=0, init=False)
-
-    def __post_init__(self) -> None:
-        self._clock_now = self.clock_start_ms
-
-    def now_ms(self) -> int:
-        """The oracle's fake clock: starts at ``clock.start`` and advances on every read."""
-        value = self._clock_now
-        self._clock_now += self.clock_step_ms
-        return value
-
-    def new_uuid(self) -> str:
-        """The oracle's deterministic ``crypto.randomUUID``: 00000001-0000-4000-8000-000000000001, ..."""
-        if not self.deterministic_ids:
-            import uuid
-
-            return str(uuid.uuid4())
-        self._id_counter += 1
-        hex8 = f"{self._id_counter:08x}"
-        return f"{hex8}-0000-4000-8000-{hex8.rjust(12, '0')}"
-
-
-def map_strings(value: Json, fn: Callable[[str], str]) -> Json:
-    if isinstance(value, str):
-        return fn(value)
-    if isinstance(value, list):
-        return [map_strings(v, fn) for v in value]
-    if isinstance(value, dict):
-        return {k: map_strings(v, fn) for k, v in value.items()}
-    return value
 
 
 def materialize_fs(spec: dict[str, Any], root: Path) -> None:
@@ -171,28 +113,6 @@ def _patched_env(env: dict[str, Any]) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
-
-
-def gen_content(spec: Json) -> str:
-    """The oracle's content generators, so requests need not embed megabytes of text."""
-    if isinstance(spec, str):
-        return spec
-    if not isinstance(spec, dict):
-        raise OpError("content spec must be a string or an object")
-    if isinstance(spec.get("repeat"), str):
-        return str(spec["repeat"]) * int(spec.get("times", 1))
-    if isinstance(spec.get("lines"), int):
-        template = str(spec.get("template", "Line {n}"))
-        start = int(spec.get("startAt", 1))
-        pad = str(spec.get("padChar", "x")) * int(spec.get("padLength", 0))
-        lines = [
-            template.replace("{n}", str(start + i)).replace("{i}", str(i)).replace("{pad}", pad)
-            for i in range(spec["lines"])
-        ]
-        return str(spec.get("joiner", "\n")).join(lines) + ("\n" if spec.get("trailingNewline") else "")
-    if isinstance(spec.get("concat"), list):
-        return "".join(gen_content(part) for part in spec["concat"])
-    raise OpError("unknown content spec")
 
 
 def handle(raw: dict[str, Any], rules: PiRules = CURRENT) -> dict[str, Any]:

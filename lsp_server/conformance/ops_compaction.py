@@ -34,7 +34,7 @@ from lsp_server.compaction.file_ops import FileOps, compute_file_lists
 from lsp_server.compaction.prepare import CompactionPreparation, prepare_compaction
 from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from lsp_server.compaction.summarize import CompactionResult, SummaryFailure, SummaryOptions, compact
-from lsp_server.conformance.harness import EvalContext, OpError, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable
 from lsp_server.conformance.ops_session import (
     as_json,
     brief_message,
@@ -42,7 +42,6 @@ from lsp_server.conformance.ops_session import (
     require_no_null,
     require_no_null_until,
 )
-from lsp_server.context.names import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
 from lsp_server.js.errors import cannot_read
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.llm.client import CancelToken
@@ -56,8 +55,16 @@ from lsp_server.session.messages import (
     COMPACTION_SUMMARY_SUFFIX,
 )
 from lsp_server.session.projection import SessionProjection
-from lsp_server.session.tokens import DEFAULT_BRANCH_RESERVE_TOKENS, DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 from lsp_server.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
+from lsp_server.vocabulary.compaction import (
+    DEFAULT_BRANCH_RESERVE_TOKENS,
+    DEFAULT_COMPACTION_SETTINGS,
+    CompactionSettings,
+)
+from lsp_server.vocabulary.pi_files import AGENT_DIR_ENV, PROJECT_CONFIG_DIR
+
+OPS = OpTable()
+
 
 Json = Any
 T = TypeVar("T")
@@ -277,7 +284,7 @@ def _index_arg(req: dict[str, Any], key: str, default: int) -> int:
     return default if value is None else int(value)
 
 
-@op("find_cut_point")
+@OPS.op("find_cut_point")
 def find_cut_point_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     start = _index_arg(req, "startIndex", 0)
@@ -301,7 +308,7 @@ def _cut_ids(entries: list[Any], cut: CutPoint) -> dict[str, Any]:
     }
 
 
-@op("find_turn_start_index")
+@OPS.op("find_turn_start_index")
 def find_turn_start_index_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     entry_index = req.get("entryIndex")
@@ -334,7 +341,7 @@ def _require_compactable(entries: list[Any]) -> None:
     require_no_null(entries, "id")
 
 
-@op("prepare_compaction")
+@OPS.op("prepare_compaction")
 def prepare_compaction_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     _require_compactable(entries)
@@ -376,7 +383,7 @@ def _given_preparation(raw: dict[str, Any]) -> CompactionPreparation:
     )
 
 
-@op("compact", mask=mask_summary_prompts)
+@OPS.op("compact", mask=mask_summary_prompts)
 def compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     raw_preparation = req.get("preparation")
     if isinstance(raw_preparation, dict):
@@ -429,14 +436,14 @@ def _branch_entries(req: dict[str, Any], ctx: EvalContext) -> list[Any]:
     return entries
 
 
-@op("collect_entries_for_branch_summary")
+@OPS.op("collect_entries_for_branch_summary")
 def collect_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     require_no_null(entries, "type")  # SessionManager's _loadEntries
     return as_json(collect_entries_for_branch_summary(entries, req.get("oldLeafId"), req.get("targetId")).to_json())
 
 
-@op("prepare_branch_entries")
+@OPS.op("prepare_branch_entries")
 def prepare_branch_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     budget = req.get("tokenBudget")
     prepared = prepare_branch_entries(_branch_entries(req, ctx), 0 if budget is None else budget, ctx.rules)
@@ -446,7 +453,7 @@ def prepare_branch_entries_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return as_json(out)
 
 
-@op("branch_summary", mask=mask_summary_prompts)
+@OPS.op("branch_summary", mask=mask_summary_prompts)
 def branch_summary_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries = _branch_entries(req, ctx)
     model = _model(req)
@@ -475,7 +482,7 @@ def branch_summary_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 # --- constants -------------------------------------------------------------------------------------
 
 
-@op("constants", mask=mask_constants)
+@OPS.op("constants", mask=mask_constants)
 def constants_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {
         "CONFIG_DIR_NAME": PROJECT_CONFIG_DIR,

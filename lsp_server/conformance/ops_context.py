@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from lsp_server.conformance.harness import EvalContext, OpError, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable
 from lsp_server.context.context_files import ContextFileDiscovery, discover_context_files
 from lsp_server.context.resources import ResourceOptions, load_resources
+
+OPS = OpTable()
 
 
 def _require_str(req: dict[str, Any], key: str) -> str:
@@ -44,7 +46,7 @@ def _discovery_detail(discovery: ContextFileDiscovery) -> dict[str, Any]:
     }
 
 
-@op("load_context_files")
+@OPS.op("load_context_files")
 def load_context_files_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
     discovery = discover_context_files(_require_str(req, "cwd"), _require_str(req, "agentDir"), rules=ctx.rules)
     return {
@@ -62,7 +64,7 @@ def _string_list(req: dict[str, Any], key: str) -> list[str] | None:
     return list(value)
 
 
-@op("load_resources")
+@OPS.op("load_resources")
 def load_resources_op(req: dict[str, Any], ctx: EvalContext) -> dict[str, Any]:
     system_prompt = req.get("systemPrompt")
     if system_prompt is not None and not isinstance(system_prompt, str):

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.conformance.harness import EvalContext, OpError, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable
 from lsp_server.cost.ledger import usage_counts
 from lsp_server.cost.prices import ModelPrices, Rates, calculate_cost, default_retention, parse_lifetimes, parse_tiers
 
+OPS = OpTable()
 
-@op("calculate_cost")
+
+@OPS.op("calculate_cost")
 def _calculate_cost(req: dict[str, Any], ctx: EvalContext) -> Any:
     cost = req.get("cost")
     rates = Rates.from_json(cost)
@@ -23,7 +25,7 @@ def _calculate_cost(req: dict[str, Any], ctx: EvalContext) -> Any:
     return {"cost": calculate_cost(rates, tiers, usage_counts(req.get("usage"))).to_json()}
 
 
-@op("prompt_cache_ttl")
+@OPS.op("prompt_cache_ttl")
 def _prompt_cache_ttl(req: dict[str, Any], ctx: EvalContext) -> Any:
     lifetimes = parse_lifetimes(req.get("promptCache")) or (None, None)
     prices = ModelPrices(None, None, None, (), "unknown", lifetimes[0], lifetimes[1], "unknown")

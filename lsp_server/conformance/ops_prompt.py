@@ -8,10 +8,11 @@ and returns the oracle's result shape. Pi's prose differs from ours on purpose; 
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.conformance.harness import EvalContext, OpError, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable
 from lsp_server.conformance.prompt_mask import mask_prompt_result
 from lsp_server.context.model import ContextFile
 from lsp_server.prompt.package_dir import find_pi_package_dir
@@ -28,6 +29,9 @@ from lsp_server.prompt.sections import (
 from lsp_server.prompt.skills_block import format_skills_for_prompt
 from lsp_server.prompt.system_messages import current_system_message, render_system_message_update, system_message_text
 from lsp_server.prompt.texts import texts_for
+
+OPS = OpTable()
+
 
 Json = Any
 
@@ -80,7 +84,7 @@ def _prompt_options(opts: dict[str, Any], ctx: EvalContext) -> PromptOptions:
         sections=opts.get("sections"),
         context_files=[ContextFile(str(f["path"]), str(f["content"])) for f in opts.get("contextFiles") or ()],
         skills=[_skill(s) for s in opts.get("skills") or ()],
-        package_dir=ctx.package_dir or find_pi_package_dir(),
+        package_dir=ctx.package_dir or find_pi_package_dir(os.environ),
     )
 
 
@@ -91,7 +95,7 @@ def _sections_for(req: dict[str, Any], raw: dict[str, Any] | None, ctx: EvalCont
         raise OpError(str(exc)) from exc
 
 
-@op("build_sections", mask=mask_prompt_result)
+@OPS.op("build_sections", mask=mask_prompt_result)
 def _build_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
     opts = _request_options(req, req.get("options"), ctx)
     options = _prompt_options(opts, ctx)
@@ -113,7 +117,7 @@ def _build_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
     }
 
 
-@op("build_system_prompt", mask=mask_prompt_result)
+@OPS.op("build_system_prompt", mask=mask_prompt_result)
 def _build_system_prompt(req: dict[str, Any], ctx: EvalContext) -> Json:
     options = _prompt_options(_request_options(req, req.get("options"), ctx), ctx)
     try:
@@ -122,7 +126,7 @@ def _build_system_prompt(req: dict[str, Any], ctx: EvalContext) -> Json:
         raise OpError(str(exc)) from exc
 
 
-@op("diff_sections", mask=mask_prompt_result)
+@OPS.op("diff_sections", mask=mask_prompt_result)
 def _diff_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
     current = req.get("current")
     if not current and req.get("currentOptions"):
@@ -141,7 +145,7 @@ def _diff_sections(req: dict[str, Any], ctx: EvalContext) -> Json:
     return out
 
 
-@op("replay_system_messages")
+@OPS.op("replay_system_messages")
 def _replay_system_messages(req: dict[str, Any], ctx: EvalContext) -> Json:
     messages = req.get("messages") or []
     current = current_system_message(messages)
@@ -154,7 +158,7 @@ def _replay_system_messages(req: dict[str, Any], ctx: EvalContext) -> Json:
     }
 
 
-@op("format_skills_for_prompt", mask=mask_prompt_result)
+@OPS.op("format_skills_for_prompt", mask=mask_prompt_result)
 def _format_skills_for_prompt(req: dict[str, Any], ctx: EvalContext) -> Json:
     reader = req.get("fileReadTool", "read")
     skills = [_skill(s) for s in req.get("skills") or []]

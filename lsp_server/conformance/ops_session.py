@@ -21,12 +21,19 @@ from lsp_server.compaction.file_ops import (
     format_file_operations,
 )
 from lsp_server.compaction.serialize import serialize_conversation
-from lsp_server.conformance.harness import EvalContext, OpError, gen_content, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable, gen_content
 from lsp_server.js.errors import cannot_read
 from lsp_server.js.strings import js_len, js_slice, node_utf8
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
 from lsp_server.session.entries import Entry
+from lsp_server.session.estimates import (
+    calculate_context_tokens,
+    estimate_context_tokens,
+    get_last_assistant_usage,
+    pi_estimate_tokens,
+    should_compact,
+)
 from lsp_server.session.jsonl import (
     ParsedLines,
     migrate_session_entries,
@@ -36,16 +43,11 @@ from lsp_server.session.jsonl import (
 )
 from lsp_server.session.messages import convert_to_llm
 from lsp_server.session.projection import build_session_projection
-from lsp_server.session.tokens import (
-    DEFAULT_COMPACTION_SETTINGS,
-    CompactionSettings,
-    calculate_context_tokens,
-    estimate_context_tokens,
-    get_last_assistant_usage,
-    pi_estimate_tokens,
-    should_compact,
-)
 from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
+from lsp_server.vocabulary.compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
+
+OPS = OpTable()
+
 
 Json = Any
 
@@ -145,7 +147,7 @@ def brief_message(message: Any) -> dict[str, Any]:
 # --- session files --------------------------------------------------------------------------------
 
 
-@op("parse_session_jsonl")
+@OPS.op("parse_session_jsonl")
 def parse_session_jsonl_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     jsonl = req.get("jsonl")
     if not isinstance(jsonl, str):
@@ -156,7 +158,7 @@ def parse_session_jsonl_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return as_json({"fileEntries": parsed.values, "pi-context": {"problems": _problems(parsed)}})
 
 
-@op("load_session_file")
+@OPS.op("load_session_file")
 def load_session_file_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     path = req.get("path")
     if not isinstance(path, str):
@@ -187,7 +189,7 @@ def _leaf_arg(req: dict[str, Any]) -> Any:
     return req.get("leafId", UNDEFINED)
 
 
-@op("build_session_context")
+@OPS.op("build_session_context")
 def build_session_context_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     require_no_null(entries, "id")  # buildEntryIndex
@@ -233,7 +235,7 @@ def as_json(value: Any) -> Any:
 # --- tokens ----------------------------------------------------------------------------------------
 
 
-@op("estimate_tokens")
+@OPS.op("estimate_tokens")
 def estimate_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     if req.get("message"):
         return as_json({"tokens": pi_estimate_tokens(req["message"])})
@@ -248,12 +250,12 @@ def estimate_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     )
 
 
-@op("calculate_context_tokens")
+@OPS.op("calculate_context_tokens")
 def calculate_context_tokens_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {"tokens": calculate_context_tokens(req.get("usage"))}
 
 
-@op("get_last_assistant_usage")
+@OPS.op("get_last_assistant_usage")
 def get_last_assistant_usage_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     entries, _ = decode_entries(req, ctx)
     found = lambda entry: get_last_assistant_usage([entry]) is not None  # noqa: E731
@@ -261,7 +263,7 @@ def get_last_assistant_usage_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {"usage": get_last_assistant_usage(entries)}
 
 
-@op("should_compact")
+@OPS.op("should_compact")
 def should_compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     merged = {**DEFAULT_COMPACTION_SETTINGS.to_json(), **(req.get("settings") or {})}
     settings = CompactionSettings(
@@ -278,12 +280,12 @@ def should_compact_op(req: dict[str, Any], ctx: EvalContext) -> Json:
 # --- messages, serialization, file lists -----------------------------------------------------------
 
 
-@op("convert_to_llm")
+@OPS.op("convert_to_llm")
 def convert_to_llm_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {"messages": convert_to_llm(req.get("messages") or [])}
 
 
-@op("serialize_conversation")
+@OPS.op("serialize_conversation")
 def serialize_conversation_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     messages = req.get("messages") or []
     if req.get("convertToLlm"):
@@ -291,7 +293,7 @@ def serialize_conversation_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {"text": serialize_conversation(messages, ctx.rules)}
 
 
-@op("compute_file_lists")
+@OPS.op("compute_file_lists")
 def compute_file_lists_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     given = req.get("fileOps") or {}
     ops = FileOps.of(given.get("read") or (), given.get("written") or (), given.get("edited") or ())
@@ -318,19 +320,19 @@ def _limits(req: dict[str, Any]) -> dict[str, int]:
     return limits
 
 
-@op("truncate_head")
+@OPS.op("truncate_head")
 def truncate_head_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     result = truncate_head(gen_content(req.get("content")), **_limits(req)).to_json()
     return {**result, "content": describe_text(result["content"], req.get("fullContent"))}
 
 
-@op("truncate_tail")
+@OPS.op("truncate_tail")
 def truncate_tail_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     result = truncate_tail(gen_content(req.get("content")), **_limits(req)).to_json()
     return {**result, "content": describe_text(result["content"], req.get("fullContent"))}
 
 
-@op("truncate_line")
+@OPS.op("truncate_line")
 def truncate_line_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     line = gen_content(req.get("line"))
     result = (
@@ -339,6 +341,6 @@ def truncate_line_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {**result.to_json(), "text": describe_text(result.text, req.get("fullContent"))}
 
 
-@op("format_size")
+@OPS.op("format_size")
 def format_size_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     return {"text": format_size(req.get("bytes", 0))}

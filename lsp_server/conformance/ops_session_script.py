@@ -23,10 +23,10 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.base.paths import resolve_path
 from lsp_server.compaction.summarize import uuid7
-from lsp_server.conformance.harness import EvalContext, OpError, op
+from lsp_server.conformance.op_table import EvalContext, OpError, OpTable
 from lsp_server.conformance.ops_session import as_json
-from lsp_server.context.paths import resolve_path
 from lsp_server.js.strings import js_trim
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.prompt.system_messages import current_system_message
@@ -44,6 +44,7 @@ from lsp_server.session.writer import (
 )
 
 Json = Any
+OPS = OpTable()
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _INVALID_ID = (
@@ -508,7 +509,7 @@ def mask_session_ids(req: dict[str, Any], result: Json) -> Json:
     return fix(copy.deepcopy(result))
 
 
-@op("session_script", mask=mask_session_ids)
+@OPS.op("session_script", mask=mask_session_ids)
 def session_script_op(req: dict[str, Any], ctx: EvalContext) -> Json:
     own_tmp: str | None = None
     session_dir: str | None = None

@@ -12,10 +12,13 @@ import math
 import re
 from typing import Any
 
-from lsp_server.conformance.harness import EvalContext, op
+from lsp_server.base.walk import WalkBudget
+from lsp_server.conformance.op_table import EvalContext, OpTable
 from lsp_server.context.frontmatter import parse_frontmatter
 from lsp_server.context.skills import load_skills, load_skills_from_dir
-from lsp_server.context.walk import WalkBudget
+
+OPS = OpTable()
+
 
 _POSITION_RE = re.compile(r" at line (\d+), column (\d+)")
 
@@ -71,7 +74,7 @@ def _position_only(message: str) -> str:
     return f"<yaml error> at line {found.group(1)}, column {found.group(2)}"
 
 
-@op("parse_frontmatter", mask=mask_yaml_error)
+@OPS.op("parse_frontmatter", mask=mask_yaml_error)
 def parse_frontmatter_op(req: dict[str, Any], _ctx: EvalContext) -> Any:
     parsed = parse_frontmatter(str(req.get("content", "")))
     if parsed.error is not None:
@@ -79,7 +82,7 @@ def parse_frontmatter_op(req: dict[str, Any], _ctx: EvalContext) -> Any:
     return {"frontmatter": to_json_value(parsed.data), "body": parsed.body, "stripped": parsed.body}
 
 
-@op("load_skills", mask=mask_skill_diagnostics)
+@OPS.op("load_skills", mask=mask_skill_diagnostics)
 def load_skills_op(req: dict[str, Any], _ctx: EvalContext) -> Any:
     dirs = req.get("dirs")
     if isinstance(dirs, list):

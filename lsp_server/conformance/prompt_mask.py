@@ -37,9 +37,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from lsp_server.context.paths import node_resolve, normalize_path
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.base.paths import node_resolve, normalize_path
 from lsp_server.prompt.texts import EARLIER_TEXTS, FIRST_TEXTS, OUR_TEXTS, PromptTexts, texts_for
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 Json = Any
 

@@ -19,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from lsp_server import fsread
+from lsp_server.base import fsread
+from lsp_server.base.paths import canonicalize_path, paths_equal, resolve_path
 from lsp_server.context.git_worktree import NestedWorktree, nested_linked_worktree
 from lsp_server.context.model import ContextFile
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
-from lsp_server.context.paths import canonicalize_path, paths_equal, resolve_path
 from lsp_server.js.strings import strip_bom
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 Reader = Callable[[str], fsread.ReadResult]
 

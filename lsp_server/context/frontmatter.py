@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.context.yaml import MapNode, ScalarNode, YamlError, YamlNode, YamlResult, parse_yaml, property_name
-from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 
 FENCE = "---"

@@ -16,8 +16,8 @@ import os
 import posixpath
 from dataclasses import dataclass
 
-from lsp_server import fsread
-from lsp_server.context.paths import canonicalize_path, is_path_within, node_resolve, paths_equal
+from lsp_server.base import fsread
+from lsp_server.base.paths import canonicalize_path, is_path_within, node_resolve, paths_equal
 from lsp_server.js.strings import js_trim
 
 _GITDIR_PREFIX = "gitdir: "

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from lsp_server.context.names import IGNORE_FILE_NAMES
-from lsp_server.fsread import exists, read_text
+from lsp_server.base.fsread import exists, read_text
+from lsp_server.vocabulary.pi_files import IGNORE_FILE_NAMES
 
 _ESCAPE = "\\"
 _REGEX_LITERAL_SPECIAL = re.compile(r"[.*+?()\[\]{}^$|\\/]")

@@ -12,17 +12,18 @@ are not resolved.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from lsp_server import fsread
+from lsp_server.base import fsread
+from lsp_server.base.paths import home_dir, resolve_path
 from lsp_server.context.context_files import ContextFileDiscovery, discover_context_files
 from lsp_server.context.model import PiDiagnostic, Skill
-from lsp_server.context.paths import home_dir, resolve_path
-from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.pi_settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.skill_discovery import discover_skills
 from lsp_server.context.system_prompt_files import PromptFiles, resolve_prompt_files
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 Reader = Callable[[str], fsread.ReadResult]
 
@@ -113,7 +114,7 @@ def load_resources(
     request = SkillDiscoveryRequest(
         cwd=cwd,
         agent_dir=agent_dir,
-        home=options.home if options.home is not None else home_dir(),
+        home=options.home if options.home is not None else home_dir(os.environ),
         project_trusted=options.project_trusted,
         global_skill_entries=tuple(settings.global_layer.settings.skills),
         project_skill_entries=tuple(settings.project_layer.settings.skills),

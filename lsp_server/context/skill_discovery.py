@@ -17,10 +17,8 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from lsp_server.context.globmatch import minimatch
-from lsp_server.context.model import PiDiagnostic, Skill, SkillScope, SourceInfo
-from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.paths import (
+from lsp_server.base.fsread import exists
+from lsp_server.base.paths import (
     home_dir,
     is_path_within,
     node_resolve,
@@ -28,6 +26,9 @@ from lsp_server.context.paths import (
     real_paths_remembered,
     resolve_path,
 )
+from lsp_server.base.walk import WalkBudget
+from lsp_server.context.globmatch import minimatch
+from lsp_server.context.model import PiDiagnostic, Skill, SkillScope, SourceInfo
 from lsp_server.context.skills import (
     LoadSkillsResult,
     collect_skill_entries,
@@ -36,8 +37,7 @@ from lsp_server.context.skills import (
     posix_relative,
     resource_key,
 )
-from lsp_server.context.walk import WalkBudget
-from lsp_server.fsread import exists
+from lsp_server.vocabulary.pi_files import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 
 MSG_CLI_SKILL_PATH_MISSING = "Skill path does not exist"
 
@@ -206,7 +206,7 @@ def discover_skills(
     ``<cwd>/.pi/settings.json`` and ``<agentDir>/settings.json`` (project entries are ignored
     when the project is not trusted, as Pi's settings manager drops them). ``cli_skill_paths`` are
     the ``--skill`` values; ``no_skills`` is ``--no-skills``. Real paths are remembered for the
-    whole discovery (:func:`~lsp_server.context.paths.real_paths_remembered`).
+    whole discovery (:func:`~lsp_server.base.paths.real_paths_remembered`).
     """
     with real_paths_remembered():
         return _discover_skills(
@@ -232,7 +232,7 @@ def _discover_skills(
     cli_skill_paths: Sequence[str],
     no_skills: bool,
 ) -> DiscoveredSkills:
-    home = home if home is not None else home_dir()
+    home = home if home is not None else home_dir(os.environ)
     cwd = resolve_path(cwd, home=home)
     agent_dir = resolve_path(agent_dir, home=home)
     project_base = node_join(cwd, PROJECT_CONFIG_DIR)

@@ -24,11 +24,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
-from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
-from lsp_server.context.model import PiDiagnostic, Skill, SourceInfo
-from lsp_server.context.names import PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.paths import (
+from lsp_server.base.fsread import ReadResult, exists, read_text
+from lsp_server.base.paths import (
     canonicalize_path,
     default_agent_dir,
     is_path_within,
@@ -36,9 +33,12 @@ from lsp_server.context.paths import (
     real_paths_remembered,
     resolve_path,
 )
-from lsp_server.context.walk import WalkBudget
-from lsp_server.fsread import ReadResult, exists, read_text
+from lsp_server.base.walk import WalkBudget
+from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
+from lsp_server.context.ignore import IgnoreMatcher, add_ignore_rules
+from lsp_server.context.model import PiDiagnostic, Skill, SourceInfo
 from lsp_server.js.strings import js_len, js_trim, node_dir_sort_key
+from lsp_server.vocabulary.pi_files import PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -286,7 +286,7 @@ def collect_skill_entries(
     ``loadSkillsFromDir``): ``mode`` "pi" keeps loose ``.md`` files only at the root, "agents" only
     below it; a directory holding ``SKILL.md`` contributes just that file.
 
-    ``budget`` bounds the walk (loops, depth, folder count; see ``context/walk.py``)."""
+    ``budget`` bounds the walk (loops, depth, folder count; see ``base/walk.py``)."""
     entries: list[str] = []
     if not exists(directory):
         return entries
@@ -427,7 +427,7 @@ def _load_skills(
     cwd: str, skill_paths: list[str], *, agent_dir: str | None, include_defaults: bool
 ) -> LoadSkillsResult:
     resolved_cwd = resolve_path(cwd)
-    resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir())
+    resolved_agent_dir = resolve_path(agent_dir if agent_dir is not None else default_agent_dir(os.environ))
     collector = SkillCollector()
     user_dir = node_join(resolved_agent_dir, "skills")
     project_dir = node_join(resolved_cwd, PROJECT_CONFIG_DIR, "skills")

@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from lsp_server import fsread
-from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SYSTEM_PROMPT_FILE
-from lsp_server.context.paths import node_resolve, resolve_path
+from lsp_server.base import fsread
+from lsp_server.base.paths import node_resolve, resolve_path
 from lsp_server.js.strings import strip_bom
+from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SYSTEM_PROMPT_FILE
 
 Reader = Callable[[str], fsread.ReadResult]
 

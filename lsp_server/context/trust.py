@@ -20,16 +20,17 @@ carries Pi's error text, so the editor can show it.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lsp_server import fsread
-from lsp_server.context.names import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR
-from lsp_server.context.paths import canonicalize_path, home_dir, paths_equal, resolve_path
-from lsp_server.context.settings import global_settings_path, read_settings_layer
+from lsp_server.base import fsread
+from lsp_server.base.paths import canonicalize_path, home_dir, paths_equal, resolve_path
+from lsp_server.context.pi_settings import global_settings_path, read_settings_layer
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import strip_bom
+from lsp_server.vocabulary.pi_files import AGENTS_SKILLS_DIR, PROJECT_CONFIG_DIR
 
 TRUST_FILE_NAME = "trust.json"
 
@@ -140,7 +141,7 @@ def trust_requiring_project_resources(cwd: str, home: str | None = None, *, ever
     resource and never counts. With ``every``, all of them: the ``.pi`` entries and every
     ``.agents/skills`` up the ancestors (what an untrusted project leaves out of the prompt).
     """
-    home_value = home if home is not None else home_dir()
+    home_value = home if home is not None else home_dir(os.environ)
     user_agents_skills = posixpath.join(canonicalize_path(resolve_path(home_value)), *AGENTS_SKILLS_DIR)
     current = canonicalize_path(resolve_path(cwd))
     config_dir = posixpath.join(current, PROJECT_CONFIG_DIR)

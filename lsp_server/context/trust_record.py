@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from lsp_server.context.paths import canonicalize_path, paths_equal, resolve_path
+from lsp_server.base.paths import canonicalize_path, paths_equal, resolve_path
 from lsp_server.context.trust import read_trust_store, trust_store_path
 from lsp_server.js.json import js_json_stringify
 from lsp_server.js.strings import js_sorted

@@ -31,7 +31,7 @@ from typing import Any, Final, Literal
 
 from lsp_server.cost.prices import ModelPrices, UsageCounts, calculate_cost
 from lsp_server.js.values import js_to_string, js_truthy
-from lsp_server.session.tokens import estimate_tokens
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.tokens.pi import pi_text_tokens
 
 # The summary length assumed when neither a summary nor an earlier one exists: about the size of the two

@@ -19,7 +19,6 @@ floating-point results are the same numbers; a conformance golden checks it agai
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
@@ -402,7 +401,6 @@ def _apply_override(base: ModelPrices, override: Mapping[str, Any]) -> ModelPric
     return result
 
 
-def default_retention(env: Mapping[str, str] | None = None) -> CacheRetention:
+def default_retention(env: Mapping[str, str]) -> CacheRetention:
     """The retention Pi's requests use: ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
-    environ = os.environ if env is None else env
-    return "long" if environ.get("PI_CACHE_RETENTION") == "long" else "short"
+    return "long" if env.get("PI_CACHE_RETENTION") == "long" else "short"

@@ -16,15 +16,15 @@ import os
 import re
 from dataclasses import dataclass
 
-from lsp_server.context.names import SKILL_FILE_NAME
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.hovers import key_markdown, value_meaning
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, KeyInfo, key_info, keys_for_profile
 from lsp_server.editing.text import LineIndex
 from lsp_server.editing.triggers import TRIGGER_CHARACTERS as TRIGGER_CHARACTERS
 from lsp_server.editing.yamltext import yaml_scalar
-from lsp_server.findings import Position, Range
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId
 from lsp_server.rules.skill_rules import suggest_name
+from lsp_server.vocabulary.pi_files import SKILL_FILE_NAME
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId
 
 _KEY_LINE = re.compile(r"^([ \t]*)([A-Za-z0-9_][A-Za-z0-9_.-]*|\"[^\"]*\"|'[^']*')[ \t]*:(?:[ \t]|$)")
 _KEY_PREFIX = re.compile(r"([ ]*)([A-Za-z0-9_-]*)")

@@ -44,8 +44,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lsp_server.base.findings import Finding, Position
 from lsp_server.context.frontmatter import Frontmatter, parse_frontmatter
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES, SKILL_FILE_NAME
 from lsp_server.context.yaml import ScalarNode, parse_yaml
 from lsp_server.editing.text import (
     LineIndex,
@@ -65,15 +65,15 @@ from lsp_server.editing.yamltext import (
     replace_value,
     yaml_scalar,
 )
-from lsp_server.findings import Finding, Position
 from lsp_server.js.strings import js_len, js_slice_head, normalize_newlines
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.context_rules import check_context_text
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
 from lsp_server.rules.registry import RULES
 from lsp_server.rules.skill_rules import MAX_COMPATIBILITY_LENGTH, check_skill_text, suggest_name
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text, is_system_prompt_file
-from lsp_server.settings.limits import Thresholds
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES, SKILL_FILE_NAME
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, guess_boolean
 
 DESCRIPTION_PLACEHOLDER = "Describe what this skill does and when to use it."
 DESCRIPTION_LIMIT = 1024

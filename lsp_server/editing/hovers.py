@@ -17,18 +17,18 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.context.context_files import choose_context_file
 from lsp_server.context.frontmatter import FieldLocation, Frontmatter, parse_frontmatter
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 from lsp_server.context.skills import SkillFileResult, load_skill_from_text, validate_name
 from lsp_server.context.yaml import ScalarNode
 from lsp_server.editing.keys import AGENT_LABELS, AGENTS, IGNORED, KeyInfo, key_info
-from lsp_server.findings import Position, Range
 from lsp_server.js.strings import js_len
 from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
-from lsp_server.rules.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
 from lsp_server.rules.secrets import could_hold_secret
 from lsp_server.tokens.pi import pi_tokens_for_chars
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
+from lsp_server.vocabulary.profiles import CLAUDE_CODE_BOOLEANS, DEFAULT_PROFILE, AgentId, ProfileId, get_profile
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from lsp_server.rules.profiles import PROFILE_TABLE, AgentId, ProfileId
+from lsp_server.vocabulary.profiles import PROFILE_TABLE, AgentId, ProfileId
 
 AGENTS: tuple[AgentId, ...] = ("pi", "claude-code", "vscode", "agentskills", "codex")
 

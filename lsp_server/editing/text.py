@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lsp_server.findings import Position, Range
+from lsp_server.base.findings import Position, Range
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.context.frontmatter import FieldLocation, Frontmatter
 from lsp_server.context.yaml import AliasNode, ScalarNode, resolve_plain
 from lsp_server.editing.text import LineIndex, TextEdit
-from lsp_server.findings import Position, Range
 
 _PLAIN_FIRST = re.compile(r"[A-Za-z0-9_./(\u00a0-\U0010ffff]")
 _PLAIN_BODY = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]*")

@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from lsp_server.llm.http_client import HttpClientOptions, HttpLlmClient, options_from_config
 from lsp_server.llm.policy import is_transient_error_text
-from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
 from lsp_server.llm.sse import SseEvent
 from lsp_server.llm.stream_state import AttemptResult, as_dict, as_int, as_list, failed
 from lsp_server.llm.types import CompletionRequest, Message, ReasoningLevel, StopReason, Usage
 from lsp_server.redaction import Secret
+from lsp_server.vocabulary.providers import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:
-    from lsp_server.llm.factory import SummarizerConfig
+    from lsp_server.llm.summarizer_config import SummarizerConfig
 
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -81,7 +81,7 @@ class AnthropicClient(HttpLlmClient):
 def client_from_config(
     config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
 ) -> AnthropicClient:
-    """The client for the ``anthropic`` row of :mod:`lsp_server.llm.providers`."""
+    """The client for the ``anthropic`` row of :mod:`lsp_server.vocabulary.providers`."""
     options = options_from_config(config, base_url=base_url, model=model, api_key=api_key)
     return AnthropicClient(default_max_tokens=config.max_tokens, **options)
 

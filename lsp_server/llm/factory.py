@@ -1,18 +1,18 @@
-"""Building a model client from settings.
+"""Building a model client from a :class:`~lsp_server.llm.summarizer_config.SummarizerConfig`.
 
-:class:`SummarizerConfig` is the small, flat shape this package needs; :mod:`lsp_server.llm.config`
-maps the user's settings and ``--model`` onto it. ``kind`` picks the client:
+:mod:`lsp_server.settings.summarizer` maps the user's settings and ``--model`` onto the
+configuration. ``kind`` picks the client:
 
 * ``offline`` (default): :class:`~lsp_server.llm.offline.OfflineSummarizer`, no network, no key;
-* a wire format of :mod:`lsp_server.llm.providers` (``openai``: any OpenAI-compatible
+* a wire format of :mod:`lsp_server.vocabulary.providers` (``openai``: any OpenAI-compatible
   chat-completions server; ``anthropic``: the Messages API). With no ``base_url`` the client talks
   to the provider itself and the key comes from its usual variable (``OPENAI_API_KEY``) unless
   ``api_key_env`` names another one. With a ``base_url`` (vLLM, llama.cpp, Ollama's ``/v1``,
   OpenRouter) an OpenAI-compatible server gets a key only when ``api_key_env`` or ``api_key`` is
   given, since local servers need none.
 
-The adapter module is imported by :func:`build_client`, so describing or checking a configuration
-loads no HTTP library. A key given directly (``api_key``) is wrapped in a
+The adapter module is imported by :func:`build_client` (:func:`~lsp_server.llm.adapters.load_adapter`),
+so describing or checking a configuration loads no HTTP library. A key given directly (``api_key``) is wrapped in a
 :class:`~lsp_server.redaction.Secret` at once, so it never shows in a repr. A configuration that
 cannot work raises :class:`LlmConfigError` with a message naming the setting (and the variable,
 never its value).
@@ -20,65 +20,20 @@ never its value).
 
 from __future__ import annotations
 
-import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
 
+from lsp_server.llm.adapters import load_adapter
 from lsp_server.llm.client import LlmClient
 from lsp_server.llm.offline import OfflineSummarizer
-from lsp_server.llm.policy import RetryPolicy, Timeouts
-from lsp_server.llm.providers import DEFAULT_MAX_TOKENS, OFFLINE, PROVIDER_BY_ID, WIRE_FORMATS, WireFormat, spoken_list
-from lsp_server.llm.types import MaxTokensField
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.redaction import Secret
-
-ClientKind = Literal["offline"] | WireFormat
-
-OFFLINE_LABEL = "offline (extractive)"
+from lsp_server.vocabulary.providers import OFFLINE, PROVIDER_BY_ID, WIRE_FORMATS, spoken_list
 
 
 class LlmConfigError(ValueError):
     """The summarizer settings cannot produce a working client."""
-
-
-@dataclass(frozen=True)
-class SummarizerConfig:
-    kind: ClientKind = "offline"
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    api_key: Secret | None = field(default=None, repr=False)
-    reasoning: bool = False  # the model accepts a reasoning level (Pi's model.reasoning)
-    max_tokens: int = DEFAULT_MAX_TOKENS  # Anthropic's required cap when the caller gives none
-    max_tokens_field: MaxTokensField | None = None  # OpenAI-compatible: which field carries a cap
-    session_affinity_headers: bool = False
-    extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    connect_timeout_s: float = 10.0
-    read_idle_timeout_s: float = 30.0  # summarizer.timeoutSeconds / --timeout
-    total_timeout_s: float = 120.0  # summarizer.deadlineSeconds / --deadline: the whole call, retries included
-    max_retries: int = 3
-    base_delay_s: float = 2.0
-    max_delay_s: float = 60.0
-    max_retry_after_s: float = 60.0
-
-    @property
-    def label(self) -> str:
-        """How progress and results name the summarizer: ``offline (extractive)`` or ``kind/model``."""
-        return OFFLINE_LABEL if self.kind == OFFLINE else f"{self.kind}/{self.model}"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.api_key, str):  # accept a plain string, keep only the wrapped form
-            object.__setattr__(self, "api_key", Secret(self.api_key))
-
-    @property
-    def retry(self) -> RetryPolicy:
-        return RetryPolicy(self.max_retries, self.base_delay_s, self.max_delay_s, self.max_retry_after_s)
-
-    @property
-    def timeouts(self) -> Timeouts:
-        return Timeouts(self.connect_timeout_s, self.read_idle_timeout_s, self.total_timeout_s)
 
 
 def base_url_problem(url: str) -> str | None:
@@ -100,8 +55,8 @@ def base_url_problem(url: str) -> str | None:
     return None
 
 
-def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> list[str]:
-    """Everything wrong with ``config`` for this environment (empty when :func:`build_client` will work)."""
+def config_problems(config: SummarizerConfig, env: Mapping[str, str]) -> list[str]:
+    """Everything wrong with ``config`` for the environment ``env`` (empty when :func:`build_client` will work)."""
     problems: list[str] = []
     if config.kind == OFFLINE:
         return []
@@ -120,13 +75,13 @@ def config_problems(config: SummarizerConfig, env: Mapping[str, str] | None = No
         if getattr(config, name) <= 0:
             problems.append(f"summarizer {name} must be positive")
     key_env = _key_env(config)
-    if key_env is not None and not config.api_key and not (env if env is not None else os.environ).get(key_env):
+    if key_env is not None and not config.api_key and not env.get(key_env):
         problems.append(f"summarizer API key missing: {_variable(key_env)} is not set")
     return problems
 
 
-def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None) -> LlmClient:
-    """The client ``config`` describes; raises :class:`LlmConfigError` listing every problem."""
+def build_client(config: SummarizerConfig, env: Mapping[str, str]) -> LlmClient:
+    """The client ``config`` describes (its key read from ``env``); raises :class:`LlmConfigError` on a problem."""
     problems = config_problems(config, env)
     if problems:
         raise LlmConfigError("; ".join(problems))
@@ -134,8 +89,8 @@ def build_client(config: SummarizerConfig, env: Mapping[str, str] | None = None)
         return OfflineSummarizer()
     assert config.model is not None  # checked above
     provider = PROVIDER_BY_ID[config.kind]
-    key = api_key_of(config, env if env is not None else os.environ)
-    build = provider.adapter()
+    key = api_key_of(config, env)
+    build = load_adapter(provider.id)
     return build(config, base_url=config.base_url or provider.default_base_url, model=config.model, api_key=key)
 
 

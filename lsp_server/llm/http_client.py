@@ -32,7 +32,6 @@ from lsp_server.llm.policy import (
     parse_retry_after,
     too_long_message,
 )
-from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
 from lsp_server.llm.sse import BoundedLines, SseParser
 from lsp_server.llm.stream_state import AttemptResult, StreamState, failed
 from lsp_server.llm.types import (
@@ -43,9 +42,10 @@ from lsp_server.llm.types import (
     TextProgress,
 )
 from lsp_server.redaction import Redactor, Secret
+from lsp_server.vocabulary.providers import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:
-    from lsp_server.llm.factory import SummarizerConfig
+    from lsp_server.llm.summarizer_config import SummarizerConfig
 
 log = logging.getLogger("lsp_server.llm")
 

@@ -25,7 +25,7 @@ from lsp_server.llm.types import CompletionRequest, MaxTokensField, Message, Sto
 from lsp_server.redaction import Secret
 
 if TYPE_CHECKING:
-    from lsp_server.llm.factory import SummarizerConfig
+    from lsp_server.llm.summarizer_config import SummarizerConfig
 
 
 class OpenAiCompatClient(HttpLlmClient):
@@ -83,7 +83,7 @@ class OpenAiCompatClient(HttpLlmClient):
 def client_from_config(
     config: SummarizerConfig, *, base_url: str, model: str, api_key: Secret | None
 ) -> OpenAiCompatClient:
-    """The client for the ``openai`` row of :mod:`lsp_server.llm.providers`."""
+    """The client for the ``openai`` row of :mod:`lsp_server.vocabulary.providers`."""
     options = options_from_config(config, base_url=base_url, model=model, api_key=api_key)
     return OpenAiCompatClient(
         max_tokens_field=config.max_tokens_field, session_affinity_headers=config.session_affinity_headers, **options

@@ -16,8 +16,7 @@ from lsp_server.pi_rpc.errors import (
     PiRpcError,
     PiStartError,
 )
-from lsp_server.pi_rpc.framing import FramingProblem, LineSplitter, encode_record
-from lsp_server.pi_rpc.locate import (
+from lsp_server.pi_rpc.find_pi import (
     INSTALL_COMMAND,
     LocateCache,
     PiInstallation,
@@ -27,6 +26,7 @@ from lsp_server.pi_rpc.locate import (
     locate_pi,
     locate_pi_async,
 )
+from lsp_server.pi_rpc.framing import FramingProblem, LineSplitter, encode_record
 from lsp_server.pi_rpc.process import PiExit, PiRpcProcess, ProtocolProblem, UnmatchedResponse, rpc_argv
 
 __all__ = [

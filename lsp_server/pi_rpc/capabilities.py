@@ -11,7 +11,7 @@ The chat does not refuse a Pi by its version. It asks the Pi it runs (right afte
   pi-context knows, and learned missing the first time Pi answers it ``Unknown command``;
 * **get_state's fields**: the keys of Pi's first ``get_state`` answer;
 * **events**: the event fields a feature reads (``tool_execution_end.durationMs``) are expected
-  from the release that added them (:data:`lsp_server.pi_releases.CHANGES`) and confirmed by the
+  from the release that added them (:data:`lsp_server.vocabulary.pi_releases.CHANGES`) and confirmed by the
   events that carry them.
 
 :data:`FEATURES` is one row per thing the Chat view offers, with what it needs; :meth:`features`
@@ -28,9 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from lsp_server.pi_releases import OLDEST, ChangeId, change, rules_for
 from lsp_server.pi_rpc.commands import PiCommands
 from lsp_server.pi_rpc.errors import PiCommandError, PiRpcError
+from lsp_server.vocabulary.pi_releases import OLDEST, ChangeId, change, rules_for
 
 FeatureId = Literal[
     "conversation",

@@ -109,9 +109,8 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
-def default_runtime_dir(env: Mapping[str, str] | None = None) -> Path:
+def default_runtime_dir(env: Mapping[str, str]) -> Path:
     """The keepers' folder this user's servers share (not created here)."""
-    env = os.environ if env is None else env
     explicit = env.get(RUNTIME_DIR_ENV)
     if explicit:
         return Path(explicit) / "keepers"
@@ -158,13 +157,12 @@ class KeepersFolder:
         )
 
 
-def choose_keepers_folder(env: Mapping[str, str] | None = None, state_dir: str | None = None) -> KeepersFolder:
+def choose_keepers_folder(env: Mapping[str, str], state_dir: str | None = None) -> KeepersFolder:
     """The keepers' folder, created private; a fresh one when the shared temp name is held by someone else.
 
     Raises :class:`KeeperDirError` when no folder can be used (an explicit one that is not private,
     or the fallback cannot be made either).
     """
-    env = os.environ if env is None else env
     folder = default_runtime_dir(env)
     try:
         return KeepersFolder(ensure_private_dir(folder))

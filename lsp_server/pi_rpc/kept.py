@@ -131,7 +131,7 @@ class KeptPi(PiRpcChannel):
         options: KeepOptions,
         *,
         cwd: str | os.PathLike[str],
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str],
         installation: Mapping[str, Any] | None = None,
         session_file: str | os.PathLike[str] | None = None,
         provider: str | None = None,
@@ -151,14 +151,14 @@ class KeptPi(PiRpcChannel):
             "folder": os.fspath(options.folder),
             "argv": line,
             "cwd": os.fspath(cwd),
-            "env": dict(os.environ if env is None else env),
+            "env": dict(env),
             "graceS": options.grace_s,
             "turnLimitS": options.turn_limit_s,
             "installation": dict(installation or {"argv": list(argv)}),
             "session": os.fspath(session_file) if session_file is not None else None,
             "maxReplayBytes": options.max_replay_bytes,
         }
-        answer = await _spawn_keeper(options.python, config, keeper_env(os.environ, keeper_id))
+        answer = await _spawn_keeper(options.python, config, keeper_env(env, keeper_id))
         if answer.get("ok") is not True:
             message = str(answer.get("error") or "the keeper did not start")
             if answer.get("kind") == "start":

@@ -136,7 +136,7 @@ class PiRpcProcess(PiRpcChannel):
         argv: Sequence[str],
         *,
         cwd: str | os.PathLike[str],
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str],
         session_file: str | os.PathLike[str] | None = None,
         provider: str | None = None,
         model: str | None = None,
@@ -151,14 +151,14 @@ class PiRpcProcess(PiRpcChannel):
     ) -> PiRpcProcess:
         """Spawn Pi and, unless ``ready_timeout_s`` is None, wait for its first ``get_state``.
 
-        ``argv`` is the prefix from :func:`~lsp_server.pi_rpc.locate.locate_pi`; ``env`` is the
-        complete environment (default: this process's), e.g. with ``PI_CODING_AGENT_DIR``. The
+        ``argv`` is the prefix from :func:`~lsp_server.pi_rpc.find_pi.locate_pi`; ``env`` is the
+        complete environment (the front end's, given down), e.g. with ``PI_CODING_AGENT_DIR``. The
         answer to the first ``get_state`` is kept as :attr:`initial_state`; a Pi that exits or
         refuses before it answers is closed and the error raised.
         """
         line = rpc_argv(argv, session_file=session_file, provider=provider, model=model, extra_args=extra_args)
         token = uuid.uuid4().hex
-        child_env = dict(os.environ if env is None else env)
+        child_env = dict(env)
         child_env[MARKER_NAME] = token
         try:
             popen = subprocess.Popen(

@@ -15,9 +15,9 @@ from typing import Any, Final
 from lsp_server import protocol
 from lsp_server.budget.budget import prompt_budget
 from lsp_server.budget.projected import SessionAnalysis, analyze_projection, analyze_session
-from lsp_server.budget.wire import budget_result, projected_result
 from lsp_server.cost.save_cost import SessionPromptUpdate, WorkspaceSection, session_prompt_update
 from lsp_server.js.values import js_get
+from lsp_server.project.budget_answers import budget_result, projected_result
 from lsp_server.project.prompt_state import PromptSnapshot
 from lsp_server.session.projection import project_path
 from lsp_server.session.tail import SessionFile

@@ -14,8 +14,8 @@ from lsp_server.cost.next_request import BREAKPOINT_APIS, NextRequestCost, price
 from lsp_server.cost.prices import default_retention
 from lsp_server.js.values import js_get
 from lsp_server.project.analysis import analyze, pending_prompt_update
+from lsp_server.project.prompt_answers import cache_impact_wire, token_counts
 from lsp_server.project.prompt_state import PromptSnapshot
-from lsp_server.project.wire import cache_impact_wire, token_counts
 from lsp_server.session.projection import project_path
 from lsp_server.session.raw import Entry
 from lsp_server.session.tail import SessionFile

@@ -20,20 +20,20 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from lsp_server.context.names import (
-    APPEND_SYSTEM_PROMPT_FILE,
-    CONTEXT_FILE_CANDIDATES,
-    PROJECT_CONFIG_DIR,
-    SKILL_FILE_NAME,
-    SYSTEM_PROMPT_FILE,
-)
-from lsp_server.context.paths import is_path_within
+from lsp_server.base.paths import is_path_within
 from lsp_server.js.strings import strip_bom
 from lsp_server.project.prompt_state import PromptSnapshot, section_tokens
 from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.tokens.pair import TokenPair
 from lsp_server.tokens.pi import pi_text_tokens
+from lsp_server.vocabulary.pi_files import (
+    APPEND_SYSTEM_PROMPT_FILE,
+    CONTEXT_FILE_CANDIDATES,
+    PROJECT_CONFIG_DIR,
+    SKILL_FILE_NAME,
+    SYSTEM_PROMPT_FILE,
+)
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,14 @@
 The CLI sub-commands and the server's features used to assemble this chain themselves (folder ->
 agent dir -> trust -> Pi's settings -> pi-context's settings -> compaction settings for a model),
 each a little differently, so the two front ends could disagree about the same session. Now both
-open a :class:`Project` from :class:`ProjectInputs` and ask it:
+open a :class:`Project` from :class:`ProjectInputs` and ask it (the prompt Pi would build in it is
+:func:`lsp_server.project.prompt_state.build_prompt`, which takes the project):
 
 * :attr:`Project.trust` and :attr:`Project.pi_settings`: Pi's decision and Pi's merged settings,
   read once at open (project settings only when the project is trusted, as Pi does);
 * :meth:`Project.compaction_settings_for` and :meth:`Project.model_window`: what Pi uses for one
   model (per-model overrides, the window from pi-context's settings, models.json, Pi's catalog);
 * :attr:`Project.budget_config`: everything a budget needs besides the session;
-* :meth:`Project.build_prompt`: the system prompt Pi would build here (see :mod:`.prompt_state`);
 * :meth:`Project.session_dir`: where Pi keeps this project's sessions.
 
 Which folder a *session* belongs to has one rule too (:func:`session_folder`): an explicit choice,
@@ -26,21 +26,20 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from lsp_server import fsread
+from lsp_server.base import fsread
+from lsp_server.base.paths import home_dir, resolve_agent_dir, resolve_path
 from lsp_server.budget.budget import BudgetConfig
 from lsp_server.budget.models import ModelWindow, ModelWindows, WindowOverrides, model_of
-from lsp_server.context.paths import home_dir, resolve_agent_dir, resolve_path
-from lsp_server.context.settings import LoadedPiSettings, load_pi_settings
+from lsp_server.context.pi_settings import LoadedPiSettings, load_pi_settings
 from lsp_server.context.trust import TrustDecision, project_trust, trust_requiring_project_resources
 from lsp_server.cost.prices import PriceCatalog
-from lsp_server.pi_releases import PiRules, package_version, rules_for
 from lsp_server.prompt.package_dir import find_pi_package_dir
-from lsp_server.session.locate import SessionDirChoice, resolve_session_dir
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.session.folders import SessionDirChoice, resolve_session_dir
 from lsp_server.settings.pi_context import PiContextSettings
+from lsp_server.vocabulary.compaction import CompactionSettings
+from lsp_server.vocabulary.pi_releases import PiRules, package_version, rules_for
 
 if TYPE_CHECKING:
-    from lsp_server.project.prompt_state import PromptOptions, PromptSnapshot, Reader, SkillCache
     from lsp_server.session.projection import ModelRef
 
 
@@ -83,7 +82,7 @@ class ProjectInputs:
         folder = resolve_path(cwd, home=home if home is not None else home_dir(env))
         return cls(
             cwd=folder,
-            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder, env),
+            agent_dir=resolve_agent_dir(agent_dir or chosen.agent_dir, folder, env=env),
             env=env,
             trust_override=trust_override if trust_override is not None else chosen.trust_override,
             settings=chosen,
@@ -184,18 +183,6 @@ class Project:
         )
 
     # --- prompt and sessions ---------------------------------------------------------------------
-
-    def build_prompt(
-        self,
-        *,
-        reader: Reader = fsread.read_text,
-        skills: SkillCache | None = None,
-        options: PromptOptions | None = None,
-    ) -> PromptSnapshot:
-        """The system prompt Pi would build here; ``reader`` supplies open buffers. Never raises for bad files."""
-        from lsp_server.project.prompt_state import build_snapshot
-
-        return build_snapshot(self, reader=reader, skills=skills, options=options)
 
     def session_dir(self) -> SessionDirChoice:
         """Pi's session folder for this project (flag, ``$PI_CODING_AGENT_SESSION_DIR``, settings, default)."""

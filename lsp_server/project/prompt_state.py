@@ -3,7 +3,7 @@
 The editor needs three answers about a folder, and this module gives them without any LSP:
 
 * **the prompt** Pi would build for an opened :class:`~lsp_server.project.project.Project`
-  (open buffers read through a ``reader``): :func:`build_snapshot`;
+  (open buffers read through a ``reader``): :func:`build_prompt`;
 * **whether a changed file can change it** (:meth:`PromptSnapshot.affects`), so that a save of an
   unrelated file costs nothing, and whether the change can touch the skills
   (:func:`touches_skills`), so that a save of AGENTS.md reuses the skills found last time
@@ -24,15 +24,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
-from lsp_server import fsread
-from lsp_server.context.names import (
-    AGENTS_SKILLS_DIR,
-    APPEND_SYSTEM_PROMPT_FILE,
-    CONTEXT_FILE_CANDIDATES,
-    PROJECT_CONFIG_DIR,
-    SYSTEM_PROMPT_FILE,
-)
-from lsp_server.context.paths import is_path_within, node_resolve, resolve_path
+from lsp_server.base import fsread
+from lsp_server.base.paths import is_path_within, node_resolve, resolve_path
 from lsp_server.context.resources import (
     ResourceOptions,
     Resources,
@@ -45,7 +38,6 @@ from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs
 from lsp_server.context.skills import load_skill_from_file
 from lsp_server.context.trust import TrustDecision
 from lsp_server.cost.save_cost import SaveCacheImpact, save_cache_impact
-from lsp_server.pi_releases import package_version, rules_for
 from lsp_server.project.project import Project
 from lsp_server.prompt.assembly import AssembledPrompt, AssembledSection, assemble_prompt, inputs_from_resources
 from lsp_server.prompt.sections import diff_sections
@@ -53,6 +45,14 @@ from lsp_server.prompt.system_messages import render_system_message_update
 from lsp_server.prompt.texts import texts_for
 from lsp_server.tokens.counter import CounterChoice, choose_counter
 from lsp_server.tokens.pair import ZERO, TokenPair
+from lsp_server.vocabulary.pi_files import (
+    AGENTS_SKILLS_DIR,
+    APPEND_SYSTEM_PROMPT_FILE,
+    CONTEXT_FILE_CANDIDATES,
+    PROJECT_CONFIG_DIR,
+    SYSTEM_PROMPT_FILE,
+)
+from lsp_server.vocabulary.pi_releases import package_version, rules_for
 
 Reader = Callable[[str], fsread.ReadResult]
 
@@ -261,7 +261,7 @@ def touches_skills(paths: Iterable[str]) -> bool:
     return not seen
 
 
-def build_snapshot(
+def build_prompt(
     project: Project,
     *,
     reader: Reader = fsread.read_text,

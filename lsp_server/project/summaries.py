@@ -45,18 +45,18 @@ from lsp_server.cost.compaction_cost import (
 )
 from lsp_server.cost.prices import ModelPrices, UsageCounts
 from lsp_server.llm.client import CancelToken, LlmClient
-from lsp_server.llm.factory import SummarizerConfig
-from lsp_server.llm.providers import OFFLINE
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
 from lsp_server.session.entries import Entry, entry_json
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.projection import ModelRef, session_settings
-from lsp_server.session.tokens import estimate_tokens
 from lsp_server.session.tree import build_path
 from lsp_server.session.writer import SessionForAppend, load_for_append
 from lsp_server.tokens.counter import TokenCounter
 from lsp_server.tokens.pi import pi_text_tokens
+from lsp_server.vocabulary.providers import OFFLINE
 
 ProjectFor = Callable[[SessionForAppend], Project]  # the project a session belongs to (``session_folder``)
 

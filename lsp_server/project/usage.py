@@ -17,7 +17,7 @@ from lsp_server import protocol
 from lsp_server.cost.ledger import PricesFor
 from lsp_server.project.project import Project
 from lsp_server.session.bounds import SessionReadLimits
-from lsp_server.session.locate import SESSIONS_FOLDER
+from lsp_server.session.folders import SESSIONS_FOLDER
 from lsp_server.usage.cache import UsageCache, default_cache_path
 from lsp_server.usage.collect import UsageQuery, collect
 from lsp_server.usage.report import GroupBy, UsageReport, UsageTotals, parse_day

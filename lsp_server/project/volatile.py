@@ -18,13 +18,13 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from lsp_server.findings import Finding
+from lsp_server.base.findings import Finding
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.project.prompt_state import PromptSnapshot
-from lsp_server.rules.profiles import ProfileId
 from lsp_server.rules.registry import RULES
 from lsp_server.rules.volatile_content import CODE, placed_after
 from lsp_server.tokens.pi import pi_tokens_for_chars
+from lsp_server.vocabulary.profiles import ProfileId
 
 
 def _key(path: str) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lsp_server.base.paths import resolve_path
 from lsp_server.context.model import ContextFile
-from lsp_server.context.paths import resolve_path
 from lsp_server.js.strings import js_len
 from lsp_server.prompt.sections import (
     DEFAULT_SELECTED_TOOLS,

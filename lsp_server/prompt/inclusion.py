@@ -36,7 +36,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lsp_server import fsread
+from lsp_server.base import fsread
+from lsp_server.base.paths import is_path_within, resolve_path
 from lsp_server.context.context_files import (
     ContextFileDiscovery,
     DirectoryContext,
@@ -44,8 +45,7 @@ from lsp_server.context.context_files import (
     choose_context_file,
     discover_context_files,
 )
-from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
-from lsp_server.context.paths import is_path_within, resolve_path
+from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SKILL_FILE_NAME
 
 InclusionKind = Literal[
     "every-request",  # in Pi's list of context files for this cwd

@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from lsp_server.context.paths import node_resolve, normalize_path
+from lsp_server.base.paths import node_resolve, normalize_path
 
 PI_PACKAGE_NAME = "@earendil-works/pi-coding-agent"
 PACKAGE_DIR_ENV = "PI_PACKAGE_DIR"
@@ -37,9 +37,9 @@ def _is_pi_package(folder: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("name") == PI_PACKAGE_NAME
 
 
-def find_pi_package_dir(env: Mapping[str, str] | None = None) -> str:
+def find_pi_package_dir(env: Mapping[str, str]) -> str:
     """``PI_PACKAGE_DIR`` if set, else the folder of an installed ``pi`` command, else npm's default."""
-    environ = os.environ if env is None else env
+    environ = env
     explicit = environ.get(PACKAGE_DIR_ENV)
     if explicit:
         return normalize_path(explicit)

@@ -13,6 +13,7 @@ Everything here is pure: options are copied into immutable values first, results
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -191,7 +192,7 @@ def render_project_context(context_files: Sequence[ContextFile]) -> str:
 
 
 def render_docs(package_dir: str | None, texts: PromptTexts = OUR_TEXTS) -> str:
-    readme, docs, examples = package_paths(package_dir if package_dir is not None else find_pi_package_dir())
+    readme, docs, examples = package_paths(package_dir if package_dir is not None else find_pi_package_dir(os.environ))
     return texts.docs.render(readme, docs, examples)
 
 

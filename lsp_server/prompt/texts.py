@@ -5,7 +5,7 @@ guidelines, the always-on rules, the documentation pointers, the skills-block in
 are Pi's authored text. pi-context reproduces Pi's *structure* byte for byte (section names,
 tags, order, bullets, paths, the ``<available_skills>`` block) but writes these sentences itself.
 Every such sentence lives here, in one :class:`PromptTexts` value per shape of Pi's default
-prompt, and :func:`texts_for` picks the one of the Pi release that runs (``lsp_server/pi_releases.py``):
+prompt, and :func:`texts_for` picks the one of the Pi release that runs (``lsp_server/vocabulary/pi_releases.py``):
 
 * :data:`OUR_TEXTS`, Pi 1.5.0 and later: one preamble sentence pair, one snippet per built-in tool,
   two ``edit`` guidelines, two fixed rules, a docs block with the three package-path bullets and
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
-from lsp_server.pi_releases import CURRENT, PiRules
+from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 
 SkillReader = Literal["read", "bash", "indirect"]
 

@@ -17,17 +17,18 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from lsp_server.findings import Finding, Position, Range, Severity
-from lsp_server.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
+from lsp_server.base.findings import Finding, Position, Range, Severity
+from lsp_server.base.fsread import InvalidUtf8, exists, is_directory, is_regular_file, read_text
 from lsp_server.js.strings import js_trim, normalize_newlines, strip_bom
 from lsp_server.prompt.inclusion import ContextInclusion, Inclusions
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.references import find_imports
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
 from lsp_server.rules.skill_rules import check_references
-from lsp_server.settings.limits import Thresholds
 from lsp_server.tokens.pi import pi_text_tokens
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 
 COST_CODES = ("context/too-large", "context/token-heavy")
 # What a finding says the model receives: not said of a file Pi never sends (pi profile).
@@ -128,7 +129,6 @@ def check_context_folder(
     folder: str, profile: ProfileId = DEFAULT_PROFILE, *, inclusions: Inclusions | None = None
 ) -> list[Finding]:
     """Findings about which candidate Pi picks in ``folder`` (shadowed files, directories)."""
-    from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
 
     places = inclusions or Inclusions.own_folder(folder)
     findings: list[Finding] = []

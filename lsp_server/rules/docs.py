@@ -7,12 +7,13 @@ after changing a rule or a profile; a test compares the committed file with this
 from __future__ import annotations
 
 from lsp_server.context.yaml import limits as yaml_limits
-from lsp_server.rules.profiles import PROFILE_TABLE, PROFILES, Profile, ProfileId
+from lsp_server.rules import forged_tags, invisible_chars, key_shapes, placeholders, secrets
 from lsp_server.rules.registry import RULES, Rule
+from lsp_server.vocabulary.profiles import PROFILE_TABLE, PROFILES, Profile, ProfileId
 
 _INTRO = """# Rules
 
-Generated from `lsp_server/rules/profiles.py` (the profiles) and `lsp_server/rules/registry.py` (the rules)
+Generated from `lsp_server/vocabulary/profiles.py` (the profiles) and `lsp_server/rules/registry.py` (the rules)
 by `python -m lsp_server.rules.docs`; do not edit by hand.
 
 `pi-context check [PATH...] [--profile P] [--exclude GLOB] [--cwd DIR] [--json]` and the language server report
@@ -243,7 +244,6 @@ def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:
 
 def _prompt_facts() -> dict[str, str]:
     """The tables behind the prompt rules, for the section that lists them."""
-    from lsp_server.rules import forged_tags, invisible_chars, key_shapes, placeholders, secrets
 
     fences: dict[str, list[str]] = {}
     for language, name in secrets.FENCE_LANGUAGES.items():

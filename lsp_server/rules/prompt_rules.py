@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lsp_server.findings import Range
+from lsp_server.base.findings import Range
 from lsp_server.prompt.inclusion import EVERY_REQUEST
 from lsp_server.prompt.skills_block import escape_xml
 from lsp_server.rules.forged_tags import code_span, find_forged_tags, visible

@@ -1,6 +1,6 @@
 """Every rule pi-context checks, with its code, explanation, fix, and severity and message per profile.
 
-A rule has one stable code and, per profile (:mod:`lsp_server.rules.profiles`), a severity (or
+A rule has one stable code and, per profile (:mod:`lsp_server.vocabulary.profiles`), a severity (or
 ``None``: not checked) and the message that audience knows: Pi's own warning text in ``pi``,
 ``skills-ref``'s in ``agentskills``, VS Code's in ``vscode``. Every rule names every profile
 (a test checks it), so adding a profile means deciding each rule's severity for it; ``_every``
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.findings import Finding, Range, Severity
-from lsp_server.rules.profiles import PROFILE_TABLE, ProfileId
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.vocabulary.profiles import PROFILE_TABLE, ProfileId
 
 E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 

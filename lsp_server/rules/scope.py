@@ -24,8 +24,8 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from lsp_server.base.findings import Finding, Severity
 from lsp_server.context.globmatch import minimatch
-from lsp_server.findings import Finding, Severity
 
 DEFAULT_FIXTURE_FOLDERS: tuple[str, ...] = ("fixtures", "__fixtures__", "testdata")
 

@@ -18,20 +18,20 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from lsp_server.base.findings import Finding, Position, Range
+from lsp_server.base.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.context.frontmatter import Frontmatter
-from lsp_server.context.names import SKILL_FILE_NAME
 from lsp_server.context.skills import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, SkillFileResult, load_skill_from_text
-from lsp_server.findings import Finding, Position, Range
-from lsp_server.fsread import InvalidUtf8, exists, is_regular_file, read_text
 from lsp_server.js.strings import js_len, strip_bom
 from lsp_server.prompt.inclusion import skill_clause
 from lsp_server.rules.mixed_scripts import find_mixed_scripts
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 from lsp_server.rules.prompt_rules import check_forged_tags, check_invisible, check_secrets
 from lsp_server.rules.references import find_references
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, RULES, Emitter
 from lsp_server.rules.secrets import could_hold_secret
-from lsp_server.settings.limits import Thresholds
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import SKILL_FILE_NAME
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, check_profile, get_profile, guess_boolean
 
 MAX_COMPATIBILITY_LENGTH = 500
 _ARGUMENT_USE = re.compile(r"\$(?:ARGUMENTS|[0-9])")

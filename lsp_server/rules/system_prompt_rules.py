@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 
-from lsp_server.context.names import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SYSTEM_PROMPT_FILE
-from lsp_server.findings import Finding, Position, Range
-from lsp_server.fsread import is_regular_file, read_text
+from lsp_server.base.findings import Finding, Position, Range
+from lsp_server.base.fsread import is_regular_file, read_text
 from lsp_server.js.strings import normalize_newlines, strip_bom
 from lsp_server.prompt.inclusion import Inclusions
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 from lsp_server.rules.prompt_rules import check_prompt_text
 from lsp_server.rules.registry import BODY_CHECK_MAX_BYTES, Emitter
+from lsp_server.vocabulary.pi_files import APPEND_SYSTEM_PROMPT_FILE, PROJECT_CONFIG_DIR, SYSTEM_PROMPT_FILE
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, check_profile
 
 SYSTEM_PROMPT_NAMES = frozenset({SYSTEM_PROMPT_FILE, APPEND_SYSTEM_PROMPT_FILE})
 

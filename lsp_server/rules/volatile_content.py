@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from lsp_server.findings import Range
+from lsp_server.base.findings import Range
 from lsp_server.js.strings import js_len
 from lsp_server.rules.registry import Emitter
 from lsp_server.tokens.pi import pi_tokens_for_chars

@@ -1,8 +1,9 @@
-"""The language server: pygls wiring around the pure domain.
+"""The language server's LSP binding: pygls around the workspace (:mod:`lsp_server.workspace`).
 
-``app.create_server()`` builds the server; the other modules are its parts, each usable (and
-tested) on its own: settings (``config``), open buffers (``documents``), the file watcher
-(``watch``), the debounced per-file queue (``scheduler``), progress and cancellation
-(``progress``), and the handler guard (``errors``). Nothing in ``lsp_server.context`` or the other
-domain packages imports from here.
+``create.create_server()`` builds the server; ``app`` is pygls's server with what only LSP has
+(the workspace's client over pygls, URIs, capabilities, the running operations), ``handlers`` the
+custom methods registered from the method table, ``lifecycle`` and ``sync`` the standard
+notifications, ``features/`` the editor features, ``early`` the answer to ``initialize`` before
+pygls is imported, ``errors`` the guard every handler runs in, ``progress`` ``$/progress`` and
+cancellation. Nothing below the front ends imports from here (pyproject.toml's contracts).
 """

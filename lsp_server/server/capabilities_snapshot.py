@@ -11,7 +11,7 @@ CAPABILITIES: dict[str, Any] = {
     "completionProvider": {"triggerCharacters": [":"]},
     "diagnosticProvider": {"identifier": "pi-context", "interFileDependencies": False, "workspaceDiagnostics": False},
     "documentSymbolProvider": True,
-    "executeCommandProvider": {"commands": ["pi.reloadWorkspace", "pi.compact", "pi.branchSummary"]},
+    "executeCommandProvider": {"commands": ["pi.compact", "pi.branchSummary", "pi.reloadWorkspace"]},
     "hoverProvider": True,
     "textDocumentSync": {"change": 2, "openClose": True, "save": True},
     "workspace": {"fileOperations": {}, "workspaceFolders": {"changeNotifications": True, "supported": True}},
@@ -19,12 +19,12 @@ CAPABILITIES: dict[str, Any] = {
 
 # The commands with the pi.debug.* ones, registered with --debug or PI_CONTEXT_DEBUG=1.
 COMMANDS_WITH_DEBUG: list[str] = [
-    "pi.debug.promptState",
-    "pi.reloadWorkspace",
-    "pi.debug.sessions",
     "pi.compact",
     "pi.branchSummary",
+    "pi.reloadWorkspace",
     "pi.debug.state",
+    "pi.debug.promptState",
+    "pi.debug.sessions",
     "pi.debug.read",
     "pi.debug.sleep",
     "pi.debug.fail",

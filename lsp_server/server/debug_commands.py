@@ -14,8 +14,11 @@ from typing import Any
 
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features import FEATURES
+from lsp_server.server.handlers import HANDLERS
 
 STATE = "pi.debug.state"
+PROMPT_STATE = "pi.debug.promptState"
+SESSIONS = "pi.debug.sessions"
 READ = "pi.debug.read"
 SLEEP = "pi.debug.sleep"
 FAIL = "pi.debug.fail"
@@ -34,39 +37,56 @@ def register(server: PiLanguageServer) -> None:
         """Settings, roots, open files, stats. ``{"idle": true}`` first waits for pending checks,
         ``{"watcherReady": true}`` for the watcher's OS watches."""
         options = _options(args)
-        await ls.wait_started()
+        await ls.ws.wait_started()
         if options.get("watcherReady"):
-            await ls.watcher_settled()
+            await ls.ws.watcher_settled()
         if options.get("idle"):
-            await asyncio.wait_for(ls.scheduler.idle(), timeout=30)
-        watcher = ls.watcher
+            await asyncio.wait_for(ls.ws.scheduler.idle(), timeout=30)
+        watcher = ls.ws.watcher
         return {
-            "settings": ls.settings.wire(),
-            "agentDir": ls.agent_dir,
-            "roots": ls.roots,
+            "settings": ls.ws.settings.wire(),
+            "agentDir": ls.ws.agent_dir,
+            "roots": ls.ws.roots,
             "watcher": {
                 "running": watcher is not None and watcher.running,
                 "ready": watcher is not None and watcher.ready,
                 "roots": watcher.roots if watcher is not None else [],
                 "debounceMs": watcher.debounce_ms if watcher is not None else None,
             },
-            "checker": ls.checker.name,
+            "checker": ls.ws.checker.name,
             "features": [register.__module__.rsplit(".", 1)[-1] for register in FEATURES],
-            "openDocuments": ls.documents.open_paths(),
-            "pulled": sorted(ls.pulled),
-            "diagnostics": {path: len(entry.findings) for path in ls.book.paths() if (entry := ls.book.get(path))},
-            "stats": ls.stats.to_json(),
+            "methods": len(HANDLERS),
+            "openDocuments": ls.ws.documents.open_paths(),
+            "pulled": sorted(ls.ws.pulled),
+            "diagnostics": {
+                path: len(entry.findings) for path in ls.ws.book.paths() if (entry := ls.ws.book.get(path))
+            },
+            "stats": ls.ws.stats.to_json(),
             "scheduler": {
-                "submitted": ls.scheduler.stats.submitted,
-                "superseded": ls.scheduler.stats.superseded,
-                "completed": ls.scheduler.stats.completed,
-                "failed": ls.scheduler.stats.failed,
-                "immediate": ls.scheduler.stats.immediate,
-                "coalesced": ls.scheduler.stats.coalesced,
-                "pending": ls.scheduler.pending_keys(),
+                "submitted": ls.ws.scheduler.stats.submitted,
+                "superseded": ls.ws.scheduler.stats.superseded,
+                "completed": ls.ws.scheduler.stats.completed,
+                "failed": ls.ws.scheduler.stats.failed,
+                "immediate": ls.ws.scheduler.stats.immediate,
+                "coalesced": ls.ws.scheduler.stats.coalesced,
+                "pending": ls.ws.scheduler.pending_keys(),
             },
             "operations": ls.cancels.active(),
         }
+
+    @server.command(PROMPT_STATE)
+    async def prompt_state(ls: PiLanguageServer, *args: Any) -> dict[str, Any]:
+        """Per cwd: builds, notifications sent, skill cache use (``{"idle": true}`` waits first)."""
+        await ls.ws.wait_ready()
+        if _options(args).get("idle"):
+            await asyncio.wait_for(ls.ws.scheduler.idle(), timeout=30)
+        return ls.ws.projects.describe()
+
+    @server.command(SESSIONS)
+    def sessions(ls: PiLanguageServer, *args: Any) -> dict[str, str]:
+        """How each followed session was last read: loaded, appended, unchanged, reloaded, ..."""
+        store = ls.ws.sessions
+        return {path: result.kind for path, result in store.last_refresh.items() if store.cached(path)}
 
     @server.command(READ)
     def read(ls: PiLanguageServer, uri: str) -> dict[str, Any]:
@@ -74,7 +94,7 @@ def register(server: PiLanguageServer) -> None:
         path = ls.uri_to_path(uri) if uri.startswith("file:") else uri
         if path is None:
             raise ValueError(f"not a file URI: {uri}")
-        source = ls.documents.read(path)
+        source = ls.ws.documents.read(path)
         return {
             "path": source.path,
             "text": source.text,

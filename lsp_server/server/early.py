@@ -180,7 +180,7 @@ def computed_capabilities(client_capabilities: Any, *, debug: bool) -> dict[str,
     from lsprotocol.converters import get_converter
     from pygls.capabilities import ServerCapabilitiesBuilder
 
-    from lsp_server.server.app import create_server
+    from lsp_server.server.create import create_server
 
     converter = get_converter()
     server = create_server(debug=debug)

@@ -11,7 +11,9 @@ handler so that an unexpected exception
 * for a notification, is swallowed after logging (there is nobody to answer).
 
 JSON-RPC errors raised on purpose (``JsonRpcException``: invalid params, request cancelled) and
-task cancellation pass through untouched: they are answers, not failures.
+task cancellation pass through untouched: they are answers, not failures. So are the application
+layer's own answers (:mod:`lsp_server.workspace.errors`), turned into their JSON-RPC errors here:
+``InvalidParams`` into -32602, ``RequestFailed`` into -32803 (LSP's RequestFailed) with its data.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+
+from lsp_server.workspace.errors import InvalidParams, RequestFailed
 
 logger = logging.getLogger(__name__)
 # A log record the client also gets as ``window/logMessage``: an editor showing the server's stderr in the
@@ -36,6 +40,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # How many innermost traceback frames go into the log message.
 TRACEBACK_FRAMES = 6
+REQUEST_FAILED = -32803  # LSP's RequestFailed: a valid request the server could not carry out
+
+
+def as_json_rpc(exc: InvalidParams | RequestFailed) -> JsonRpcException:
+    """The application layer's answer as the JSON-RPC error it is."""
+    if isinstance(exc, InvalidParams):
+        return JsonRpcInvalidParams(message=str(exc))
+    return JsonRpcException(code=REQUEST_FAILED, message=exc.message, data=exc.data)
 
 
 class LogSink(Protocol):
@@ -94,6 +106,8 @@ def guard(fn: F, *, what: str, request: bool) -> F:
                 return await fn(ls, *args, **kwargs)
             except (JsonRpcException, asyncio.CancelledError):
                 raise
+            except (InvalidParams, RequestFailed) as exc:
+                raise as_json_rpc(exc) from None
             except Exception as exc:
                 _failed(ls, what, exc, request)
                 return None
@@ -108,6 +122,8 @@ def guard(fn: F, *, what: str, request: bool) -> F:
                 return (yield from fn(ls, *args, **kwargs))
             except JsonRpcException:
                 raise
+            except (InvalidParams, RequestFailed) as exc:
+                raise as_json_rpc(exc) from None
             except Exception as exc:
                 _failed(ls, what, exc, request)
                 return None
@@ -120,6 +136,8 @@ def guard(fn: F, *, what: str, request: bool) -> F:
             return fn(ls, *args, **kwargs)
         except JsonRpcException:
             raise
+        except (InvalidParams, RequestFailed) as exc:
+            raise as_json_rpc(exc) from None
         except Exception as exc:
             _failed(ls, what, exc, request)
             return None

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
-from lsp_server.fsread import open_regular
+from lsp_server.base.fsread import open_regular
 
 SESSION_MAX_BYTES: Final = 512 * 1024 * 1024
 SESSION_MAX_LINE_BYTES: Final = 64 * 1024 * 1024

@@ -1,6 +1,6 @@
 """What one session entry holds, read once for the two places that describe an entry in one line.
 
-``pi/sessionTree``'s node previews (:func:`lsp_server.project.sessions.entry_preview`) and the
+``pi/sessionTree``'s node previews (:func:`lsp_server.project.followed_sessions.entry_preview`) and the
 ``pi-context session`` tree (:func:`lsp_server.cli._session_text.entry_summary`) lay an entry out
 differently (the CLI names the kind and quotes free text), but read the same fields of the same
 kinds: :func:`entry_gist` is that reading, one dispatch on the entry's type, and each front end

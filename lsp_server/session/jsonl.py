@@ -42,8 +42,8 @@ from typing import Any, BinaryIO, Final
 
 import orjson
 
-from lsp_server.findings import Finding, Range, Severity
-from lsp_server.fsread import node_error_message
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.base.fsread import node_error_message
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import js_trim, js_trim_start

@@ -1,6 +1,6 @@
 """What a session file holds that no Pi release pi-context knows writes: read as far as it goes, said once.
 
-A session written by a newer Pi than every release of :data:`lsp_server.pi_releases.RELEASES` may have
+A session written by a newer Pi than every release of :data:`lsp_server.vocabulary.pi_releases.RELEASES` may have
 a header ``version`` above :data:`~lsp_server.session.raw.CURRENT_SESSION_VERSION`, entry types the
 reader has no model for, keys on known entry types that Pi 1.6.0 does not write (a ``retainedTail``
 on a compaction entry) or message roles it does not know. The reader already keeps all of it (unknown
@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from lsp_server.findings import Finding, Range, Severity
-from lsp_server.pi_releases import NEWEST
+from lsp_server.base.findings import Finding, Range, Severity
 from lsp_server.session.entries import _MESSAGE_ROLES, ENTRY_MODELS
 from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
+from lsp_server.vocabulary.pi_releases import NEWEST
 
 CODE: Final = "session/newer-pi"
 LINES_SHOWN: Final = 3

@@ -25,8 +25,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final, Literal
 
-from lsp_server.findings import Finding, Range, Severity
-from lsp_server.fsread import node_error_message, open_regular
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.base.fsread import node_error_message, open_regular
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import (

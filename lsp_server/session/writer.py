@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from lsp_server.fsread import node_error_message
+from lsp_server.base.fsread import node_error_message
 from lsp_server.js.strings import node_utf8
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message

@@ -13,13 +13,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from lsp_server import fsread
-from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_format_setting_description
-from lsp_server.rules.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
+from lsp_server.base import fsread
+from lsp_server.base.lenient import SettingsProblem, parse_json_text, validate_leniently
+from lsp_server.budget.models import WindowOverrides
+from lsp_server.checks import CheckOptions
 from lsp_server.rules.scope import DEFAULT_FIXTURE_FOLDERS, CheckScope
-from lsp_server.settings.limits import Thresholds
-from lsp_server.settings.problems import SettingsProblem, parse_json_text, validate_leniently
 from lsp_server.tokens.counter import ModelFamily, TokenEstimator
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.profiles import DEFAULT_PROFILE, ProfileId, rule_profile_setting_description
+from lsp_server.vocabulary.providers import DEFAULT_WIRE_FORMAT, WireFormat, wire_format_setting_description
 
 SummarizerMode = Literal["offline", "endpoint"]
 TrustOverride = Literal["pi", "trusted", "untrusted"]
@@ -106,6 +108,10 @@ class BudgetSettings(_Model):
         description="Window for a model no source knows (unset: 128000, Pi's default for a custom model).",
     )
 
+    def window_overrides(self) -> WindowOverrides:
+        """These windows as the budget takes them (``contextWindows``, ``defaultContextWindow``)."""
+        return WindowOverrides(dict(self.context_windows), self.default_context_window)
+
 
 class PiAgentSettings(_Model):
     command: str | None = Field(
@@ -181,6 +187,10 @@ class PiContextSettings(_Model):
     check: CheckSettings = Field(default_factory=CheckSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     pi: PiAgentSettings = Field(default_factory=PiAgentSettings)
+
+    def check_options(self) -> CheckOptions:
+        """What the checks take from these settings (profile, limits, scope), as plain values."""
+        return CheckOptions(self.rule_profile, self.limits, self.check.scope())
 
     @property
     def trust_override(self) -> bool | None:

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from typing import BinaryIO, Final
 
-from lsp_server.fsread import node_error_message, open_regular
+from lsp_server.base.fsread import node_error_message, open_regular
 from lsp_server.session.bounds import DEFAULT_LIMITS, TAIL_BYTES, SessionReadLimits, too_large_message
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,

@@ -16,11 +16,11 @@ from lsp_server.budget.budget import BudgetConfig, ContextBudget, prompt_budget
 from lsp_server.budget.models import ModelWindows, WindowOverrides
 from lsp_server.budget.projected import SessionAnalysis, analyze_session
 from lsp_server.context.model import ContextFile
-from lsp_server.context.settings import PiSettings
+from lsp_server.context.pi_settings import PiSettings
 from lsp_server.js.values import UNDEFINED
 from lsp_server.prompt.assembly import AssembledPrompt, PromptInputs, assemble_prompt
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import estimate_tokens
 from tests.budget._sessions import (
     assistant,
     chain,

@@ -169,7 +169,7 @@ def test_overrides_come_from_pi_context_settings() -> None:
         {"budget": {"contextWindows": {"p/m": 1000}, "defaultContextWindow": 2000}}
     )
     assert problems == []
-    overrides = WindowOverrides.from_settings(settings.budget)
+    overrides = settings.budget.window_overrides()
     assert (dict(overrides.per_model), overrides.default) == ({"p/m": 1000}, 2000)
 
 

@@ -10,13 +10,13 @@ from lsp_server.budget.budget import BudgetConfig
 from lsp_server.budget.models import ModelWindows, WindowOverrides
 from lsp_server.budget.parts import llm_message_text
 from lsp_server.budget.projected import SessionAnalysis, analyze_session
-from lsp_server.budget.wire import budget_result, projected_result
 from lsp_server.context.model import ContextFile
 from lsp_server.js.values import UNDEFINED
+from lsp_server.project.budget_answers import budget_result, projected_result
 from lsp_server.prompt.assembly import AssembledPrompt, PromptInputs, assemble_prompt
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
+from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import estimate_tokens
 from tests.budget._sessions import assistant, chain, entry, message, system, tool, usage, user, write_session
 
 

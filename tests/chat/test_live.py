@@ -9,13 +9,13 @@ from pathlib import Path
 from lsp_server.chat.live import HeldContext, HeldRecord, find_drift, read_held, write_held
 from lsp_server.context.trust_record import record_trust
 from lsp_server.project.project import ProjectInputs, open_project
-from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.prompt_state import PromptSnapshot, build_prompt
 
 
 def build(tmp_path: Path) -> PromptSnapshot:
     env = {"HOME": str(tmp_path / "home"), "PATH": ""}
     inputs = ProjectInputs.create(str(tmp_path / "ws"), env=env, agent_dir=str(tmp_path / "agent"))
-    return open_project(inputs).build_prompt()
+    return build_prompt(open_project(inputs))
 
 
 def folder(tmp_path: Path) -> Path:
@@ -98,7 +98,7 @@ def test_the_record_for_the_next_server_gives_back_what_pi_read(tmp_path: Path) 
     now = build(tmp_path)
     project = record.project(now.project)
     assert project.compaction_settings_for(None).keep_recent_tokens == 20000
-    rebuilt = HeldContext(project.build_prompt(), record.sections, record.read_at)
+    rebuilt = HeldContext(build_prompt(project), record.sections, record.read_at)
     drift = find_drift(rebuilt, now)
     assert drift is not None and drift.sections == ("project_context",)
     assert drift.settings == ("compaction.keepRecentTokens",)

@@ -111,3 +111,33 @@ def test_streams_are_joined_per_block_and_an_end_held_at_a_blocks_end_is_dropped
     plain = _delta("nothing secret here.")
     assert deltas.redact(plain) is plain  # unchanged: the same event, no copy
     assert DeltaRedactor(Redactor()).redact(_delta(KEY)) == _delta(KEY)  # no keys known: nothing to do
+
+
+def test_pis_records_are_redacted_once_as_they_come_in_so_the_run_log_keeps_no_key() -> None:
+    """What a view attaching later is replayed (the chat's run log) is what a live view got: the whole record
+    redacted where it enters the server, not again on its way out."""
+    from lsp_server.chat.chat import Chat, ChatSpec
+    from lsp_server.pi_rpc import PiInstallation
+
+    spec = ChatSpec(cwd="/nonexistent", env={}, secrets=pi_secrets({"A_API_KEY": KEY}, "/nonexistent"))
+    relayed: list[dict[str, object]] = []
+    chat = Chat("1", spec, PiInstallation(("pi",), "1.6.0", None, "PATH"))
+    chat._on_event = lambda _chat, event: relayed.append(event)
+    chat._event({"type": "auto_retry_start", "errorMessage": f"401 Incorrect API key provided: {KEY}"})
+    chat._event(
+        {
+            "type": "message_update",
+            "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": KEY[:11]},
+        }
+    )
+    chat._event(
+        {
+            "type": "message_update",
+            "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": KEY[11:] + "."},
+        }
+    )
+    kept = json.dumps(chat.run.items())
+    assert "401 Incorrect API key provided: ***" in kept and not any(
+        KEY[i : i + 8] in kept for i in range(len(KEY) - 7)
+    )
+    assert json.dumps(relayed) == json.dumps(chat.run.items())

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from lsp_server.llm.policy import deadline_message, idle_message, output_cap, too_long_message
-from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
+from lsp_server.vocabulary.providers import DEFAULT_MAX_TOKENS
 from tests.cli.test_compact import _run
 from tests.compaction._sessions import Chain, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse

@@ -9,6 +9,7 @@ the written line is a valid Pi entry that our own loader reads back as the new l
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,12 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.llm.client import CancelToken
-from lsp_server.llm.factory import SummarizerConfig, build_client
+from lsp_server.llm.factory import build_client
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.session.entries import CompactionEntry, parse_entry
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._sessions import Chain, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
@@ -85,7 +87,7 @@ def _compact(path: Path, config: SummarizerConfig, cancel: CancelToken | None = 
     assert not isinstance(plan, str), plan
 
     async def go() -> CompactionOutcome:
-        client = build_client(config)
+        client = build_client(config, os.environ)
         try:
             return await run_compaction(plan, client, cancel=cancel)
         finally:
@@ -175,7 +177,7 @@ def test_cancelling_mid_summary_writes_nothing(wire: str, server: Any, session_f
     async def go() -> CompactionOutcome:
         plan = plan_compaction(load_for_append(str(session_file)), CompactionSettings(keep_recent_tokens=100))
         assert not isinstance(plan, str)
-        client = build_client(_config(wire, server))
+        client = build_client(_config(wire, server), os.environ)
 
         async def cancel_when_streaming() -> None:
             await asyncio.to_thread(server.wait_for, lambda rs: bool(rs) and rs[0].chunks_sent >= 1)
@@ -205,7 +207,7 @@ def test_a_branch_summary_over_http_is_appended_at_the_target(wire: str, server:
     assert not isinstance(plan, str)
 
     async def go() -> BranchOutcome:
-        client = build_client(_config(wire, server))
+        client = build_client(_config(wire, server), os.environ)
         try:
             return await run_branch_summary(plan, client)
         finally:
@@ -220,7 +222,7 @@ def test_a_branch_summary_over_http_is_appended_at_the_target(wire: str, server:
     assert not isinstance(second, str)
 
     async def fail() -> BranchOutcome:
-        client = build_client(_config(wire, server))
+        client = build_client(_config(wire, server), os.environ)
         try:
             return await run_branch_summary(second, client)
         finally:

@@ -9,6 +9,7 @@ stored system message) and keep exactly the entries we reported as kept.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,10 @@ from lsp_server.compaction.operations import (
     run_compaction,
 )
 from lsp_server.compaction.prepare import CompactionPreparation
-from lsp_server.llm.factory import SummarizerConfig, build_client
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.llm.factory import build_client
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._oracle import ask_pi, oracle_command
 from tests.compaction._sessions import Chain, append_lines, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
@@ -51,7 +53,7 @@ def _compact(path: Path, config: SummarizerConfig) -> CompactionOutcome:
     assert not isinstance(plan, str), plan
 
     async def go() -> CompactionOutcome:
-        client = build_client(config)
+        client = build_client(config, os.environ)
         try:
             return await run_compaction(plan, client)
         finally:
@@ -127,7 +129,7 @@ def test_pi_reads_our_branch_summary_at_the_target(tmp_path: Path) -> None:
     assert not isinstance(plan, str)
 
     async def go() -> BranchOutcome:
-        client = build_client(SummarizerConfig())
+        client = build_client(SummarizerConfig(), os.environ)
         try:
             return await run_branch_summary(plan, client)
         finally:

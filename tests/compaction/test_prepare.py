@@ -9,7 +9,7 @@ from lsp_server.compaction.prepare import (
     prepare_compaction,
 )
 from lsp_server.js.values import UNDEFINED
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._sessions import Chain, usage
 
 X = "x" * 400  # 100 tokens

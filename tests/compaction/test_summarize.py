@@ -21,7 +21,7 @@ from lsp_server.compaction.summarize import (
 )
 from lsp_server.conformance.ops_compaction import ScriptedClient
 from lsp_server.llm.client import CancelToken
-from lsp_server.session.tokens import CompactionSettings
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._sessions import Chain
 
 X = "x" * 400

@@ -54,7 +54,7 @@ from lsp_server.conformance.prompt_mask import (  # noqa: E402
     pi_prose_table,
     resolve_prose_references,
 )
-from lsp_server.pi_releases import package_version, rules_for  # noqa: E402
+from lsp_server.vocabulary.pi_releases import package_version, rules_for  # noqa: E402
 from tests.conformance.golden_scrub import scrub_answer  # noqa: E402
 from tests.support.pi_prose import INTERPOLATED, sentences_of, written_forms  # noqa: E402
 

@@ -26,7 +26,7 @@ import pytest
 
 from lsp_server.conformance.compare import compare_answers
 from lsp_server.conformance.harness import handle, load_ops
-from lsp_server.pi_releases import NEWEST, RELEASES, rules_for
+from lsp_server.vocabulary.pi_releases import NEWEST, RELEASES, rules_for
 
 HERE = Path(__file__).resolve().parent
 RELEASES_DIR = HERE / "golden" / "releases"
@@ -102,5 +102,5 @@ def test_every_release_folder_is_a_known_release_and_names_known_cases() -> None
     known = {release.version for release in RELEASES}
     names = {name for cases in _requests().values() for name, _, _ in cases}
     for folder in RELEASES_DIR.iterdir() if RELEASES_DIR.is_dir() else []:
-        assert folder.name in known, f"{folder.name} is not in lsp_server/pi_releases.py"
+        assert folder.name in known, f"{folder.name} is not in lsp_server/vocabulary/pi_releases.py"
         assert set(_release_answers(folder.name)) <= names, f"{folder.name} names requests that no longer exist"

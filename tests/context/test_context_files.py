@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server import fsread
+from lsp_server.base import fsread
 from lsp_server.context.context_files import choose_context_file, discover_context_files, load_project_context_files
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.context.frontmatter import parse_frontmatter, split_frontmatter, strip_frontmatter
-from lsp_server.findings import Position, Range
 
 
 def test_no_opening_fence_means_no_frontmatter_and_an_untrimmed_body() -> None:

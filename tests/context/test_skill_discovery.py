@@ -16,7 +16,7 @@ import pytest
 
 from lsp_server.conformance.compare import differences
 from lsp_server.conformance.harness import map_strings, materialize_fs
-from lsp_server.context.settings import read_settings_layer
+from lsp_server.context.pi_settings import read_settings_layer
 from lsp_server.context.skill_discovery import ancestor_agents_skill_dirs, collect_skill_entries, discover_skills
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"

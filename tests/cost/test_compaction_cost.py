@@ -15,8 +15,8 @@ from lsp_server.cost.prices import ModelPrices, Rates, Tier
 from lsp_server.js.values import UNDEFINED
 from lsp_server.llm.offline import OfflineSummarizer
 from lsp_server.project.summaries import RecordingClient
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 
 PRICES = ModelPrices("anthropic", "m", Rates(3, 15, 0.3, 3.75), (), "pi", 300, 3600, "pi")
 UNKNOWN = ModelPrices("x", "y", None, (), "unknown", None, None, "unknown")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.completions import Completion, completions_at
-from lsp_server.findings import Position, Range
 from tests.editing.conftest import Skills
 
 

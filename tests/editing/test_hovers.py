@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.hovers import HoverInfo, context_file_hover, hover_at, to_plaintext
-from lsp_server.findings import Position, Range
 from tests.editing.conftest import Skills
 
 

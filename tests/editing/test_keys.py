@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.editing.keys import KEYS, PI_KEYS, PROFILE_KEYS, keys_for_profile
-from lsp_server.rules.profiles import PROFILES
 from lsp_server.rules.skill_rules import check_skill_text
+from lsp_server.vocabulary.profiles import PROFILES
 
 
 @pytest.mark.parametrize("profile", PROFILES)

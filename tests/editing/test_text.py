@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.text import LineIndex, TextEdit, apply_edits, delete_lines, insert_at, line_break_of
-from lsp_server.findings import Position, Range
 
 
 def test_lines_end_at_crlf_cr_and_lf() -> None:

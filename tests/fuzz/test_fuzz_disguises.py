@@ -17,7 +17,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_server.findings import Finding, Position
+from lsp_server.base.findings import Finding, Position
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.forged_tags import PROMPT_TAGS
 from lsp_server.rules.key_shapes import KEY_SHAPES

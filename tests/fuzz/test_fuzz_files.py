@@ -20,13 +20,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lsp_server.base.lenient import parse_json_text
 from lsp_server.context.frontmatter import parse_frontmatter
-from lsp_server.context.settings import parse_settings_text
+from lsp_server.context.pi_settings import parse_settings_text
 from lsp_server.rules.context_rules import check_context_text
-from lsp_server.rules.profiles import PROFILES
 from lsp_server.rules.skill_rules import check_skill_text
 from lsp_server.settings.pi_context import parse_pi_context_settings
-from lsp_server.settings.problems import parse_json_text
+from lsp_server.vocabulary.profiles import PROFILES
 from tests.fuzz._cli import environment, run_cli
 from tests.fuzz._tier import cases, timed
 from tests.fuzz.strategies import (

@@ -20,9 +20,9 @@ from hypothesis import given
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.session.projection import project_path
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.tree import build_path, build_tree
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.fuzz._cli import environment, run_cli
 from tests.fuzz._tier import cases, timed
 from tests.fuzz.strategies import session_texts

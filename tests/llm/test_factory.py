@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lsp_server.llm.anthropic import AnthropicClient
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client, config_problems
+from lsp_server.llm.factory import LlmConfigError, build_client, config_problems
 from lsp_server.llm.offline import OfflineSummarizer
 from lsp_server.llm.openai_compat import OpenAiCompatClient
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import CompletionRequest
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
 
 def test_the_default_is_the_offline_summarizer() -> None:
-    assert isinstance(build_client(SummarizerConfig()), OfflineSummarizer)
+    assert isinstance(build_client(SummarizerConfig(), os.environ), OfflineSummarizer)
 
 
 def test_openai_defaults_to_openai_and_its_key_variable() -> None:
@@ -49,7 +52,9 @@ def test_timeouts_and_retries_come_from_the_config() -> None:
 
 
 def test_invalid_numbers_are_reported() -> None:
-    problems = config_problems(SummarizerConfig(kind="openai", model="m", base_url="http://x", total_timeout_s=0))
+    problems = config_problems(
+        SummarizerConfig(kind="openai", model="m", base_url="http://x", total_timeout_s=0), os.environ
+    )
     assert problems == ["summarizer total_timeout_s must be positive"]
 
 

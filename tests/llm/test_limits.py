@@ -15,8 +15,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from lsp_server.llm.config import config_from_model_arg, config_from_settings, with_time_limits
-from lsp_server.llm.factory import SummarizerConfig
 from lsp_server.llm.openai_compat import OpenAiCompatClient
 from lsp_server.llm.policy import (
     MAX_LINE_CHARS,
@@ -28,9 +26,11 @@ from lsp_server.llm.policy import (
     output_cap,
     too_long_message,
 )
-from lsp_server.llm.providers import DEFAULT_MAX_TOKENS
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import CompletionRequest
 from lsp_server.settings.pi_context import SummarizerSettings
+from lsp_server.settings.summarizer import config_from_model_arg, config_from_settings, with_time_limits
+from lsp_server.vocabulary.providers import DEFAULT_MAX_TOKENS
 from tests.llm.conftest import make_client
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 

@@ -11,11 +11,13 @@ from typing import Any, get_args
 
 import pytest
 
-from lsp_server.llm.config import MODEL_ARG_HELP, config_from_model_arg
-from lsp_server.llm.factory import ClientKind, SummarizerConfig, build_client, config_problems
-from lsp_server.llm.providers import DEFAULT_WIRE_FORMAT, PROVIDER_TABLE, WIRE_FORMATS, Provider, WireFormat
+from lsp_server.llm.adapters import load_adapter
+from lsp_server.llm.factory import build_client, config_problems
+from lsp_server.llm.summarizer_config import ClientKind, SummarizerConfig
 from lsp_server.llm.types import CompletionRequest
 from lsp_server.settings.pi_context import PiContextSettings, SummarizerSettings
+from lsp_server.settings.summarizer import MODEL_ARG_HELP, config_from_model_arg
+from lsp_server.vocabulary.providers import DEFAULT_WIRE_FORMAT, PROVIDER_TABLE, WIRE_FORMATS, Provider, WireFormat
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +107,7 @@ async def test_each_row_builds_its_adapter_and_it_speaks_the_wire_format(row: Pr
     with FakeLlmServer([ScriptedResponse(text="summary")]) as server:
         config = SummarizerConfig(kind=row.id, model="m", base_url=_fake_base_url(server, row.id), api_key_env="K")
         client = build_client(config, env={"K": "key-for-the-fake-1"})
-        assert type(client).__module__ == row.adapter().__module__
+        assert type(client).__module__ == load_adapter(row.id).__module__
         reply = await client.complete(CompletionRequest.single_prompt("s", "p"))
         await client.aclose()
     assert reply.text == "summary"
@@ -132,7 +134,7 @@ def _modules_after(code: str) -> set[str]:
         "lsp_server.compaction.summarize",
         "lsp_server.compaction.operations",
         "lsp_server.llm",
-        "lsp_server.llm.config",
+        "lsp_server.settings.summarizer",
         "lsp_server.settings.pi_context",
     ],
 )

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 import pickle
 import socket
 
 import pytest
 
-from lsp_server.llm.factory import LlmConfigError, SummarizerConfig, build_client
+from lsp_server.llm.factory import LlmConfigError, build_client
 from lsp_server.llm.openai_compat import OpenAiCompatClient
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import CompletionRequest, RetryNotice
 from lsp_server.redaction import Redactor, Secret
 from tests.llm.conftest import FAST_RETRY, KEY, make_client
@@ -52,7 +54,7 @@ async def test_connection_errors_do_not_show_the_key(caplog: pytest.LogCaptureFi
 
 def test_config_and_secret_reprs_hide_the_key() -> None:
     config = SummarizerConfig(kind="anthropic", model="m", api_key=Secret(KEY))
-    client = build_client(config)
+    client = build_client(config, os.environ)
     shown = [repr(config), str(config), repr(config.api_key), str(config.api_key), repr(client), f"{config}"]
     assert all(KEY not in text for text in shown)
 

@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 
 from lsp_server.project.project import ProjectInputs, open_project
-from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.prompt_state import PromptSnapshot, build_prompt
 from tests.lsp.conftest import Session, Workspace, plain
 
 SECTIONS_CHANGED = "pi/promptSectionsChanged"
@@ -66,7 +66,7 @@ def domain_prompt(workspace: Workspace, cwd: Path | None = None) -> PromptSnapsh
     inputs = ProjectInputs(
         cwd=str(cwd or workspace.root), agent_dir=str(workspace.agent_dir), env=os.environ, home=str(workspace.home)
     )
-    return open_project(inputs).build_prompt()
+    return build_prompt(open_project(inputs))
 
 
 def install_session(workspace: Workspace, source: Path = EXAMPLE_SESSION, cwd: Path | None = None) -> Path:

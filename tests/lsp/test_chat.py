@@ -27,10 +27,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
 
-from lsp_server.pi_releases import rules_for
 from lsp_server.pi_rpc.capabilities import FEATURES
 from lsp_server.pi_rpc.keeper_files import RUNTIME_DIR_ENV
 from lsp_server.session.tail import load_session
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, RecordingClient, Workspace, make_client, plain
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir, write_agent_dir

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from lsp_server.pi_releases import rules_for
 from lsp_server.session.tail import load_session
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.lsp import test_chat as chat_tests
 from tests.lsp.conftest import Workspace
 from tests.lsp.test_chat import ChatClient, entries, pi_processes

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from lsp_server.pi_releases import rules_for
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.lsp.conftest import Workspace
 from tests.lsp.test_chat import chat_server, entries, model, pi_under_test
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse

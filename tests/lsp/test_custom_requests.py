@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from lsp_server.budget.budget import BudgetConfig, prompt_budget
 from lsp_server.budget.models import ModelWindows
-from lsp_server.budget.wire import budget_result
+from lsp_server.project.budget_answers import budget_result
 from tests.lsp._custom import (
     EXAMPLE_SESSION,
     SESSION_CHANGED,

@@ -136,6 +136,7 @@ class Launcher:
         log = EventLog()
         process = await PiRpcProcess.start(
             argv,
+            env=options.pop("env", os.environ),
             on_event=log.on_event,
             on_problem=log.on_problem,
             on_stderr=log.on_stderr,

@@ -52,7 +52,7 @@ async def test_a_pi_that_cannot_converse_is_refused_with_the_missing_command(pee
     registry = ChatRegistry()
     installation = PiInstallation(tuple(peer_argv), "0.9.0", None, "setting")
     with pytest.raises(ChatError, match=r"Pi 0\.9\.0 cannot hold a conversation.*`get_messages`"):
-        await registry.start(ChatSpec(cwd=os.getcwd()), installation)
+        await registry.start(ChatSpec(cwd=os.getcwd(), env=os.environ), installation)
     assert len(registry) == 0
 
 
@@ -107,7 +107,7 @@ async def test_a_chat_says_once_when_pi_turns_out_to_lack_a_command(peer_argv: l
     """The chat runs on (this Pi holds a conversation); the command Pi refused as unknown turns its feature off."""
     registry = ChatRegistry()
     installation = PiInstallation((*peer_argv, "--knows", "get_messages"), "0.9.0", None, "setting")
-    chat = await registry.start(ChatSpec(cwd=os.getcwd()), installation)
+    chat = await registry.start(ChatSpec(cwd=os.getcwd(), env=os.environ), installation)
     said: list[str] = []
     chat.on_capabilities_changed = lambda _chat, reason: said.append(reason)
     try:

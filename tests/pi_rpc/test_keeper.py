@@ -73,6 +73,7 @@ class Keepers:
             argv or [sys.executable, str(FAKE_PEER)],
             self.options(**options),
             cwd=os.getcwd(),
+            env=os.environ,
             ready_timeout_s=ready_timeout_s,
             **self.callbacks(client),
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.pi_rpc.locate import (
+from lsp_server.pi_rpc.find_pi import (
     INSTALL_COMMAND,
     LocateCache,
     PiInstallation,

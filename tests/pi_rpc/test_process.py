@@ -209,7 +209,7 @@ def test_the_process_dies_with_its_event_loop_when_nobody_closed_it(peer_argv: l
     pids: list[int] = []
 
     async def forget_to_close() -> None:
-        process = await PiRpcProcess.start(peer_argv, cwd=os.getcwd(), ready_timeout_s=None)
+        process = await PiRpcProcess.start(peer_argv, cwd=os.getcwd(), env=os.environ, ready_timeout_s=None)
         await process.request({"type": "echo"})
         pids.append(process.pid)
         keep.append(process)  # still referenced: only the loop's shutdown can end it
@@ -230,15 +230,15 @@ def test_the_process_dies_with_its_event_loop_when_nobody_closed_it(peer_argv: l
 
 async def test_a_missing_program_or_folder_is_a_start_error(tmp_path: Path) -> None:
     with pytest.raises(PiStartError, match="was not found"):
-        await PiRpcProcess.start([str(tmp_path / "no-such-pi")], cwd=tmp_path)
+        await PiRpcProcess.start([str(tmp_path / "no-such-pi")], cwd=tmp_path, env=os.environ)
     with pytest.raises(PiStartError, match="does not exist"):
-        await PiRpcProcess.start([sys.executable], cwd=tmp_path / "missing")
+        await PiRpcProcess.start([sys.executable], cwd=tmp_path / "missing", env=os.environ)
 
 
 async def test_a_process_that_exits_before_answering_fails_the_start(tmp_path: Path) -> None:
     script = "import sys; sys.stderr.write('Error: Unknown option: --mode\\n'); sys.exit(1)"
     with pytest.raises(PiExitedError, match="Pi exited with code 1: Error: Unknown option: --mode"):
-        await PiRpcProcess.start([sys.executable, "-c", script], cwd=tmp_path)
+        await PiRpcProcess.start([sys.executable, "-c", script], cwd=tmp_path, env=os.environ)
 
 
 async def test_commands_need_a_type_and_get_our_id(launcher: Launcher, peer_argv: list[str]) -> None:

@@ -1,6 +1,6 @@
 """What each real Pi release answers the chat's probes, and which events it writes (marker ``pi``).
 
-One case per release of :data:`lsp_server.pi_releases.RELEASES`, each installed once
+One case per release of :data:`lsp_server.vocabulary.pi_releases.RELEASES`, each installed once
 (tests/support/pi_for_tests.py; CI's matrix installs them all, ``.ci/run``). For each: every command
 the chat probes is present, the features off are exactly the ones whose event field the release
 lacks (pi_releases.CHANGES), the answer is the view's fixture for that release
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from lsp_server.pi_releases import RELEASES, rules_for
 from lsp_server.pi_rpc.capabilities import EVENT_FIELDS, FEATURES, PROBES, detect
 from lsp_server.session.novelty import CODE as NEWER
 from lsp_server.session.tail import load_session
+from lsp_server.vocabulary.pi_releases import RELEASES, rules_for
 from tests.pi_rpc.conftest import Launcher
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_agent import write_agent_dir

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.project.project import ProjectInputs, open_project
-from lsp_server.project.prompt_state import PromptSnapshot, SkillCache
+from lsp_server.project.prompt_state import PromptSnapshot, SkillCache, build_prompt
 
 
 @dataclass
@@ -36,7 +36,7 @@ class Project:
         return ProjectInputs(**values)  # type: ignore[arg-type]
 
     def build(self, skills: SkillCache | None = None, **changes: object) -> PromptSnapshot:
-        return open_project(self.inputs(**changes)).build_prompt(skills=skills)
+        return build_prompt(open_project(self.inputs(**changes)), skills=skills)
 
 
 @pytest.fixture

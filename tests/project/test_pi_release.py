@@ -7,11 +7,12 @@ from pathlib import Path
 
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.compaction.summarize import summary_prompts
-from lsp_server.pi_releases import rules_for
 from lsp_server.project.project import open_project
+from lsp_server.project.prompt_state import build_prompt
 from lsp_server.prompt.texts import EARLIER_TEXTS, OUR_TEXTS
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.project.conftest import Project
 
 
@@ -33,13 +34,13 @@ def test_the_prompt_has_the_shape_of_the_installed_release(project: Project, tmp
     earlier = open_project(project.inputs(env={"HOME": str(project.home), "PI_PACKAGE_DIR": old}))
     newest = open_project(project.inputs(env={"HOME": str(project.home), "PI_PACKAGE_DIR": new}))
     assert earlier.pi_rules.basis == "1.4.0" and newest.pi_rules.basis == "1.6.0"
-    old_rules = _rules_bullets(earlier.build_prompt().prompt.text)
-    new_rules = _rules_bullets(newest.build_prompt().prompt.text)
+    old_rules = _rules_bullets(build_prompt(earlier).prompt.text)
+    new_rules = _rules_bullets(build_prompt(newest).prompt.text)
     assert [g for g in old_rules if g in EARLIER_TEXTS.tools["edit"].guidelines] == list(
         EARLIER_TEXTS.tools["edit"].guidelines
     )  # four edit guidelines before Pi 1.5.0
     assert [g for g in new_rules if g in OUR_TEXTS.tools["edit"].guidelines] == list(OUR_TEXTS.tools["edit"].guidelines)
-    assert EARLIER_TEXTS.tools_footer in earlier.build_prompt().prompt.text
+    assert EARLIER_TEXTS.tools_footer in build_prompt(earlier).prompt.text
 
 
 def test_without_an_installed_pi_the_newest_release_is_followed(project: Project, tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_server import fsread
+from lsp_server.base import fsread
 from lsp_server.project.prompt_state import (
     SkillCache,
     TokenPair,

@@ -7,14 +7,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lsp_server.project.sessions import (
+from lsp_server.project.followed_sessions import (
     SessionListCache,
     SessionStore,
     entry_preview,
     session_summary_wire,
     session_tree_result,
 )
-from lsp_server.session.locate import SessionSummary
+from lsp_server.session.folders import SessionSummary
 from lsp_server.session.tail import SessionFile
 
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/proj"}

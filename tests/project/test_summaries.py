@@ -10,7 +10,7 @@ import pytest
 
 from lsp_server import protocol
 from lsp_server.llm.client import CancelToken
-from lsp_server.llm.factory import SummarizerConfig
+from lsp_server.llm.summarizer_config import SummarizerConfig
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress
 from lsp_server.project.project import Project, ProjectInputs, open_project
 from lsp_server.project.summaries import (

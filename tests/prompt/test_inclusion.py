@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from lsp_server.base.findings import Severity
 from lsp_server.checks import check_workspace
 from lsp_server.conformance.harness import materialize_fs
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
-from lsp_server.findings import Severity
 from lsp_server.prompt.inclusion import Inclusions
 from lsp_server.rules.context_rules import check_context_file
-from lsp_server.settings.limits import Thresholds
+from lsp_server.vocabulary.limits import Thresholds
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance"
 

@@ -133,6 +133,6 @@ def test_a_providers_prefix_alone_is_no_part_of_the_key() -> None:
     while 8 characters past it are the key's own and are replaced with the prefix."""
     said = "Anthropic keys look like sk-ant-api03-… and go in ANTHROPIC_API_KEY."
     assert REDACTOR.text(said) == said
-    assert REDACTOR.text(f"header {KEY[:13 + 7]} cut") == f"header {KEY[:13 + 7]} cut"  # 7 of its own: not yet shown
-    assert REDACTOR.text(f"header {KEY[:13 + 8]} cut") == "header *** cut"
+    assert REDACTOR.text(f"header {KEY[: 13 + 7]} cut") == f"header {KEY[: 13 + 7]} cut"  # 7 of its own: not yet shown
+    assert REDACTOR.text(f"header {KEY[: 13 + 8]} cut") == "header *** cut"
     assert REDACTOR.text(f"key: {KEY}") == "key: ***"

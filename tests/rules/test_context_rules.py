@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lsp_server.findings import Position, Range, Severity
+from lsp_server.base.findings import Position, Range, Severity
 from lsp_server.prompt.inclusion import Inclusions
 from lsp_server.rules.context_rules import (
     check_context_file,
     check_context_folder,
     check_context_text,
 )
-from lsp_server.settings.limits import Thresholds
+from lsp_server.vocabulary.limits import Thresholds
 
 
 def codes(findings: list) -> list[str]:  # type: ignore[type-arg]

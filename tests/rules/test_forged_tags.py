@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.base.findings import Finding, Position, Range
 from lsp_server.editing.fixes import compute_fixes
 from lsp_server.editing.text import apply_edits
-from lsp_server.findings import Finding, Position, Range
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.forged_tags import find_forged_tags
 from lsp_server.rules.model_reading import read_line

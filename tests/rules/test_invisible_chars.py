@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import regex
 
+from lsp_server.base.findings import Finding
 from lsp_server.editing.fixes import compute_fixes
 from lsp_server.editing.text import apply_edits
-from lsp_server.findings import Finding
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.invisible_chars import DEFAULT_IGNORABLE, find_invisible, is_default_ignorable, is_invisible
 from lsp_server.rules.skill_rules import check_skill_text

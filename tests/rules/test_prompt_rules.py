@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.base.findings import Finding, Position, Range
 from lsp_server.checks import check_workspace
 from lsp_server.context.model import ContextFile
 from lsp_server.editing.fixes import compute_fixes
 from lsp_server.editing.text import apply_edits
-from lsp_server.findings import Finding, Position, Range
 from lsp_server.prompt.sections import PromptOptions, build_sections
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.forged_tags import PI_TAGS
-from lsp_server.rules.profiles import PROFILES
 from lsp_server.rules.skill_rules import check_skill_text
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text, is_system_prompt_file
+from lsp_server.vocabulary.profiles import PROFILES
 
 
 def of(findings: list[Finding] | tuple[Finding, ...], code: str) -> list[Finding]:
@@ -277,8 +277,7 @@ def test_secrets_in_a_context_file_are_reported_by_kind_at_their_place(profile: 
         (8, 21, 53, "Secret Keyword"),
     ]
     assert found[0].message == (
-        "possible AWS Access Key: Pi sends it with every request; move the secret to "
-        "an environment variable"
+        "possible AWS Access Key: Pi sends it with every request; move the secret to an environment variable"
     )
     assert_never_echoed(found, AWS, GITHUB, PASSWORD, HEX)
 

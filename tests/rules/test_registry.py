@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_server.rules.docs import render_rules_markdown
-from lsp_server.rules.profiles import PROFILES, check_profile
 from lsp_server.rules.registry import RULES
+from lsp_server.vocabulary.profiles import PROFILES, check_profile
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lsp_server.findings import Finding
+from lsp_server.base.findings import Finding
 from lsp_server.rules.context_rules import check_context_text
 from lsp_server.rules.key_shapes import KEY_SHAPES, KeyShape
 from lsp_server.rules.skill_rules import check_skill_text

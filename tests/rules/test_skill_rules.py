@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.findings import Finding, Position, Range, Severity
+from lsp_server.base.findings import Finding, Position, Range, Severity
 from lsp_server.rules.skill_rules import check_skill_file, check_skill_text, suggest_name
-from lsp_server.settings.limits import Thresholds
+from lsp_server.vocabulary.limits import Thresholds
 
 
 def check(

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.findings import Severity
+from lsp_server.base.findings import Severity
 from lsp_server.js.strings import js_len
 from lsp_server.project.project import ProjectInputs, open_project
-from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.project.prompt_state import PromptSnapshot, build_prompt
 from lsp_server.project.volatile import chars_after_files, place_volatile
 from lsp_server.rules.context_rules import check_context_text
-from lsp_server.rules.profiles import PROFILE_TABLE
 from lsp_server.rules.system_prompt_rules import check_system_prompt_text
 from lsp_server.tokens.pi import pi_text_tokens, pi_tokens_for_chars
+from lsp_server.vocabulary.profiles import PROFILE_TABLE
 
 CODE = "prompt/volatile-content"
 
@@ -87,7 +87,7 @@ def _project(tmp_path: Path, files: dict[str, str]) -> PromptSnapshot:
     inputs = ProjectInputs(
         cwd=str(root), agent_dir=str(agent), env={}, home=str(tmp_path / "home"), trust_override=True
     )
-    return open_project(inputs).build_prompt()
+    return build_prompt(open_project(inputs))
 
 
 def _tokens_after_in_prompt(prompt: str, marker: str) -> int:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lsp_server.checks import SkillIndex, WorkspaceChecker, check_workspace, find_targets, placement_for, recheck_skill
+from lsp_server.checks import (
+    CheckOptions,
+    SkillIndex,
+    WorkspaceChecker,
+    check_workspace,
+    find_targets,
+    placement_for,
+    recheck_skill,
+)
 from lsp_server.settings.pi_context import PiContextSettings
 
 
@@ -80,8 +88,8 @@ def test_placement_is_a_function_of_the_path(tmp_path: Path) -> None:
 
 
 def test_the_server_checker_uses_the_profile_setting(tmp_path: Path) -> None:
-    def Settings() -> PiContextSettings:
-        return PiContextSettings(rule_profile="agentskills")
+    def Settings() -> CheckOptions:
+        return PiContextSettings(rule_profile="agentskills").check_options()
 
     checker = WorkspaceChecker()
     path = str(tmp_path / "x" / "SKILL.md")

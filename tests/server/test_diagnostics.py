@@ -6,9 +6,10 @@ import pytest
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from lsp_server.findings import Finding, Range, Severity
-from lsp_server.rules.profiles import ProfileId
-from lsp_server.server.diagnostics import DiagnosticsBook, FileDiagnostics, left_to_the_editor, to_diagnostics
+from lsp_server.base.findings import Finding, Range, Severity
+from lsp_server.server.diagnostics import to_diagnostics
+from lsp_server.vocabulary.profiles import ProfileId
+from lsp_server.workspace.diagnostics import DiagnosticsBook, FileDiagnostics, left_to_the_editor
 
 
 def finding(line: int, start: int, end: int, code: str = "x") -> Finding:

@@ -16,7 +16,8 @@ from typing import Any
 
 from pygls.workspace import Workspace
 
-from lsp_server.server.app import PiLanguageServer, create_server
+from lsp_server.server.app import PiLanguageServer
+from lsp_server.server.create import create_server
 
 
 class _Sent:
@@ -50,9 +51,9 @@ def test_a_background_check_waits_for_prompt_work_and_an_edits_check_does_not(tm
 
     async def scenario() -> None:
         server, sent = _server()
-        async with server.projects.foreground():
-            background = asyncio.ensure_future(server.check_now(path, background=True))
-            edit = await server.check_now(path)  # an editor waits for this one: it does not hold back
+        async with server.ws.projects.foreground():
+            background = asyncio.ensure_future(server.ws.check_now(path, background=True))
+            edit = await server.ws.check_now(path)  # an editor waits for this one: it does not hold back
             assert [finding.code for finding in edit.findings][:1] == ["skill/description-missing"]
             for _ in range(20):
                 await asyncio.sleep(0)
@@ -70,11 +71,11 @@ def test_a_scheduled_prompt_refresh_counts_until_it_has_run(tmp_path: Path) -> N
 
     async def scenario() -> None:
         server, _ = _server()
-        projects = server.projects
+        projects = server.ws.projects
         state = projects.state(str(tmp_path))
         projects._schedule(state)
         projects._schedule(state)  # asked again before it ran: still one piece of work
-        background = asyncio.ensure_future(server.check_now(path, background=True))
+        background = asyncio.ensure_future(server.ws.check_now(path, background=True))
         await asyncio.wait_for(projects.foreground_done(), 30)  # the refresh ran (a real build of the folder)
         assert state.builds == 1
         await asyncio.wait_for(background, 30)

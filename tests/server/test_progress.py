@@ -8,7 +8,8 @@ import threading
 import pytest
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from lsp_server.server.progress import CancelRegistry, CancelToken, OperationCancelled, long_operation
+from lsp_server.server.progress import long_operation
+from lsp_server.workspace.cancellation import CancelRegistry, CancelToken, OperationCancelled
 
 WAIT_S = 30.0
 

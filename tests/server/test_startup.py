@@ -1,8 +1,12 @@
-"""Start-up: the server registers every handler, and can answer ``initialize``, without the domain.
+"""Start-up: ``initialize`` is answered without the domain; the server itself loads it when it is created.
 
-Importing the rules, the YAML reader, the session models and pydantic costs more than pygls itself;
-they are imported on first use (and by ``preload_domain`` in a thread after ``initialize``). These
-tests run a fresh interpreter, so what an earlier test imported does not hide an eager import.
+Importing the rules, the YAML reader, the session models and pydantic costs more than pygls itself.
+``pi-context serve`` answers ``initialize`` from a snapshot before importing any of them
+(``server/early.py``, tests/server/test_early_initialize.py); creating the server then imports the
+whole workspace at once: measured with bench/bench_lsp.py, importing the domain lazily (on first use,
+or in a thread after ``initialize``) no longer made the server ready sooner (docs/server.md,
+"Start-up"). These tests run a fresh interpreter, so what an earlier test imported does not hide an
+eager import.
 """
 
 from __future__ import annotations
@@ -11,11 +15,12 @@ import json
 import subprocess
 import sys
 
-from lsp_server.server import app, config, lifecycle
+from lsp_server.server import lifecycle
+from lsp_server.settings import editor as config
 
 HEAVY = ("pydantic", "ruamel.yaml", "lsp_server.checks", "lsp_server.protocol", "lsp_server.session.entries")
 # The file watcher (watchfiles and its anyio, ctypes for inotify) starts after ``initialized``.
-WATCHER = ("lsp_server.server.watch", "watchfiles", "anyio", "ctypes")
+WATCHER = ("lsp_server.workspace.watch", "watchfiles", "anyio", "ctypes")
 
 
 def modules_after(code: str) -> list[str]:
@@ -24,20 +29,17 @@ def modules_after(code: str) -> list[str]:
     return list(json.loads(out.splitlines()[-1]))
 
 
-def test_creating_the_server_imports_none_of_the_domain() -> None:
-    loaded = modules_after("from lsp_server.server.app import create_server; create_server(debug=True)")
-    assert [name for name in (*HEAVY, *WATCHER) if name in loaded] == []
+def test_the_early_answer_to_initialize_imports_none_of_the_domain_nor_pygls() -> None:
+    loaded = modules_after(
+        "from lsp_server.server.early import initialize_result; initialize_result({'capabilities': {}}, debug=True)"
+    )
+    assert [name for name in (*HEAVY, *WATCHER, "pygls", "lsprotocol") if name in loaded] == []
 
 
 def test_the_serve_command_line_imports_only_the_serve_subcommand() -> None:
     loaded = modules_after("from lsp_server.cli import build_parser; build_parser('serve')")
     assert "lsp_server.cli.serve" in loaded
     assert [name for name in ("lsp_server.cli.session", "lsp_server.cli.compact", *HEAVY) if name in loaded] == []
-
-
-def test_every_preloaded_module_exists_and_loads() -> None:
-    loaded = modules_after("from lsp_server.server.app import preload_domain; preload_domain()")
-    assert all(name in loaded for name in app.DOMAIN_MODULES)
 
 
 def test_the_settings_section_is_named_once() -> None:

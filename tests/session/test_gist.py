@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lsp_server.cli._session_text import entry_summary
-from lsp_server.project.sessions import entry_preview
+from lsp_server.project.followed_sessions import entry_preview
 from lsp_server.session.gist import EntryGist, entry_gist, one_line
 
 ASSISTANT = {

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.findings import Severity
+from lsp_server.base.findings import Severity
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import JsArray
 from lsp_server.session.jsonl import (

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from lsp_server.session.locate import (
+from lsp_server.session.folders import (
     default_session_dir,
     encode_cwd,
     list_sessions,

@@ -22,8 +22,8 @@ import pytest
 from lsp_server.compaction.operations import plan_compaction
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.tail import SessionFile, load_session
-from lsp_server.session.tokens import CompactionSettings
 from lsp_server.session.writer import load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.session._entries import assistant, header, jsonl, message, user
 
 GOLDEN = Path(__file__).resolve().parents[1] / "conformance"

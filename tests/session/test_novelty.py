@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lsp_server.findings import Severity
+from lsp_server.base.findings import Severity
 from lsp_server.session.novelty import CODE, ITEMS_SHOWN, LINES_SHOWN
 from lsp_server.session.projection import build_session_projection
 from lsp_server.session.tail import SessionFile, load_session

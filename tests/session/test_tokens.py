@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.session.projection import build_session_projection
-from lsp_server.session.tokens import (
-    CompactionSettings,
+from lsp_server.session.estimates import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_projected_context_tokens,
@@ -16,6 +14,8 @@ from lsp_server.session.tokens import (
     message_token_parts,
     should_compact,
 )
+from lsp_server.session.projection import build_session_projection
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.session._entries import assistant, message, ts, usage, user
 
 

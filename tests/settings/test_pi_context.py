@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from lsp_server.base.lenient import format_validation_error
 from lsp_server.settings.pi_context import (
     PiContextSettings,
     load_pi_context_settings_file,
     parse_pi_context_settings,
 )
-from lsp_server.settings.problems import format_validation_error
 
 
 def test_defaults_are_pi_compatible_and_offline() -> None:

@@ -7,14 +7,15 @@ is no longer what the release answers).
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from lsp_server.pi_releases import rules_for
 from lsp_server.pi_rpc import PiRpcProcess
 from lsp_server.pi_rpc.capabilities import detect
+from lsp_server.vocabulary.pi_releases import rules_for
 from tests.support.fake_llm_server import FakeLlmServer
 from tests.support.pi_agent import write_agent_dir
 from tests.support.pi_for_tests import PiUnderTest
@@ -45,7 +46,7 @@ async def capabilities_at_start(pi: PiUnderTest, *, as_version: str | None = Non
 
 async def stand_in_capabilities(version: str) -> dict[str, Any]:
     """The answer for the stand-in peer (a Pi whose RPC lacks every probed command), as Pi ``version``."""
-    process = await PiRpcProcess.start([sys.executable, str(STAND_IN)], cwd=Path.cwd())
+    process = await PiRpcProcess.start([sys.executable, str(STAND_IN)], cwd=Path.cwd(), env=os.environ)
     try:
         return await _wire(process, version)
     finally:

@@ -1,6 +1,6 @@
 """The real Pi the ``pi``-marked tests run, on its own Node 22, found or installed once.
 
-Which release: ``$PI_CONTEXT_PI_RELEASE`` (one of :data:`lsp_server.pi_releases.RELEASES`, e.g.
+Which release: ``$PI_CONTEXT_PI_RELEASE`` (one of :data:`lsp_server.vocabulary.pi_releases.RELEASES`, e.g.
 ``1.0.3``; CI's version matrix sets it, ``.ci/run``), else the newest, Pi 1.6.0. Looked for in
 ``$PI_PKG_DIR`` (the package folder) with ``$PI_NODE`` or ``$NODE``, else in the release's cache
 folder: ``~/.cache/pi-oracle`` for the newest (what the oracle's and our own install script fill,
@@ -23,7 +23,7 @@ from typing import Final
 
 import pytest
 
-from lsp_server.pi_releases import NEWEST, RELEASES
+from lsp_server.vocabulary.pi_releases import NEWEST, RELEASES
 
 RELEASE_ENV: Final = "PI_CONTEXT_PI_RELEASE"
 HOMES_ENV: Final = "PI_CONTEXT_PI_HOMES"
@@ -131,7 +131,10 @@ def require_test_pi(version: str | None = None) -> PiUnderTest:
     wanted = version or PI_VERSION
     if wanted not in _resolved:
         if not known_release(wanted):
-            _resolved[wanted] = (None, f"Pi {wanted} is not a release pi-context knows (lsp_server/pi_releases.py)")
+            _resolved[wanted] = (
+                None,
+                f"Pi {wanted} is not a release pi-context knows (lsp_server/vocabulary/pi_releases.py)",
+            )
         else:
             found, reason = find_test_pi(version)
             if found is None and os.environ.get(NO_INSTALL_ENV) != "1":
@@ -149,7 +152,7 @@ def require_test_pi(version: str | None = None) -> PiUnderTest:
 
 def settled_event(version: str, *, aborted: bool) -> dict[str, object]:
     """The ``agent_settled`` event Pi ``version`` writes (``aborted`` from Pi 1.1.0 on: docs/pi-versions.md)."""
-    from lsp_server.pi_releases import rules_for
+    from lsp_server.vocabulary.pi_releases import rules_for
 
     return (
         {"type": "agent_settled", "aborted": aborted}
@@ -164,7 +167,7 @@ def summary_focus_expected(body: dict[str, object], version: str) -> bool:
     The history call always carries them; a split turn's prefix call (its prompt opens with
     ``# Conversation``) only from Pi 1.4.0 on (docs/pi-versions.md).
     """
-    from lsp_server.pi_releases import rules_for
+    from lsp_server.vocabulary.pi_releases import rules_for
 
     messages = body.get("messages")
     user = messages[-1] if isinstance(messages, list) and messages else {}

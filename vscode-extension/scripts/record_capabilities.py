@@ -1,6 +1,6 @@
 """Record what each real Pi release answers the chat's capability probes (``test/fixtures/chat/capabilities``).
 
-For every release of ``lsp_server/pi_releases.py`` that is installed (``tests/support/install_pi.sh``),
+For every release of ``lsp_server/vocabulary/pi_releases.py`` that is installed (``tests/support/install_pi.sh``),
 start it in RPC mode against the loopback fake model and write ``<version>.json``: the
 ``capabilities`` of ``pi/chat/start``'s answer for a new chat, as the view's unit tests read them
 (``test/chatCapabilities.test.ts``); also ``1.7.0.json`` (the newest release answering as a release
@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.pi_releases import NEWEST, RELEASES  # noqa: E402
+from lsp_server.vocabulary.pi_releases import NEWEST, RELEASES  # noqa: E402
 from tests.support.pi_capabilities import (  # noqa: E402
     capabilities_at_start,
     fixture_path,

@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.pi_releases import NEWEST  # noqa: E402
+from lsp_server.vocabulary.pi_releases import NEWEST  # noqa: E402
 from lsp_server.pi_rpc import PiRpcProcess  # noqa: E402
 from tests.pi_rpc.conftest import EventLog  # noqa: E402
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse  # noqa: E402

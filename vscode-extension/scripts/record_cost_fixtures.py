@@ -21,6 +21,7 @@ drawn anew on each run (the id and instants of the entry a compaction preview wo
 """
 
 from __future__ import annotations
+from lsp_server.project.prompt_state import build_prompt
 
 import asyncio
 import contextlib
@@ -105,19 +106,19 @@ def _ledger(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     """``pi/turnLedger`` (= ``pi-context session FILE --costs --json``) with ``cwd`` as the project."""
     from lsp_server.project.costs import turn_ledger
 
-    return turn_ledger(_project(cwd, agent).build_prompt(), _session(session)).wire()
+    return turn_ledger(build_prompt(_project(cwd, agent)), _session(session)).wire()
 
 
 def _sections_changed(cwd: Path, agent: Path) -> dict[str, Any]:
     """``pi/promptSectionsChanged`` for a saved AGENTS.md: the prompt built before and after the save."""
     from lsp_server.project.prompt_state import diff_snapshots
-    from lsp_server.project.wire import sections_changed_params
+    from lsp_server.project.prompt_answers import sections_changed_params
 
     agents = cwd / "AGENTS.md"
     agents.write_text(AGENTS_BEFORE, encoding="utf-8")
-    before = _project(cwd, agent).build_prompt()
+    before = build_prompt(_project(cwd, agent))
     agents.write_text(AGENTS_AFTER, encoding="utf-8")
-    after = _project(cwd, agent).build_prompt()
+    after = build_prompt(_project(cwd, agent))
     change = diff_snapshots(before, after, [str(agents)])
     assert change is not None
     return sections_changed_params(cwd.as_uri(), str(cwd), change).wire()
@@ -126,7 +127,8 @@ def _sections_changed(cwd: Path, agent: Path) -> dict[str, Any]:
 def _compact_preview(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     """``pi.compact {previewOnly}`` with the default (offline) summarizer, as the server runs it."""
     from lsp_server import protocol
-    from lsp_server.llm.factory import SummarizerConfig, build_client
+    from lsp_server.llm.factory import build_client
+    from lsp_server.llm.summarizer_config import SummarizerConfig
     from lsp_server.project.summaries import PreviewCache, plan_compaction_job, run_job
 
     config = SummarizerConfig()
@@ -134,7 +136,7 @@ def _compact_preview(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     job = plan_compaction_job(
         protocol.CompactArgs(session=str(session), preview_only=True), lambda _session: project, config
     )
-    result = asyncio.run(run_job(job, build_client(config), label=config.label, previews=PreviewCache()))
+    result = asyncio.run(run_job(job, build_client(config, os.environ), label=config.label, previews=PreviewCache()))
     assert result.outcome is not None
     outcome = result.outcome.wire()
     entry = outcome.get("entry") or {}
@@ -158,7 +160,7 @@ def _preflight(cwd: Path, agent: Path, session: Path) -> dict[str, Any]:
     """``pi/chat/preflight`` on the session real Pi wrote, with a 400-character prompt typed."""
     from lsp_server.chat.lens import preflight_result
 
-    return preflight_result(_project(cwd, agent).build_prompt(), _session(session), PREFLIGHT_TEXT).wire()
+    return preflight_result(build_prompt(_project(cwd, agent)), _session(session), PREFLIGHT_TEXT).wire()
 
 
 def fixtures() -> dict[str, Any]:

@@ -56,7 +56,7 @@ test('the Pi-missing notice is one sentence that names the install command once'
   const command = 'npm install -g @earendil-works/pi-coding-agent';
   const once = (s: { before: string; command: string; after: string }): string => `${s.before}${s.command}${s.after}`;
   const count = (text: string): number => text.split(command).length - 1;
-  // The server's sentences (lsp_server/pi_rpc/locate.py) that name the command already.
+  // The server's sentences (lsp_server/pi_rpc/find_pi.py) that name the command already.
   for (const message of [
     `\`/tmp/x/no-such-pi\` was not found; install Pi with: ${command}`,
     `Pi is not installed (no \`pi\` on the PATH or in the usual npm folders); install it with: ${command}`,

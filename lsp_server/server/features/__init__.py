@@ -1,10 +1,10 @@
-"""Feature handlers: one module per LSP feature or custom method, each with ``register(server)``.
+"""The editor features: standard LSP requests answered with pi-context's content, one module each.
 
-:data:`FEATURES` lists them; ``app.create_server()`` calls each in that order. Adding a feature
-(hover, code actions, ``pi/systemPrompt``, ``pi.compact``) is adding a module and a line here.
-Keep handlers thin: LSP params in, a call into the domain or ``ls.projects``, LSP result out; see
-docs/server.md ("Adding a feature") for the helpers a handler can use (``ls.documents``,
-``ls.projects``, ``ls.sessions``, ``ls.wait_ready()``, ``ls.long_operation()``, ``ls.listeners``).
+Hover (:mod:`.hover`), completion (:mod:`.completion`), quick fixes (:mod:`.code_actions`), code lenses
+and document symbols (:mod:`.symbols`): LSP params in, a call into the domain (``lsp_server.editing``)
+or the workspace (``ls.ws``), the answer in the client's position encoding out (:mod:`._editing`).
+:data:`FEATURES` lists them; :func:`lsp_server.server.create.create_server` calls each. The custom
+methods are not here: they are the method table's rows (:mod:`lsp_server.server.handlers`).
 """
 
 from __future__ import annotations
@@ -12,37 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lsp_server.server.features import (
-    budget,
-    chat,
-    code_actions,
-    completion,
-    costs,
-    hover,
-    prompt_sections,
-    reload,
-    sessions,
-    summaries,
-    symbols,
-    system_prompt,
-    usage,
-)
+from lsp_server.server.features import code_actions, completion, hover, symbols
 
 if TYPE_CHECKING:
     from lsp_server.server.app import PiLanguageServer
 
 FEATURES: tuple[Callable[[PiLanguageServer], None], ...] = (
-    budget.register,
-    chat.register,
     code_actions.register,
     completion.register,
-    costs.register,
     hover.register,
-    prompt_sections.register,
-    reload.register,
-    sessions.register,
-    summaries.register,
     symbols.register,
-    system_prompt.register,
-    usage.register,
 )

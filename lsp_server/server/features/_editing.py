@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from lsp_server.context.names import CONTEXT_FILE_CANDIDATES
+from lsp_server.base.findings import Position, Range
 from lsp_server.editing.text import LineIndex
-from lsp_server.findings import Position, Range
 from lsp_server.server.app import PiLanguageServer
+from lsp_server.vocabulary.pi_files import CONTEXT_FILE_CANDIDATES
 
 if TYPE_CHECKING:
-    from lsp_server.rules.profiles import ProfileId
-    from lsp_server.settings.limits import Thresholds
+    from lsp_server.vocabulary.limits import Thresholds
+    from lsp_server.vocabulary.profiles import ProfileId
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def read_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     path = ls.uri_to_path(uri)
     if path is None:
         return None
-    source = ls.documents.read(path)
+    source = ls.ws.documents.read(path)
     if source.text is None:
         return None
     return SkillSource(uri, path, source.text, source.version, LineIndex(source.text), ls.workspace.position_codec)
@@ -79,7 +79,7 @@ def is_context_file(path: str) -> bool:
 def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     """The skill file behind ``uri`` (a SKILL.md or a loose skill .md), or None for anything else."""
     path = ls.uri_to_path(uri)
-    if path is None or is_context_file(path) or not ls.checker.wants(path, ls.settings):
+    if path is None or is_context_file(path) or not ls.ws.checker.wants(path, ls.ws.check_options()):
         return None
     return read_source(ls, uri)
 
@@ -87,17 +87,17 @@ def skill_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
 def checked_source(ls: PiLanguageServer, uri: str) -> SkillSource | None:
     """Any file the checker reports on (skill, context file, SYSTEM.md, APPEND_SYSTEM.md), or None."""
     path = ls.uri_to_path(uri)
-    if path is None or not ls.checker.wants(path, ls.settings):
+    if path is None or not ls.ws.checker.wants(path, ls.ws.check_options()):
         return None
     return read_source(ls, uri)
 
 
 def profile_of(ls: PiLanguageServer) -> ProfileId:
-    return ls.settings.rule_profile
+    return ls.ws.settings.rule_profile
 
 
 def thresholds_of(ls: PiLanguageServer) -> Thresholds:
-    return ls.settings.limits
+    return ls.ws.settings.limits
 
 
 def markup_kind(formats: object) -> types.MarkupKind:

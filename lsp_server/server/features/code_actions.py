@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from lsp_server.editing.fixes import compute_fixes
+
 if TYPE_CHECKING:
     from lsp_server.editing.fixes import Fix
+from lsp_server.base.findings import Finding, Range
 from lsp_server.editing.text import ranges_touch
-from lsp_server.findings import Finding, Range
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.diagnostics import SOURCE, to_diagnostic
 from lsp_server.server.features._editing import SkillSource, checked_source, profile_of, thresholds_of
@@ -73,7 +75,6 @@ def _workspace_edit(ls: PiLanguageServer, fix: Fix, source: SkillSource) -> type
 
 def code_actions(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     """The quick fixes for ``params`` (None: not a checked file, or the client wants other kinds)."""
-    from lsp_server.editing.fixes import compute_fixes
 
     if not _wants_quickfix(params.context.only):
         return None
@@ -109,5 +110,5 @@ def code_actions(ls: PiLanguageServer, params: types.CodeActionParams) -> list[t
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)
     async def on_code_action(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        await ls.wait_ready()
+        await ls.ws.wait_ready()
         return code_actions(ls, params)

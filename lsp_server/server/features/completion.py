@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lsp_server.editing.completions import completions_at
+from lsp_server.editing.hovers import to_plaintext
+
 if TYPE_CHECKING:
     from lsp_server.editing.completions import Completion
 from lsp_server.editing.triggers import TRIGGER_CHARACTERS
@@ -23,7 +26,6 @@ OPTIONS = types.CompletionOptions(trigger_characters=list(TRIGGER_CHARACTERS))
 
 
 def _item(completion: Completion, source: SkillSource, snippets: bool, docs: types.MarkupKind) -> types.CompletionItem:
-    from lsp_server.editing.hovers import to_plaintext
 
     snippet = snippets and completion.snippet is not None
     text = completion.snippet if snippet and completion.snippet is not None else completion.text
@@ -44,7 +46,6 @@ def _item(completion: Completion, source: SkillSource, snippets: bool, docs: typ
 
 
 def completion(ls: PiLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
-    from lsp_server.editing.completions import completions_at
 
     source = skill_source(ls, params.text_document.uri)
     if source is None:
@@ -62,5 +63,5 @@ def completion(ls: PiLanguageServer, params: types.CompletionParams) -> types.Co
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, OPTIONS)
     async def on_completion(ls: PiLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
-        await ls.wait_ready()
+        await ls.ws.wait_ready()
         return completion(ls, params)

@@ -3,7 +3,7 @@
 The content comes from :mod:`lsp_server.editing.hovers`: for a skill, what the key does, which
 agents honour it and how, the value's length against its limit, and what Pi makes of this file;
 for AGENTS.md / CLAUDE.md, which candidate Pi takes in that folder and when Pi sends the file (the
-place the diagnostics use, ``ls.inclusions_for``). It is sent as Markdown when
+place the diagnostics use, ``ls.ws.inclusions_for``). It is sent as Markdown when
 the client renders it, as plain text otherwise.
 
 Whether Pi loads the skill in its project (``#3 of 40 in the skills listing``) needs the folder's
@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lsp_server.editing.hovers import context_file_hover, hover_at
 from lsp_server.server.app import PiLanguageServer
 from lsp_server.server.features._editing import is_context_file, markup_kind, profile_of, read_source, skill_source
+from lsp_server.server.features.symbols import role_of
 
 if TYPE_CHECKING:
     from lsp_server.project.file_roles import FileRole
@@ -31,7 +33,6 @@ PROMPT_WAIT_S = 0.25  # how long a hover waits for its folder's prompt
 
 async def _role_in_time(ls: PiLanguageServer, path: str, text: str | None) -> tuple[FileRole, PromptSnapshot] | None:
     """The file's role in its folder's prompt when that prompt is there within :data:`PROMPT_WAIT_S`."""
-    from lsp_server.server.features.symbols import role_of
 
     task = asyncio.ensure_future(role_of(ls, path, text))
     task.add_done_callback(lambda done: done.cancelled() or done.exception())  # a late failure is not lost noise
@@ -42,7 +43,6 @@ async def _role_in_time(ls: PiLanguageServer, path: str, text: str | None) -> tu
 
 
 async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    from lsp_server.editing.hovers import context_file_hover, hover_at
 
     uri = params.text_document.uri
     path = ls.uri_to_path(uri)
@@ -53,7 +53,7 @@ async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover 
     position = source.from_client(params.position)
     if context:
         # The place the diagnostics speak of (the workspace folder holding the file): a few stats, no build.
-        inclusion = ls.inclusions_for(source.path).context(source.path) if position.line == 0 else None
+        inclusion = ls.ws.inclusions_for(source.path).context(source.path) if position.line == 0 else None
         info = context_file_hover(source.path, source.text, position, inclusion)
     else:
         found = await _role_in_time(ls, source.path, source.text)
@@ -70,5 +70,5 @@ async def hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover 
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: PiLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        await ls.wait_ready()
+        await ls.ws.wait_ready()
         return await hover(ls, params)

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lsp_server.editing.outline import markdown_outline
+from lsp_server.project.file_roles import file_role, is_prompt_file
+
 if TYPE_CHECKING:
     from lsp_server.editing.outline import Heading
     from lsp_server.project.file_roles import FileRole
@@ -27,18 +30,17 @@ from lsp_server.server.app import PiLanguageServer
 
 def folders_for(ls: PiLanguageServer, path: str) -> list[str]:
     """Workspace folders to look for ``path`` in: the innermost one containing it first."""
-    containing = sorted((root for root in ls.roots if path.startswith(root.rstrip(os.sep) + os.sep)), key=len)
-    ordered = [*reversed(containing), *(root for root in ls.roots if root not in containing)]
+    containing = sorted((root for root in ls.ws.roots if path.startswith(root.rstrip(os.sep) + os.sep)), key=len)
+    ordered = [*reversed(containing), *(root for root in ls.ws.roots if root not in containing)]
     return ordered or [os.path.dirname(path)]
 
 
 async def role_of(ls: PiLanguageServer, path: str, text: str | None) -> tuple[FileRole, PromptSnapshot] | None:
     """The file's role in the first folder prompt that loads it, else in the folder that contains it."""
-    from lsp_server.project.file_roles import file_role
 
     fallback: tuple[FileRole, PromptSnapshot] | None = None
     for cwd in folders_for(ls, path):
-        snapshot = await ls.projects.snapshot(cwd)
+        snapshot = await ls.ws.projects.snapshot(cwd)
         role = file_role(snapshot, path, text)
         if role is None:
             continue
@@ -90,13 +92,12 @@ def _flatten(
 def register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: PiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        from lsp_server.project.file_roles import is_prompt_file
 
         path = ls.uri_to_path(params.text_document.uri)
         if path is None or not is_prompt_file(path):
             return []
-        await ls.wait_ready()
-        found = await role_of(ls, path, ls.documents.read(path).text)
+        await ls.ws.wait_ready()
+        found = await role_of(ls, path, ls.ws.documents.read(path).text)
         if found is None:
             return []
         role, _ = found
@@ -113,18 +114,16 @@ def register(server: PiLanguageServer) -> None:
     async def document_symbols(
         ls: PiLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
-        from lsp_server.editing.outline import markdown_outline
-        from lsp_server.project.file_roles import is_prompt_file
 
         uri = params.text_document.uri
         path = ls.uri_to_path(uri)
         if path is None or not is_prompt_file(path):
             return []
-        text = ls.documents.read(path).text
+        text = ls.ws.documents.read(path).text
         if text is None:
             return []
-        await ls.wait_ready()
-        snapshot = await ls.projects.snapshot(folders_for(ls, path)[0])
+        await ls.ws.wait_ready()
+        snapshot = await ls.ws.projects.snapshot(folders_for(ls, path)[0])
         lines = text.split("\n")
         symbols = [_symbol(heading, lines, ls) for heading in markdown_outline(text, snapshot.counter.counter.count)]
         if ls.client_supports("text_document", "document_symbol", "hierarchical_document_symbol_support"):

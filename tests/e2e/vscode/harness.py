@@ -67,10 +67,10 @@ def build_vsix() -> Path:
 def server_features() -> dict[str, Any]:
     """What this build of the server offers, asked from the server itself."""
     probe = (
-        "import json; from lsp_server.server.app import create_server; "
+        "import json; from lsp_server.server.create import create_server; "
         "s = create_server(); "
         "print(json.dumps({'features': sorted(s.protocol.fm.features), 'commands': sorted(s.protocol.fm.commands), "
-        "'checker': s.checker.name}))"
+        "'checker': s.ws.checker.name}))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])

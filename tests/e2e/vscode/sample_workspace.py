@@ -23,11 +23,12 @@ from typing import Any
 
 from lsp_server.compaction.operations import plan_compaction, run_compaction
 from lsp_server.llm.offline import OfflineSummarizer
-from lsp_server.session.locate import encode_cwd
+from lsp_server.session.estimates import estimate_tokens
+from lsp_server.session.folders import encode_cwd
 from lsp_server.session.projection import build_session_projection
 from lsp_server.session.tail import load_session
-from lsp_server.session.tokens import CompactionSettings, estimate_tokens
 from lsp_server.session.writer import AppendResult, append_entry, load_for_append
+from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.support.pi_agent import PiAgentDir, write_agent_dir
 
 SKILL_NAME = "release-notes"

@@ -41,8 +41,8 @@ from typing import Any
 
 import pytest
 
-from lsp_server.pi_releases import NEWEST, OLDEST, rules_for
 from lsp_server.pi_rpc import PiRpcProcess
+from lsp_server.vocabulary.pi_releases import NEWEST, OLDEST, rules_for
 from tests.e2e.vscode import harness, sample_workspace
 from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, RecordedRequest, ScriptedResponse
