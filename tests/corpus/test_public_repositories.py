@@ -24,10 +24,6 @@ from typing import Final
 import pytest
 
 CORPUS: Final = Path(os.environ.get("PI_CONTEXT_CORPUS_DIR") or "/work/.mirror")
-PDF_PLACEHOLDER_SECRET: Final = (
-    "skills/pdf/SKILL.md:216:17: warning prompt/secret possible Secret Keyword: Pi sends it only when the skill "
-    "is used; move the secret to an environment variable"
-)
 
 
 def snapshot(tmp_path_factory: pytest.TempPathFactory, name: str, commit: str) -> Path:
@@ -55,20 +51,11 @@ def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def placeholder_still_flagged() -> bool:
-    """Whether the secrets rule still takes ``--password=mypassword`` for a secret (the placeholder fix is issue
-    22's item 3, another change); the anthropics/skills expectation holds either way, exactly."""
-    from lsp_server.rules.skill_rules import check_skill_text
-
-    text = "---\nname: x\ndescription: d\n---\n\n```bash\nqpdf --password=mypassword --decrypt a.pdf b.pdf\n```\n"
-    return any(f.code == "prompt/secret" for f in check_skill_text("/x/SKILL.md", text).findings)
-
-
 def test_anthropics_skills(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """All four are true. Accepted: the 1,068-character description (over the spec's 1,024, which other agents
+    """All three are true. Accepted: the 1,068-character description (over the spec's 1,024, which other agents
     enforce), the two 570- and 585-line bodies (the spec's recommendation; info). The pdf skill's
     ``--password=mypassword`` is a placeholder in a code example, not a secret: the placeholder rule (issue 22
-    item 3) drops it; until then it is reported, saying truly that Pi sends it only when the skill is used."""
+    item 3) drops it, and nothing is reported for it."""
     repo = snapshot(tmp_path_factory, "anthropics+skills", "9d2f1ae187231d8199c64b5b762e1bdf2244733d")
     result = run(repo, "check", ".")
     expected = [
@@ -79,14 +66,10 @@ def test_anthropics_skills(tmp_path_factory: pytest.TempPathFactory) -> None:
         "skills/docx/SKILL.md:506:1: info skill/body-too-long SKILL.md body has 585 lines; keep it under 500 (move "
         "details to referenced files)",
     ]
-    flagged = placeholder_still_flagged()
-    if flagged:
-        expected.append(PDF_PLACEHOLDER_SECRET)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected
-    warnings = "2 warnings" if flagged else "1 warning"
     assert result.stderr == (
-        f"18 SKILL.md files, 0 context files checked (pi profile): 0 errors, {warnings}, 2 info, 0 hints\n"
+        "18 SKILL.md files, 0 context files checked (pi profile): 0 errors, 1 warning, 2 info, 0 hints\n"
     )
 
 
