@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { PiContextClient, type Transport } from '../src/client.generated';
 import { ChatController } from '../src/chat/controller';
 import type { ChatHeader, ChatHostMessage } from '../src/chat/messages';
-import type { ChatLog, ChatUi, ChatView, ChatWorkspace, PickItem, Timers } from '../src/chat/ports';
+import type { ChatLog, ChatUi, ChatView, ChatWorkspace, MentionItem, PickItem, Timers } from '../src/chat/ports';
 import { Transcript } from '../src/chat/transcript';
 import { ContextStore } from '../src/model/store';
 import type { ChatInfo, ChatMessagesResult } from '../src/protocol.generated';
@@ -166,6 +166,20 @@ class FakeVsCode implements ChatUi, ChatWorkspace, ChatView, ChatLog {
     return text === undefined ? Promise.reject(new Error(`ENOENT: ${file}`)) : Promise.resolve(text);
   };
   exists = (file: string): Promise<boolean> => Promise.resolve(this.files.has(file));
+  writeFile = (file: string, content: string): Promise<void> => {
+    this.files.set(file, content);
+    return Promise.resolve();
+  };
+  deleteFile = (file: string): Promise<void> => {
+    this.files.delete(file);
+    return Promise.resolve();
+  };
+  workspaceFiles: string[] = [];
+  findFiles = (query: string, max: number): Promise<string[]> =>
+    Promise.resolve(this.workspaceFiles.filter((f) => f.includes(query)).slice(0, max));
+  symbols = (): Promise<MentionItem[]> => Promise.resolve([]);
+  editor: ReturnType<ChatWorkspace['activeEditor']> = null;
+  activeEditor = (): ReturnType<ChatWorkspace['activeEditor']> => this.editor;
 
   // ChatUi
   pick<T extends PickItem>(items: readonly T[], options: { title: string }): Promise<T | undefined> {
@@ -201,6 +215,21 @@ class FakeVsCode implements ChatUi, ChatWorkspace, ChatView, ChatLog {
   }
   setStreaming(streaming: boolean): void {
     this.streamingKey.push(streaming);
+  }
+  inserted: string[] = [];
+  insertAtCursor(text: string): Promise<boolean> {
+    this.inserted.push(text);
+    return Promise.resolve(true);
+  }
+  untitled: [string, string | null][] = [];
+  newUntitled(text: string, language: string | null): Promise<unknown> {
+    this.untitled.push([text, language]);
+    return Promise.resolve(undefined);
+  }
+  changes: [string, { path: string; itemId: string }[]][] = [];
+  openChanges(title: string, files: { path: string; itemId: string }[]): Promise<unknown> {
+    this.changes.push([title, files]);
+    return Promise.resolve(undefined);
   }
 
   // ChatView
@@ -555,4 +584,82 @@ test('the model picker lists what Pi can use (recorded), the current one marked;
   const models = recorded<{ items: Json[] }>('pi/chat/models').items;
   assert.deepEqual(code.picks.at(-1), { title: "The chat's model", labels: models.map((m) => `${String(m.provider)}/${String(m.id)}`) });
   assert.deepEqual(server.called('pi/chat/setModel'), [{ chatId: START.chatId, model: `${String(models[0]?.provider)}/${String(models[0]?.id)}` }]);
+});
+
+test("Undo on Pi's recorded edit puts the file back; refused with the reason once the file changed since", async () => {
+  const { events } = recording('edit-turn');
+  const edit = events.find((e) => e.type === 'tool_execution_end') as Json;
+  const args = (events.find((e) => e.type === 'tool_execution_start') as Json).args as {
+    path: string;
+    edits: { oldText: string; newText: string }[];
+  };
+  const file = path.isAbsolute(args.path) ? args.path : path.join(START.cwd, args.path);
+  const change = args.edits[0] as { oldText: string; newText: string };
+  const { controller, server, code, timers } = await started((_s, c) => {
+    c.files.set(file, `before\n${change.newText}\nafter\n`);
+  });
+  events.forEach((event, i) => server.notify('pi/chat/event', { chatId: START.chatId, seq: i + 1, event }));
+  await settle();
+  timers.run();
+  const itemId = `t-${String(edit.toolCallId)}`;
+  assert.equal((code.shownItems().get(itemId) as Json).undo, 'available');
+  // Review: the turn's one file, before the turn (the base document) ↔ now
+  await controller.onMessage({ type: 'review', itemId });
+  assert.deepEqual(code.changes, [["Pi's changes in this turn (1 file)", [{ path: file, itemId }]]]);
+  assert.equal(controller.editDiffSide(`/${itemId}/base/${path.basename(file)}`), `before\n${change.oldText}\nafter\n`);
+  // changed since: refused, the file untouched
+  code.files.set(file, `before\n${change.newText}\nafter\nmine\n`);
+  await controller.onMessage({ type: 'undo', itemId });
+  timers.run();
+  assert.equal(code.files.get(file), `before\n${change.newText}\nafter\nmine\n`);
+  const name = path.basename(file);
+  assert.ok([...code.shownItems().values()].some((i) => (i as Json).text === `Cannot undo: ${name} changed on disk since Pi's edit wrote it.`));
+  // as Pi left it: restored
+  code.files.set(file, `before\n${change.newText}\nafter\n`);
+  await controller.onMessage({ type: 'undo', itemId });
+  timers.run();
+  assert.equal(code.files.get(file), `before\n${change.oldText}\nafter\n`);
+  assert.equal((code.shownItems().get(itemId) as Json).undo, 'done');
+});
+
+test('attached files and selections are counted by the preflight, shown as chips and sent with the prompt', async () => {
+  const answer = recorded<Json>('pi/chat/preflight');
+  const { controller, server, code, timers } = await started((s, c) => {
+    s.handlers.set('pi/chat/preflight', (p) => ({
+      ...answer,
+      textTokens: { pi: 40, estimate: 42 },
+      attachments: ((p as Json).attachments as Json[]).map((a) => ({ ...a, tokens: { pi: 30, estimate: 33 } })),
+    }));
+    c.workspaceFiles = ['/home/user/project/src/app.py', '/home/user/project/README.md'];
+    c.editor = { path: '/home/user/project/src/app.py', selection: { start: 3, end: 4, text: 'a\nb' } };
+  });
+  await controller.onMessage({ type: 'mention', query: 'app' });
+  assert.deepEqual(code.posted.at(-1), {
+    type: 'mentions',
+    query: 'app',
+    items: [{ kind: 'file', label: 'app.py', detail: 'src/app.py', path: '/home/user/project/src/app.py', startLine: null, endLine: null }],
+  });
+  await controller.onMessage({ type: 'attach', path: 'src/app.py', startLine: null, endLine: null });
+  controller.addSelection();
+  timers.run();
+  await settle();
+  const chips = code.lastHeader().attachments ?? [];
+  assert.deepEqual(chips.map((c) => [c.label, c.tokens]), [['app.py', 33], ['app.py:3-4', 33]]);
+  assert.equal(code.lastHeader().adds?.line.startsWith('Adds 42 tokens (66 from 2 attachments)'), true);
+  await controller.onMessage({ type: 'removeAttachment', id: chips[0]?.id ?? '' });
+  await controller.onMessage({ type: 'send', text: 'explain' });
+  assert.deepEqual(server.called('pi/chat/prompt').at(-1), {
+    chatId: START.chatId,
+    text: 'explain',
+    attachments: [{ path: '/home/user/project/src/app.py', startLine: 3, endLine: 4, text: 'a\nb' }],
+  });
+  assert.deepEqual(code.lastHeader().attachments, [], 'sent: the chips go');
+});
+
+test("a reply's code block goes into the editor at the cursor, or into a new untitled document in its language", async () => {
+  const { controller, code } = await started();
+  await controller.onMessage({ type: 'insertCode', text: 'print(1)' });
+  await controller.onMessage({ type: 'newFile', text: 'print(1)', language: 'python' });
+  assert.deepEqual(code.inserted, ['print(1)']);
+  assert.deepEqual(code.untitled, [['print(1)', 'python']]);
 });
