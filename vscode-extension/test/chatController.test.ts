@@ -628,7 +628,7 @@ test('attached files and selections are counted by the preflight, shown as chips
     s.handlers.set('pi/chat/preflight', (p) => ({
       ...answer,
       textTokens: { pi: 40, estimate: 42 },
-      attachments: ((p as Json).attachments as Json[]).map((a) => ({ ...a, tokens: { pi: 30, estimate: 33 } })),
+      attachments: (p.attachments as Json[]).map((a) => ({ ...a, tokens: { pi: 30, estimate: 33 } })),
     }));
     c.workspaceFiles = ['/home/user/project/src/app.py', '/home/user/project/README.md'];
     c.editor = { path: '/home/user/project/src/app.py', selection: { start: 3, end: 4, text: 'a\nb' } };
