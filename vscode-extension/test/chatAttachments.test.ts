@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addsLine, Attachments, chipLabel } from '../src/chat/attachments';
+import { addsLine, Attachments, chipLabel, splitFileBlocks } from '../src/chat/attachments';
 import type { ChatPreflightResult } from '../src/protocol.generated';
 
 test('a chip reads the file name, with the lines of a selection', () => {
@@ -44,4 +44,17 @@ test('the line under the input says what the message adds, from its attachments,
   const line = addsLine(result, { line: 'Next request: x', summary: '1k cached + 120 new · cache alive for 4 min · ≈ $0.0012', title: 't', expired: false });
   assert.equal(line.line, 'Adds 120 tokens (95 from 1 attachment) · 1k cached + 120 new · cache alive for 4 min · ≈ $0.0012');
   assert.equal(addsLine({ ...result, attachments: [] }, null).line, 'Adds 120 tokens');
+});
+
+test('a sent message shows its file blocks as chips and the typed text after them', () => {
+  const sent = '<file name="/w/a.py">\nx = 1\n\n</file>\n<file name="/w/a.py" lines="2-3">\ny\nz\n</file>\nexplain';
+  assert.deepEqual(splitFileBlocks(sent), {
+    files: [
+      { name: '/w/a.py', label: 'a.py', selection: false, content: 'x = 1\n' },
+      { name: '/w/a.py', label: 'a.py:2-3', selection: true, content: 'y\nz' },
+    ],
+    text: 'explain',
+  });
+  assert.deepEqual(splitFileBlocks('<file name="/w/a.py">\nno end'), { files: [], text: '<file name="/w/a.py">\nno end' });
+  assert.deepEqual(splitFileBlocks('plain'), { files: [], text: 'plain' });
 });

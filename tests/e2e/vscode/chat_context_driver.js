@@ -123,6 +123,17 @@ async function ctxStep(name, fn) {
     return `opened with "${label}"; Pi runs ${await textOf(model)}`;
   });
 
+  await ctxStep('ctx-first-turn', async () => {
+    // A first turn: the next request then has a previous one to be priced against (cache warm or not).
+    await run.signal('script', 'first');
+    const input = await need('textarea[data-testid=chat-input]', { state: 'visible' });
+    await input.click();
+    await input.fill(config.firstPrompt);
+    await input.press('Enter');
+    await finalReply(config.firstReply);
+    return 'a first turn';
+  });
+
   await ctxStep('ctx-attach', async () => {
     const f = await chat();
     const input = await need('textarea[data-testid=chat-input]', { state: 'visible' });
@@ -157,7 +168,11 @@ async function ctxStep(name, fn) {
     await until(async () => /^[\d,]+ tokens$/.test(await textOf(tokens.nth(1))) && /^[\d,]+ tokens$/.test(await textOf(tokens.first())),
       'both chips to show their tokens');
     const adds = await need('[data-testid=chat-adds]', { state: 'visible', timeout: WAIT });
-    await until(async () => /^Adds [\d,]+ tokens \([\d,]+ from 2 attachments\) · /.test(await textOf(adds)), 'the line under the input');
+    // its tokens, the next request's price and the cache's state (the first turn just ended: warm)
+    await until(async () => /^Adds [\d,]+ tokens \([\d,]+ from 2 attachments\) · .* · cache alive for .* · ≈ \$\d/.test(await textOf(adds)),
+      'the line under the input').catch(async (e) => {
+      throw new Error(`${e.message}; it says "${await textOf(adds)}"`);
+    });
     const said = await textOf(adds);
     await docShot('chat-attach.png');
     return `@app offered "${offered}"; chips "${await textOf(chip)}", "${label}"; under the input: "${said}"`;
@@ -202,11 +217,13 @@ async function ctxStep(name, fn) {
     await tab.waitFor({ timeout: WAIT });
     const title = await textOf(tab);
     if (!title.includes('2 files')) throw new Error(`the review's tab says "${title}"`);
-    const editorText = await textOf(page.locator('.editor-instance').first());
-    for (const name of ['notes.txt', 'CHANGELOG.md']) {
-      if (!editorText.includes(name)) throw new Error(`the multi-file diff does not list ${name}`);
-    }
-    await page.waitForTimeout(500); // the diff's editors lay out
+    const editor = page.locator('.editor-group-container.active .editor-container').first();
+    await until(async () => {
+      const text = (await editor.textContent()) || '';
+      return text.includes('notes.txt') && text.includes('CHANGELOG.md') && text.includes('v2.1');
+    }, 'the multi-file diff to list notes.txt and CHANGELOG.md with their changes').catch(async (e) => {
+      throw new Error(`${e.message}; it shows "${((await editor.textContent()) || '').slice(0, 300)}"`);
+    });
     await docShot('chat-review.png');
     return `"${title}" lists notes.txt and CHANGELOG.md`;
   });

@@ -36,8 +36,10 @@ from tests.support.processes import keeper_processes, pi_processes
 pytestmark = pytest.mark.e2e
 
 CHAT_VIEW = "piContext.chat"
-STEPS = ("ctx-view", "ctx-attach", "ctx-send", "ctx-edit-turn", "ctx-review", "ctx-undo", "ctx-undo-refused")
+STEPS = ("ctx-view", "ctx-first-turn", "ctx-attach", "ctx-send", "ctx-edit-turn", "ctx-review", "ctx-undo", "ctx-undo-refused")
 APP = "def greet(name):\n    message = f'hello {name}'\n    return message\n\n\ndef main():\n    print(greet('pi'))\n"
+FIRST_PROMPT = "E2E-FIRST: what is in this project?"
+FIRST_REPLY = "E2E-FIRST-REPLY: a notes file and a small Python module."
 ATTACH_PROMPT = "E2E-ATTACH: what does greet return?"
 ATTACH_REPLY = "E2E-ATTACH-REPLY: greet returns the greeting it builds."
 EDIT_PROMPT = "E2E-EDIT: change the tag to v2.1 and start a changelog."
@@ -72,7 +74,9 @@ class Parties:
         }
 
     def script(self, step: str) -> None:
-        if step == "attach":
+        if step == "first":
+            self.model.enqueue(ScriptedResponse(text=FIRST_REPLY, usage={"input": 700, "output": 15}))
+        elif step == "attach":
             self.model.enqueue(ScriptedResponse(text=ATTACH_REPLY, usage={"input": 900, "output": 20}))
         elif step == "edit":
             edit = {
@@ -121,6 +125,8 @@ def test_chat_context_and_changes_in_real_vscode(tmp_path: Path) -> None:
                 out_dir,
                 tools,
                 expect,
+                firstPrompt=FIRST_PROMPT,
+                firstReply=FIRST_REPLY,
                 attachPrompt=ATTACH_PROMPT,
                 attachReply=ATTACH_REPLY,
                 editPrompt=EDIT_PROMPT,

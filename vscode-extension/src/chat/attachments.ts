@@ -122,3 +122,41 @@ export function addsLine(result: ChatPreflightResult, price: NextRequestText | n
     (price ? `\n${price.title}` : '');
   return { line, title };
 }
+
+/** One `<file>` block at the start of a sent message, as the transcript shows it (a chip, the text in its hover). */
+export interface SentFile {
+  name: string;
+  label: string;
+  /** A selection (the block has `lines`). */
+  selection: boolean;
+  content: string;
+}
+
+const BLOCK_HEAD = /^<file name="([^"\n]*)"(?: lines="(\d+)-(\d+)")?>\n/;
+
+/**
+ * A user message Pi received with attachments, split for display: the `<file>` blocks it starts with (Pi's `@file`
+ * format, docs/chat.md) and the text typed after them. Only well-formed blocks at the start are taken; anything else
+ * stays text.
+ */
+export function splitFileBlocks(text: string): { files: SentFile[]; text: string } {
+  const files: SentFile[] = [];
+  let rest = text;
+  for (;;) {
+    const head = BLOCK_HEAD.exec(rest);
+    if (!head) {
+      break;
+    }
+    const body = rest.slice(head[0].length);
+    const end = body.indexOf('\n</file>\n');
+    if (end < 0) {
+      break;
+    }
+    const start = head[2] ? Number(head[2]) : null;
+    const stop = head[3] ? Number(head[3]) : null;
+    const name = head[1] ?? '';
+    files.push({ name, label: chipLabel(name, start, stop), selection: start !== null, content: body.slice(0, end) });
+    rest = body.slice(end + '\n</file>\n'.length);
+  }
+  return { files, text: rest };
+}

@@ -1114,7 +1114,7 @@ export class ChatController {
     if (known.length === 0) {
       return;
     }
-    const title = `Pi's changes in this turn (${known.length} file${known.length === 1 ? '' : 's'})`;
+    const title = "Pi's changes in this turn"; // VS Code adds the number of files
     await this.ports.ui.openChanges(title, known.map((f) => ({ path: f.path, itemId: f.firstItemId })));
   }
 

@@ -5,6 +5,7 @@
  * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
  * end-to-end test finds.
  */
+import { splitFileBlocks } from '../../chat/attachments';
 import { queuedBack } from '../../chat/live';
 import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSentence } from '../../chat/messages';
 import { type Completion, completionsFor } from '../../chat/commands';
@@ -658,7 +659,29 @@ function drawUser(item: UserItem): HTMLElement {
     },
     h('span', { class: 'codicon codicon-refresh', attrs: { 'aria-hidden': 'true' } }),
   );
-  return h('article', { class: 'message user', attrs }, h('div', { class: 'text' }, item.text), h('div', { class: 'message-actions' }, fork, retry));
+  // Attachments went to Pi as `<file>` blocks before the text: shown as chips (the content in the hover).
+  const sent = splitFileBlocks(item.text);
+  const files = sent.files.length
+    ? h(
+        'div',
+        { class: 'attachments sent', attrs: { 'data-testid': 'chat-sent-attachments' } },
+        ...sent.files.map((f) =>
+          h(
+            'span',
+            { class: 'attachment', attrs: { 'data-testid': 'chat-sent-attachment', title: `${f.name}\n\n${f.content.slice(0, 2000)}` } },
+            h('span', { class: `codicon codicon-${f.selection ? 'selection' : 'file'}`, attrs: { 'aria-hidden': 'true' } }),
+            h('span', { class: 'attachment-label' }, f.label),
+          ),
+        ),
+      )
+    : null;
+  return h(
+    'article',
+    { class: 'message user', attrs },
+    files,
+    h('div', { class: 'text' }, sent.text),
+    h('div', { class: 'message-actions' }, fork, retry),
+  );
 }
 
 function drawAssistant(item: AssistantItem): HTMLElement {
