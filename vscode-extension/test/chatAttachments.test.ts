@@ -42,7 +42,8 @@ test('the line under the input says what the message adds, from its attachments,
     attachments: [{ path: '/w/a.py', tokens: { pi: 100, estimate: 95 } }],
   } as ChatPreflightResult;
   const line = addsLine(result, { line: 'Next request: x', summary: '1k cached + 120 new · cache alive for 4 min · ≈ $0.0012', title: 't', expired: false });
-  assert.equal(line.line, 'Adds 120 tokens (95 from 1 attachment) · 1k cached + 120 new · cache alive for 4 min · ≈ $0.0012');
+  assert.equal(line.line, 'Adds 120 tokens (95 from 1 attachment)');
+  assert.ok(line.title.endsWith('\nt'), "the hover ends with the next request's");
   assert.equal(addsLine({ ...result, attachments: [] }, null).line, 'Adds 120 tokens');
 });
 

@@ -645,7 +645,7 @@ test('attached files and selections are counted by the preflight, shown as chips
   await settle();
   const chips = code.lastHeader().attachments ?? [];
   assert.deepEqual(chips.map((c) => [c.label, c.tokens]), [['app.py', 33], ['app.py:3-4', 33]]);
-  assert.equal(code.lastHeader().adds?.line.startsWith('Adds 42 tokens (66 from 2 attachments)'), true);
+  assert.equal(code.lastHeader().adds?.line, 'Adds 42 tokens (66 from 2 attachments)');
   await controller.onMessage({ type: 'removeAttachment', id: chips[0]?.id ?? '' });
   await controller.onMessage({ type: 'send', text: 'explain' });
   assert.deepEqual(server.called('pi/chat/prompt').at(-1), {

@@ -168,12 +168,18 @@ async function ctxStep(name, fn) {
     await until(async () => /^[\d,]+ tokens$/.test(await textOf(tokens.nth(1))) && /^[\d,]+ tokens$/.test(await textOf(tokens.first())),
       'both chips to show their tokens');
     const adds = await need('[data-testid=chat-adds]', { state: 'visible', timeout: WAIT });
-    // its tokens, the next request's price and the cache's state (the first turn just ended: warm)
-    await until(async () => /^Adds [\d,]+ tokens \([\d,]+ from 2 attachments\) · .* · cache alive for .* · ≈ \$\d/.test(await textOf(adds)),
+    // One line: its tokens, then the next request's price and the cache's state (the first turn just ended: warm).
+    const price = await need('[data-testid=chat-next-request]', { state: 'visible', timeout: WAIT });
+    const line = async () => `${await textOf(adds)} ${await textOf(price)}`;
+    await until(async () => /^Adds [\d,]+ tokens \([\d,]+ from 2 attachments\) Next request: .* · cache alive for .* · ≈ \$\d/.test(await line()),
       'the line under the input').catch(async (e) => {
-      throw new Error(`${e.message}; it says "${await textOf(adds)}"`);
+      throw new Error(`${e.message}; it says "${await line()}"`);
     });
-    const said = await textOf(adds);
+    const [a, b] = [await adds.boundingBox(), await price.boundingBox()];
+    if (!a || !b || b.y > a.y + a.height || a.y < (await input.boundingBox()).y) {
+      throw new Error('the adds line and the price are not one line under the input');
+    }
+    const said = await line();
     await docShot('chat-attach.png');
     return `@app offered "${offered}"; chips "${await textOf(chip)}", "${label}"; under the input: "${said}"`;
   });

@@ -105,16 +105,17 @@ export class Attachments {
 }
 
 /**
- * The line under the input: what sending the message now adds to the next request (its tokens by the budget's
- * estimator, those of the attachments among them) and what that request costs with the cache as it is now.
+ * The start of the line under the input: what sending the message now adds to the next request (its tokens by the
+ * budget's estimator, those of the attachments among them); the next request's price and the cache's state follow it
+ * (the view puts `nextRequestText`'s line beside it); the hover has both.
  */
 export function addsLine(result: ChatPreflightResult, price: NextRequestText | null): { line: string; title: string } {
   const attached = (result.attachments ?? []).filter((a) => a.tokens);
   const fromFiles = attached.reduce((sum, a) => sum + (a.tokens?.estimate ?? 0), 0);
   const files = attached.length === 1 ? '1 attachment' : `${attached.length} attachments`;
-  const tokens =
+  // The price and the cache's state follow on the same line (the next request's own element, `nextRequest.ts`).
+  const line =
     `Adds ${formatExact(result.textTokens.estimate)} tokens` + (attached.length > 0 ? ` (${formatExact(fromFiles)} from ${files})` : '');
-  const line = price ? `${tokens} · ${price.summary}` : tokens;
   const title =
     `This message (text and attachments, as Pi receives them) is about ${formatExact(result.textTokens.estimate)} tokens ` +
     `(Pi's own count: ${formatExact(result.textTokens.pi)}); the context becomes about ${formatExact(result.afterPrompt)} ` +

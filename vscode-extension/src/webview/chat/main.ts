@@ -108,10 +108,10 @@ const composer = h(
   completionList,
   warning,
   queueEl,
-  nextRequestEl,
   chipsEl,
   h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
-  addsEl,
+  // One line under the input: what the message adds, then the next request's price and the cache's state.
+  h('div', { class: 'adds-row' }, addsEl, nextRequestEl),
 );
 root.replaceChildren(headerEl, untrusted, noPi, liveEl, log, extras, composer);
 root.removeAttribute('aria-busy');
