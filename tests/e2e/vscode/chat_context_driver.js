@@ -257,5 +257,41 @@ async function ctxStep(name, fn) {
     return `refused: "${await textOf(notice)}"`;
   });
 
+  await ctxStep('ctx-code', async () => {
+    // A reply with a code block longer than the view is wide: it wraps; Insert at Cursor and New File.
+    await run.signal('script', 'code');
+    await page.locator('.tabs-container .tab', { hasText: 'app.py' }).first().click(); // the cursor the code goes to: the end of app.py
+    await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'def greet' }).first().click();
+    await page.keyboard.press('Control+End');
+    const input = await need('textarea[data-testid=chat-input]', { state: 'visible' });
+    await input.click();
+    await input.fill(config.codePrompt);
+    await input.press('Enter');
+    const reply = await finalReply(config.codeMarker);
+    const pre = reply.locator('.code-block pre').first();
+    await pre.waitFor({ timeout: WAIT });
+    const { scrollWidth, clientWidth, lines } = await pre.evaluate((el) => ({
+      scrollWidth: el.scrollWidth,
+      clientWidth: el.clientWidth,
+      lines: Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight || '16')),
+    }));
+    if (scrollWidth > clientWidth + 1) throw new Error(`the code block scrolls sideways (${scrollWidth} > ${clientWidth})`);
+    const block = reply.locator('.code-block').first();
+    await block.hover();
+    // Insert at Cursor: into src/app.py, the editor the user had last
+    await run.settled(() => block.locator('[data-testid=chat-insert-code]').click());
+    const appEditor = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'def greet' }).first();
+    await until(async () => ((await appEditor.textContent()) || '').includes(config.codeMarker), 'the code in the editor at its cursor');
+    // New File: an untitled document in the block's language
+    await block.hover();
+    await run.settled(() => block.locator('[data-testid=chat-new-file]').click());
+    const tab = page.locator('.tabs-container .tab', { hasText: 'Untitled' }).first();
+    await tab.waitFor({ timeout: WAIT });
+    const language = page.locator('.statusbar [aria-label*="Select Language Mode"], .statusbar-item[id="status.editor.mode"]').first();
+    const mode = (await language.count()) ? await textOf(language) : '';
+    if (mode && !/python/i.test(mode)) throw new Error(`the new file's language is ${mode}`);
+    return `wrapped (${scrollWidth} <= ${clientWidth}, about ${lines} lines); inserted into app.py; new ${await textOf(tab)} (${mode || 'language not shown'})`;
+  });
+
   await run.finish();
 })().catch((e) => run.crashed(e));

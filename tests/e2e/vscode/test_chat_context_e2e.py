@@ -36,7 +36,17 @@ from tests.support.processes import keeper_processes, pi_processes
 pytestmark = pytest.mark.e2e
 
 CHAT_VIEW = "piContext.chat"
-STEPS = ("ctx-view", "ctx-first-turn", "ctx-attach", "ctx-send", "ctx-edit-turn", "ctx-review", "ctx-undo", "ctx-undo-refused")
+STEPS = (
+    "ctx-view",
+    "ctx-first-turn",
+    "ctx-attach",
+    "ctx-send",
+    "ctx-edit-turn",
+    "ctx-review",
+    "ctx-undo",
+    "ctx-undo-refused",
+    "ctx-code",
+)
 APP = "def greet(name):\n    message = f'hello {name}'\n    return message\n\n\ndef main():\n    print(greet('pi'))\n"
 FIRST_PROMPT = "E2E-FIRST: what is in this project?"
 FIRST_REPLY = "E2E-FIRST-REPLY: a notes file and a small Python module."
@@ -46,6 +56,9 @@ EDIT_PROMPT = "E2E-EDIT: change the tag to v2.1 and start a changelog."
 EDIT_REPLY = "E2E-EDIT-REPLY: the tag is v2.1 now and CHANGELOG.md is started."
 OLD_LINE = "E2E-NOTES line two: tag it v2.0."
 NEW_LINE = "E2E-NOTES line two: tag it v2.1."
+CODE_PROMPT = "E2E-CODE: print a long greeting."
+CODE_MARKER = "E2E_CODE_" + "long_greeting_" * 12
+CODE_REPLY = f"Here it is:\n\n```python\nprint('{CODE_MARKER}')\n```\n"
 CHANGELOG = "# Changelog\n\n## v2.1\n- Tagged from the chat.\n"
 SHOTS = {"ctx-attach": "chat-attach.png", "ctx-review": "chat-review.png", "ctx-undo-refused": "chat-undo.png"}
 
@@ -93,6 +106,8 @@ class Parties:
                 ScriptedResponse(tool_calls=[edit, write], finish="tool", usage={"input": 1100, "output": 40}),
                 ScriptedResponse(text=EDIT_REPLY, usage={"input": 1300, "output": 25}),
             )
+        elif step == "code":
+            self.model.enqueue(ScriptedResponse(text=CODE_REPLY))
         else:
             raise ValueError(f"no script for step {step!r}")
 
@@ -133,6 +148,8 @@ def test_chat_context_and_changes_in_real_vscode(tmp_path: Path) -> None:
                 editReply=EDIT_REPLY,
                 notes=sample_workspace.NOTES,
                 changelog=CHANGELOG,
+                codePrompt=CODE_PROMPT,
+                codeMarker=CODE_MARKER,
                 viewport={"width": 1400, "height": 900},
             )
             driver = harness.run_driver(tools, "chat_context_driver.js", config, out_dir, parties.handlers())
