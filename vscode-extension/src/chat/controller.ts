@@ -58,6 +58,8 @@ import { turnChanges, type TurnTool, undoDecision, type UndoRecord } from './und
 import { gaugeView, modelHasPrices } from './replyUsage';
 
 export const BUDGET_DELAY_MS = 100;
+/** The edit and write cards Undo and Review remember (the newest): each record holds a file's content twice. */
+export const MAX_UNDO = 50;
 export const SERVER_NOT_RUNNING = 'The pi-context server is not running.';
 const DEFAULT_INSTALL = 'npm install -g @earendil-works/pi-coding-agent';
 
@@ -978,7 +980,7 @@ export class ChatController {
     this.editDiffs.keep(itemId, sides);
     if (!this.undoRecords.has(itemId)) {
       // Undo's record is taken once, right after Pi wrote the file (a later rebuild may see the file changed).
-      this.undoRecords.set(
+      this.keepUndo(
         itemId,
         sides.source === 'file'
           ? { tool: 'edit', path: this.resolvePath(call.path), before: sides.before, after: sides.after }
@@ -1029,6 +1031,22 @@ export class ChatController {
       return;
     }
     this.writeBefore.set(call.id, before);
+    for (const old of [...this.writeBefore.keys()].slice(0, Math.max(0, this.writeBefore.size - MAX_UNDO))) {
+      this.writeBefore.delete(old); // a write that never ended (an error, an abort)
+    }
+  }
+
+  /** Undo's record of a card; the newest `MAX_UNDO` are kept (each holds a file's content twice). */
+  private keepUndo(itemId: string, record: UndoRecord | { unknown: string; path: string }): void {
+    this.undoRecords.set(itemId, record);
+    for (const old of [...this.undoRecords.keys()].slice(0, Math.max(0, this.undoRecords.size - MAX_UNDO))) {
+      this.undoRecords.delete(old);
+      const item = this.transcript.get(old);
+      if (item?.kind === 'tool' && item.undo === 'available') {
+        item.undo = undefined;
+        this.outbox.changed([item.id]);
+      }
+    }
   }
 
   private recordWrite(itemId: string, toolCallId: string): void {
@@ -1048,7 +1066,7 @@ export class ChatController {
     const file = this.resolvePath(args.path);
     const before = this.writeBefore.get(toolCallId);
     this.writeBefore.delete(toolCallId);
-    this.undoRecords.set(
+    this.keepUndo(
       itemId,
       before === undefined
         ? { unknown: 'the file was not read before Pi wrote it', path: file }

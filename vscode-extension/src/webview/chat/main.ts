@@ -808,7 +808,11 @@ function drawChangeActions(item: ToolItem): HTMLElement {
           type: 'button',
           'data-testid': 'chat-tool-undo',
           'data-undo': item.undo ?? 'unknown',
-          title: undone ? 'Undone: the file is as it was before this call' : 'Put the file back as it was before this call (refused when it changed since)',
+          title: undone
+            ? 'Undone: the file is as it was before this call'
+            : item.undo === undefined
+              ? 'No record of the file before this call (made before this window opened, or older than the last 50 changes)'
+              : 'Put the file back as it was before this call (refused when it changed since)',
           disabled: undone || item.undo === undefined ? '' : undefined,
         },
         on: { click: () => send({ type: 'undo', itemId: item.id }) },
