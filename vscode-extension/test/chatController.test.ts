@@ -663,3 +663,41 @@ test("a reply's code block goes into the editor at the cursor, or into a new unt
   assert.deepEqual(code.inserted, ['print(1)']);
   assert.deepEqual(code.untitled, [['print(1)', 'python']]);
 });
+
+test("Undo on a write: the file as read when the model finished the call comes back; one the write created is removed", async () => {
+  const file = path.join(START.cwd, 'NEW.md');
+  const kept = path.join(START.cwd, 'KEPT.md');
+  const { controller, server, code, timers } = await started((_s, c) => {
+    c.files.set(kept, 'old text\n');
+  });
+  const call = (id: string, p: string, content: string): Json[] => [
+    { type: 'agent_start' },
+    { type: 'message_start', message: { role: 'assistant', content: [] } },
+    {
+      type: 'message_update',
+      assistantMessageEvent: { type: 'toolcall_end', contentIndex: 0, toolCall: { type: 'toolCall', id, name: 'write', arguments: { path: p, content } } },
+    },
+    { type: 'message_end', message: { role: 'assistant', content: [{ type: 'toolCall', id, name: 'write', arguments: { path: p, content } }] } },
+    { type: 'tool_execution_start', toolCallId: id, toolName: 'write', args: { path: p, content } },
+    { type: 'tool_execution_end', toolCallId: id, toolName: 'write', result: { content: [{ type: 'text', text: 'ok' }] }, isError: false },
+  ];
+  let seq = 0;
+  const play = async (events: Json[], afterSnapshot: () => void): Promise<void> => {
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[0] as Json });
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[1] as Json });
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[2] as Json });
+    await settle(); // the host read the file (before Pi runs the tool)
+    afterSnapshot(); // then Pi writes
+    for (const event of events.slice(3)) {
+      server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event });
+    }
+    await settle();
+    timers.run();
+  };
+  await play(call('w1', 'NEW.md', '# new\n'), () => code.files.set(file, '# new\n'));
+  await play(call('w2', 'KEPT.md', 'new text\n'), () => code.files.set(kept, 'new text\n'));
+  await controller.onMessage({ type: 'undo', itemId: 't-w1' });
+  assert.equal(code.files.has(file), false, 'the file the write created is removed');
+  await controller.onMessage({ type: 'undo', itemId: 't-w2' });
+  assert.equal(code.files.get(kept), 'old text\n');
+});
