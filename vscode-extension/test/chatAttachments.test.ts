@@ -51,8 +51,8 @@ test('a sent message shows its file blocks as chips and the typed text after the
   const sent = '<file name="/w/a.py">\nx = 1\n\n</file>\n<file name="/w/a.py" lines="2-3">\ny\nz\n</file>\nexplain';
   assert.deepEqual(splitFileBlocks(sent), {
     files: [
-      { name: '/w/a.py', label: 'a.py', selection: false, content: 'x = 1\n' },
-      { name: '/w/a.py', label: 'a.py:2-3', selection: true, content: 'y\nz' },
+      { name: '/w/a.py', label: 'a.py', selection: false, startLine: null, endLine: null, content: 'x = 1\n' },
+      { name: '/w/a.py', label: 'a.py:2-3', selection: true, startLine: 2, endLine: 3, content: 'y\nz' },
     ],
     text: 'explain',
   });

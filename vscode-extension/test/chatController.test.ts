@@ -701,3 +701,28 @@ test("Undo on a write: the file as read when the model finished the call comes b
   await controller.onMessage({ type: 'undo', itemId: 't-w2' });
   assert.equal(code.files.get(kept), 'old text\n');
 });
+
+test("editing a message sent with attachments gives its chips back and its text to the input", async () => {
+  const points = recorded<{ messages: { entryId: string; text: string }[] }>('pi/chat/forkPoints');
+  const first = points.messages[0];
+  assert.ok(first);
+  const sent = `<file name="/home/user/project/a.py" lines="2-3">\ny\nz\n</file>\n${first.text}`;
+  const forked: ChatInfo = { ...START, session: '/home/user/.pi/agent/sessions/--home-user-project--/forked.jsonl' };
+  const { controller, server, code, timers } = await started((s) => {
+    s.handlers.set('pi/chat/messages', () => ({ items: [], inFlight: [], seq: 0, inFlightTruncated: false }));
+    s.handlers.set('pi/chat/fork', () => ({ cancelled: false, text: sent }));
+  });
+  server.handlers.set('pi/chat/state', () => forked);
+  server.notify('pi/chat/event', { chatId: START.chatId, seq: 1, event: { type: 'message_start', message: { role: 'user', content: first.text } } });
+  server.notify('pi/chat/event', { chatId: START.chatId, seq: 2, event: { type: 'agent_settled' } });
+  await settle();
+  timers.run();
+  const user = [...code.shownItems().values()].find((i) => (i as Json).kind === 'user') as Json;
+  await controller.onMessage({ type: 'fork', itemId: user.id });
+  timers.run();
+  assert.deepEqual(code.posted.filter((m) => m.type === 'setInput').at(-1), { type: 'setInput', text: first.text });
+  assert.deepEqual(
+    (code.lastHeader().attachments ?? []).map((c) => [c.label, c.text]),
+    [['a.py:2-3', 'y\nz']],
+  );
+});

@@ -130,6 +130,8 @@ export interface SentFile {
   label: string;
   /** A selection (the block has `lines`). */
   selection: boolean;
+  startLine: number | null;
+  endLine: number | null;
   content: string;
 }
 
@@ -156,7 +158,8 @@ export function splitFileBlocks(text: string): { files: SentFile[]; text: string
     const start = head[2] ? Number(head[2]) : null;
     const stop = head[3] ? Number(head[3]) : null;
     const name = head[1] ?? '';
-    files.push({ name, label: chipLabel(name, start, stop), selection: start !== null, content: body.slice(0, end) });
+    const content = body.slice(0, end);
+    files.push({ name, label: chipLabel(name, start, stop), selection: start !== null, startLine: start, endLine: stop, content });
     rest = body.slice(end + '\n</file>\n'.length);
   }
   return { files, text: rest };

@@ -40,7 +40,7 @@ import type {
   ContextBudgetResult,
   SessionChangedParams,
 } from '../protocol.generated';
-import { addsLine, Attachments } from './attachments';
+import { addsLine, Attachments, splitFileBlocks } from './attachments';
 import { type FeatureId, featureView, unavailable } from './capabilities';
 import { type Completion, parseInput, piCompletions } from './commands';
 import { showDialog } from './dialogs';
@@ -959,7 +959,16 @@ export class ChatController {
     if (edit !== null && retry) {
       await this.send(edit); // after the rebuild: the same text, into the new branch
     } else if (edit !== null) {
-      this.outbox.post({ type: 'setInput', text: edit }); // after the gate's header: the message is back when it can be sent
+      // The message's attachments come back as chips (a whole file is read again when sent), its text into the input.
+      const sent = splitFileBlocks(edit);
+      for (const f of sent.files) {
+        const lines = f.startLine !== null ? { start: f.startLine, end: f.endLine ?? f.startLine, text: f.content } : null;
+        this.attachments.add(f.name, lines);
+      }
+      if (sent.files.length > 0) {
+        this.attachmentsChanged();
+      }
+      this.outbox.post({ type: 'setInput', text: sent.text }); // after the gate's header: the message is back when it can be sent
     }
   }
 
