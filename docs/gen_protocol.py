@@ -399,8 +399,10 @@ async def record_chat(
         chat = await ask(protocol.CHAT_START, {"model": "fake/fake-1"})
         chat_id = chat["chatId"]
         ref = {"chatId": chat_id}
-        await ask(protocol.CHAT_PREFLIGHT, {**ref, "text": "What does AGENTS.md ask for?"})
-        await ask(protocol.CHAT_PROMPT, {**ref, "text": "What does AGENTS.md ask for?"})
+        # the first lines of AGENTS.md attached as a selection (Pi's `@file` block with a `lines` attribute)
+        attached = [{"path": "AGENTS.md", "startLine": 1, "endLine": 2}]
+        await ask(protocol.CHAT_PREFLIGHT, {**ref, "text": "What does AGENTS.md ask for?", "attachments": attached})
+        await ask(protocol.CHAT_PROMPT, {**ref, "text": "What does AGENTS.md ask for?", "attachments": attached})
         first = await event_of("message_update")
         recorded[protocol.CHAT_EVENT] = {"params": first}
         await event_of("agent_settled")

@@ -898,9 +898,37 @@ class ChatListResult(WireModel):
     )
 
 
+class ChatAttachment(WireModel):
+    """A file or a selection attached to a prompt: sent as Pi's `pi @file` sends it (docs/chat.md)."""
+
+    path: str = Field(description="The file: absolute, or relative to the chat's folder (as Pi resolves it).")
+    start_line: int | None = Field(default=None, ge=1, description="A selection's first line (1-based).")
+    end_line: int | None = Field(default=None, ge=1, description="A selection's last line (1-based, inclusive).")
+    text: str | None = Field(
+        default=None, description="A selection's text as the editor has it; without it the lines are read from disk."
+    )
+
+
+class ChatAttachmentInfo(WireModel):
+    """What one attachment adds to the prompt, or why it is not attached."""
+
+    path: str = Field(description="The file's absolute path (the block's `name`).")
+    start_line: int | None = None
+    end_line: int | None = None
+    tokens: TokenCounts | None = Field(default=None, description="The `<file>` block's tokens; absent when refused.")
+    refused: str | None = Field(default=None, description="One sentence naming the file: why it is not attached.")
+
+
 class ChatPromptParams(WireModel):
     chat_id: str
     text: str
+    attachments: list[ChatAttachment] = Field(
+        default_factory=list,
+        description=(
+            "Files and selections put before the text as `<file name=...>` blocks, as Pi's `@file` arguments are; "
+            "one that cannot be attached refuses the prompt (nothing is sent)."
+        ),
+    )
     streaming_behavior: Literal["steer", "followUp"] | None = Field(
         default=None, description="Needed while Pi works: steer (before its next model call) or followUp (after)."
     )
@@ -1010,6 +1038,9 @@ class ChatModelResult(WireModel):
 class ChatPreflightParams(WireModel):
     chat_id: str
     text: str
+    attachments: list[ChatAttachment] = Field(
+        default_factory=list, description="What `pi/chat/prompt` would attach: counted with the text."
+    )
 
 
 class ChatPreflightResult(WireModel):
@@ -1024,6 +1055,9 @@ class ChatPreflightResult(WireModel):
     message: str | None = None
     next_request: NextRequestCostInfo | None = Field(
         default=None, description="What sending the prompt now costs, warm and cold (docs/cost.md)."
+    )
+    attachments: list[ChatAttachmentInfo] = Field(
+        default_factory=list, description="Each attachment's tokens (counted in `textTokens`), or why it is refused."
     )
 
 
@@ -1118,6 +1152,8 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "ChatInfo": ChatInfo,
     "DetachedChat": DetachedChat,
     "ChatListResult": ChatListResult,
+    "ChatAttachment": ChatAttachment,
+    "ChatAttachmentInfo": ChatAttachmentInfo,
     "ChatPromptParams": ChatPromptParams,
     "ChatPromptResult": ChatPromptResult,
     "ChatCompactParams": ChatCompactParams,

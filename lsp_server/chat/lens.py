@@ -27,6 +27,7 @@ from lsp_server.project.analysis import analyze
 from lsp_server.project.costs import next_request_with_prompt
 from lsp_server.project.project import Project
 from lsp_server.project.prompt_state import PromptSnapshot
+from lsp_server.session.attachments import BuiltPrompt
 from lsp_server.session.estimates import estimate_tokens
 from lsp_server.session.tail import SessionFile
 from lsp_server.session.writer import load_for_append
@@ -79,9 +80,34 @@ def preflight(budget: ContextBudget, text: str, counter: TokenCounter) -> Prefli
     )
 
 
-def preflight_result(snapshot: PromptSnapshot, session: SessionFile | None, text: str) -> protocol.ChatPreflightResult:
+def preflight_result(
+    snapshot: PromptSnapshot, session: SessionFile | None, text: str, built: BuiltPrompt | None = None
+) -> protocol.ChatPreflightResult:
     """``pi/chat/preflight``'s answer: the session (``None``: not written yet, the prompt alone) with ``text``
-    added, and the next request priced with it."""
+    added, and the next request priced with it. With ``built`` (the text with its attachments, Pi's ``@file``
+    blocks first), that whole text is what is counted and priced, and each attachment's tokens are said."""
+    counter = snapshot.counter.counter
+    infos: list[protocol.ChatAttachmentInfo] = []
+    if built is not None:
+        text = built.text
+        for a in built.attached:
+            infos.append(
+                protocol.ChatAttachmentInfo(
+                    path=a.path,
+                    start_line=a.lines[0] if a.lines else None,
+                    end_line=a.lines[1] if a.lines else None,
+                    tokens=protocol.TokenCounts(pi=a.tokens, estimate=counter.count(a.block)),
+                )
+            )
+        for r in built.refused:
+            infos.append(
+                protocol.ChatAttachmentInfo(
+                    path=r.path,
+                    start_line=r.lines[0] if r.lines else None,
+                    end_line=r.lines[1] if r.lines else None,
+                    refused=r.reason,
+                )
+            )
     upcoming = None
     if session is not None:
         analysis = analyze(snapshot, session)
@@ -89,7 +115,7 @@ def preflight_result(snapshot: PromptSnapshot, session: SessionFile | None, text
         upcoming = next_request_with_prompt(snapshot, analysis, text)
     else:
         budget = prompt_budget(snapshot.prompt, config=snapshot.project.budget_config)
-    found = preflight(budget, text, snapshot.counter.counter)
+    found = preflight(budget, text, counter)
     return protocol.ChatPreflightResult(
         text_tokens=protocol.TokenCounts(pi=found.text_tokens.pi, estimate=found.text_tokens.estimate),
         context_tokens=found.context_tokens,
@@ -99,6 +125,7 @@ def preflight_result(snapshot: PromptSnapshot, session: SessionFile | None, text
         crosses_threshold=found.crosses_threshold,
         message=found.message,
         next_request=upcoming,
+        attachments=infos,
     )
 
 

@@ -23,6 +23,7 @@ from lsp_server.chat.registry import ChatError
 from lsp_server.context.trust_record import record_trust
 from lsp_server.pi_rpc import PiUnavailable
 from lsp_server.project.project import Project, header_cwd, session_folder
+from lsp_server.session.attachments import AttachmentRequest, build_prompt
 from lsp_server.vocabulary.pi_files import AGENT_DIR_ENV
 from lsp_server.vocabulary.pi_releases import rules_for
 from lsp_server.workspace.chat_supervisor import chat_rules, clean, drift_wire, pi_call
@@ -220,9 +221,19 @@ async def state(ws: Workspace, params: protocol.ChatRef) -> protocol.ChatInfo:
     return chat_info(ws, chat, pi_state).model_copy(update={"stats": stats})
 
 
+def _attachment_requests(attachments: list[protocol.ChatAttachment]) -> list[AttachmentRequest]:
+    return [AttachmentRequest(a.path, a.start_line, a.end_line, a.text) for a in attachments]
+
+
 async def prompt(ws: Workspace, params: protocol.ChatPromptParams) -> protocol.ChatPromptResult:
     chat = _chat(ws, params.chat_id)
-    disposition = await pi_call(lambda: chat.prompt(params.text, params.streaming_behavior), chat.spec.redactor)
+    text = params.text
+    if params.attachments:
+        built = await asyncio.to_thread(build_prompt, text, _attachment_requests(params.attachments), chat.spec.cwd)
+        if built.refused:
+            raise RequestFailed(" ".join(r.reason for r in built.refused))
+        text = built.text
+    disposition = await pi_call(lambda: chat.prompt(text, params.streaming_behavior), chat.spec.redactor)
     return protocol.ChatPromptResult(disposition=disposition)
 
 
@@ -328,6 +339,11 @@ async def models(ws: Workspace, params: protocol.ChatRef) -> protocol.ChatItemsR
 
 async def preflight(ws: Workspace, params: protocol.ChatPreflightParams) -> protocol.ChatPreflightResult:
     chat = _chat(ws, params.chat_id)
+    built = (
+        await asyncio.to_thread(build_prompt, params.text, _attachment_requests(params.attachments), chat.spec.cwd)
+        if params.attachments
+        else None
+    )
     session = chat.session
     if session is not None and os.path.isfile(session):
         snapshot = live_lens(ws, session) or await ws.projects.snapshot(
@@ -335,13 +351,13 @@ async def preflight(ws: Workspace, params: protocol.ChatPreflightParams) -> prot
         )
 
         def run(loaded: SessionFile) -> protocol.ChatPreflightResult:
-            return preflight_result(snapshot, loaded, params.text)
+            return preflight_result(snapshot, loaded, params.text, built)
 
         result: protocol.ChatPreflightResult = await read_session(ws, protocol.CHAT_PREFLIGHT, session, None, run)
         return result
     # a new chat: Pi writes the file with the first message
     held = chat.held.lens(ws.projects.inputs_for(chat.spec.cwd)) if chat.held is not None else None
-    return preflight_result(held or await ws.projects.snapshot(chat.spec.cwd), None, params.text)
+    return preflight_result(held or await ws.projects.snapshot(chat.spec.cwd), None, params.text, built)
 
 
 async def ui_response(ws: Workspace, params: protocol.ChatUiResponseParams) -> dict[str, Any]:

@@ -120,10 +120,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
 /** The Chat view's commands (also buttons in its title bar). */
 function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
-  const run = (work: () => Promise<void>) => async (): Promise<void> => {
+  const run = (work: (arg?: unknown) => Promise<void>) => async (arg?: unknown): Promise<void> => {
     chat.reveal();
     try {
-      await work();
+      await work(arg);
     } catch (e) {
       void vscode.window.showErrorMessage(`Pi Chat: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -133,6 +133,25 @@ function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
     vscode.commands.registerCommand('piContext.chat.resume', run(() => chat.resume())),
     vscode.commands.registerCommand('piContext.chat.stop', run(() => chat.abort())),
     vscode.commands.registerCommand('piContext.chat.reload', run(() => chat.reloadPi())),
+    // From the palette or the editor's context menu: the active editor's file; from a tab or the explorer: that file.
+    vscode.commands.registerCommand(
+      'piContext.chat.addFile',
+      run((uri?: unknown) => {
+        if (uri instanceof vscode.Uri && uri.scheme === 'file') {
+          chat.addFile(uri);
+        } else {
+          chat.addCurrentFile();
+        }
+        return Promise.resolve();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'piContext.chat.addSelection',
+      run(() => {
+        chat.addSelection();
+        return Promise.resolve();
+      }),
+    ),
   ];
 }
 

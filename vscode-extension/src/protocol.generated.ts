@@ -89,6 +89,30 @@ export interface CacheLifetime {
   long?: number | null;
 }
 
+/** A file or a selection attached to a prompt: sent as Pi's `pi @file` sends it (docs/chat.md). */
+export interface ChatAttachment {
+  /** The file: absolute, or relative to the chat's folder (as Pi resolves it). */
+  path: string;
+  /** A selection's first line (1-based). */
+  startLine?: number | null;
+  /** A selection's last line (1-based, inclusive). */
+  endLine?: number | null;
+  /** A selection's text as the editor has it; without it the lines are read from disk. */
+  text?: string | null;
+}
+
+/** What one attachment adds to the prompt, or why it is not attached. */
+export interface ChatAttachmentInfo {
+  /** The file's absolute path (the block's `name`). */
+  path: string;
+  startLine?: number | null;
+  endLine?: number | null;
+  /** The `<file>` block's tokens; absent when refused. */
+  tokens?: TokenCounts | null;
+  /** One sentence naming the file: why it is not attached. */
+  refused?: string | null;
+}
+
 /** What the running Pi was found to support: probed once per Pi process, corrected by its answers and events. */
 export interface ChatCapabilities {
   piVersion: string;
@@ -293,6 +317,8 @@ export interface ChatNoticeParams {
 export interface ChatPreflightParams {
   chatId: string;
   text: string;
+  /** What `pi/chat/prompt` would attach: counted with the text. */
+  attachments?: ChatAttachment[];
 }
 
 /** Where the prompt puts the session by Pi's count, before it is sent. */
@@ -306,11 +332,15 @@ export interface ChatPreflightResult {
   message?: string | null;
   /** What sending the prompt now costs, warm and cold (docs/cost.md). */
   nextRequest?: NextRequestCostInfo | null;
+  /** Each attachment's tokens (counted in `textTokens`), or why it is refused. */
+  attachments?: ChatAttachmentInfo[];
 }
 
 export interface ChatPromptParams {
   chatId: string;
   text: string;
+  /** Files and selections put before the text as `<file name=...>` blocks, as Pi's `@file` arguments are; one that cannot be attached refuses the prompt (nothing is sent). */
+  attachments?: ChatAttachment[];
   /** Needed while Pi works: steer (before its next model call) or followUp (after). */
   streamingBehavior?: "steer" | "followUp" | null;
 }

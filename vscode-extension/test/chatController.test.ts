@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { PiContextClient, type Transport } from '../src/client.generated';
 import { ChatController } from '../src/chat/controller';
 import type { ChatHeader, ChatHostMessage } from '../src/chat/messages';
-import type { ChatLog, ChatUi, ChatView, ChatWorkspace, PickItem, Timers } from '../src/chat/ports';
+import type { ChatLog, ChatUi, ChatView, ChatWorkspace, MentionItem, PickItem, Timers } from '../src/chat/ports';
 import { Transcript } from '../src/chat/transcript';
 import { ContextStore } from '../src/model/store';
 import type { ChatInfo, ChatMessagesResult } from '../src/protocol.generated';
@@ -166,6 +166,20 @@ class FakeVsCode implements ChatUi, ChatWorkspace, ChatView, ChatLog {
     return text === undefined ? Promise.reject(new Error(`ENOENT: ${file}`)) : Promise.resolve(text);
   };
   exists = (file: string): Promise<boolean> => Promise.resolve(this.files.has(file));
+  writeFile = (file: string, content: string): Promise<void> => {
+    this.files.set(file, content);
+    return Promise.resolve();
+  };
+  deleteFile = (file: string): Promise<void> => {
+    this.files.delete(file);
+    return Promise.resolve();
+  };
+  workspaceFiles: string[] = [];
+  findFiles = (query: string, max: number): Promise<string[]> =>
+    Promise.resolve(this.workspaceFiles.filter((f) => f.includes(query)).slice(0, max));
+  symbols = (): Promise<MentionItem[]> => Promise.resolve([]);
+  editor: ReturnType<ChatWorkspace['activeEditor']> = null;
+  activeEditor = (): ReturnType<ChatWorkspace['activeEditor']> => this.editor;
 
   // ChatUi
   pick<T extends PickItem>(items: readonly T[], options: { title: string }): Promise<T | undefined> {
@@ -201,6 +215,21 @@ class FakeVsCode implements ChatUi, ChatWorkspace, ChatView, ChatLog {
   }
   setStreaming(streaming: boolean): void {
     this.streamingKey.push(streaming);
+  }
+  inserted: string[] = [];
+  insertAtCursor(text: string): Promise<boolean> {
+    this.inserted.push(text);
+    return Promise.resolve(true);
+  }
+  untitled: [string, string | null][] = [];
+  newUntitled(text: string, language: string | null): Promise<unknown> {
+    this.untitled.push([text, language]);
+    return Promise.resolve(undefined);
+  }
+  changes: [string, { path: string; itemId: string }[]][] = [];
+  openChanges(title: string, files: { path: string; itemId: string }[]): Promise<unknown> {
+    this.changes.push([title, files]);
+    return Promise.resolve(undefined);
   }
 
   // ChatView
@@ -555,4 +584,145 @@ test('the model picker lists what Pi can use (recorded), the current one marked;
   const models = recorded<{ items: Json[] }>('pi/chat/models').items;
   assert.deepEqual(code.picks.at(-1), { title: "The chat's model", labels: models.map((m) => `${String(m.provider)}/${String(m.id)}`) });
   assert.deepEqual(server.called('pi/chat/setModel'), [{ chatId: START.chatId, model: `${String(models[0]?.provider)}/${String(models[0]?.id)}` }]);
+});
+
+test("Undo on Pi's recorded edit puts the file back; refused with the reason once the file changed since", async () => {
+  const { events } = recording('edit-turn');
+  const edit = events.find((e) => e.type === 'tool_execution_end') as Json;
+  const args = (events.find((e) => e.type === 'tool_execution_start') as Json).args as {
+    path: string;
+    edits: { oldText: string; newText: string }[];
+  };
+  const file = path.isAbsolute(args.path) ? args.path : path.join(START.cwd, args.path);
+  const change = args.edits[0] as { oldText: string; newText: string };
+  const { controller, server, code, timers } = await started((_s, c) => {
+    c.files.set(file, `before\n${change.newText}\nafter\n`);
+  });
+  events.forEach((event, i) => server.notify('pi/chat/event', { chatId: START.chatId, seq: i + 1, event }));
+  await settle();
+  timers.run();
+  const itemId = `t-${String(edit.toolCallId)}`;
+  assert.equal((code.shownItems().get(itemId) as Json).undo, 'available');
+  // Review: the turn's one file, before the turn (the base document) ↔ now
+  await controller.onMessage({ type: 'review', itemId });
+  assert.deepEqual(code.changes, [["Pi's changes in this turn", [{ path: file, itemId }]]]);
+  assert.equal(controller.editDiffSide(`/${itemId}/base/${path.basename(file)}`), `before\n${change.oldText}\nafter\n`);
+  // changed since: refused, the file untouched
+  code.files.set(file, `before\n${change.newText}\nafter\nmine\n`);
+  await controller.onMessage({ type: 'undo', itemId });
+  timers.run();
+  assert.equal(code.files.get(file), `before\n${change.newText}\nafter\nmine\n`);
+  const name = path.basename(file);
+  assert.ok([...code.shownItems().values()].some((i) => (i as Json).text === `Cannot undo: ${name} changed on disk since Pi's edit wrote it.`));
+  // as Pi left it: restored
+  code.files.set(file, `before\n${change.newText}\nafter\n`);
+  await controller.onMessage({ type: 'undo', itemId });
+  timers.run();
+  assert.equal(code.files.get(file), `before\n${change.oldText}\nafter\n`);
+  assert.equal((code.shownItems().get(itemId) as Json).undo, 'done');
+});
+
+test('attached files and selections are counted by the preflight, shown as chips and sent with the prompt', async () => {
+  const answer = recorded<Json>('pi/chat/preflight');
+  const { controller, server, code, timers } = await started((s, c) => {
+    s.handlers.set('pi/chat/preflight', (p) => ({
+      ...answer,
+      textTokens: { pi: 40, estimate: 42 },
+      attachments: (p.attachments as Json[]).map((a) => ({ ...a, tokens: { pi: 30, estimate: 33 } })),
+    }));
+    c.workspaceFiles = ['/home/user/project/src/app.py', '/home/user/project/README.md'];
+    c.editor = { path: '/home/user/project/src/app.py', selection: { start: 3, end: 4, text: 'a\nb' } };
+  });
+  await controller.onMessage({ type: 'mention', query: 'app' });
+  assert.deepEqual(code.posted.at(-1), {
+    type: 'mentions',
+    query: 'app',
+    items: [{ kind: 'file', label: 'app.py', detail: 'src/app.py', path: '/home/user/project/src/app.py', startLine: null, endLine: null }],
+  });
+  await controller.onMessage({ type: 'attach', path: 'src/app.py', startLine: null, endLine: null });
+  controller.addSelection();
+  timers.run();
+  await settle();
+  const chips = code.lastHeader().attachments ?? [];
+  assert.deepEqual(chips.map((c) => [c.label, c.tokens]), [['app.py', 33], ['app.py:3-4', 33]]);
+  assert.equal(code.lastHeader().adds?.line, 'Adds 42 tokens (66 from 2 attachments)');
+  await controller.onMessage({ type: 'removeAttachment', id: chips[0]?.id ?? '' });
+  await controller.onMessage({ type: 'send', text: 'explain' });
+  assert.deepEqual(server.called('pi/chat/prompt').at(-1), {
+    chatId: START.chatId,
+    text: 'explain',
+    attachments: [{ path: '/home/user/project/src/app.py', startLine: 3, endLine: 4, text: 'a\nb' }],
+  });
+  assert.deepEqual(code.lastHeader().attachments, [], 'sent: the chips go');
+});
+
+test("a reply's code block goes into the editor at the cursor, or into a new untitled document in its language", async () => {
+  const { controller, code } = await started();
+  await controller.onMessage({ type: 'insertCode', text: 'print(1)' });
+  await controller.onMessage({ type: 'newFile', text: 'print(1)', language: 'python' });
+  assert.deepEqual(code.inserted, ['print(1)']);
+  assert.deepEqual(code.untitled, [['print(1)', 'python']]);
+});
+
+test("Undo on a write: the file as read when the model finished the call comes back; one the write created is removed", async () => {
+  const file = path.join(START.cwd, 'NEW.md');
+  const kept = path.join(START.cwd, 'KEPT.md');
+  const { controller, server, code, timers } = await started((_s, c) => {
+    c.files.set(kept, 'old text\n');
+  });
+  const call = (id: string, p: string, content: string): Json[] => [
+    { type: 'agent_start' },
+    { type: 'message_start', message: { role: 'assistant', content: [] } },
+    {
+      type: 'message_update',
+      assistantMessageEvent: { type: 'toolcall_end', contentIndex: 0, toolCall: { type: 'toolCall', id, name: 'write', arguments: { path: p, content } } },
+    },
+    { type: 'message_end', message: { role: 'assistant', content: [{ type: 'toolCall', id, name: 'write', arguments: { path: p, content } }] } },
+    { type: 'tool_execution_start', toolCallId: id, toolName: 'write', args: { path: p, content } },
+    { type: 'tool_execution_end', toolCallId: id, toolName: 'write', result: { content: [{ type: 'text', text: 'ok' }] }, isError: false },
+  ];
+  let seq = 0;
+  const play = async (events: Json[], afterSnapshot: () => void): Promise<void> => {
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[0] as Json });
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[1] as Json });
+    server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event: events[2] as Json });
+    await settle(); // the host read the file (before Pi runs the tool)
+    afterSnapshot(); // then Pi writes
+    for (const event of events.slice(3)) {
+      server.notify('pi/chat/event', { chatId: START.chatId, seq: ++seq, event });
+    }
+    await settle();
+    timers.run();
+  };
+  await play(call('w1', 'NEW.md', '# new\n'), () => code.files.set(file, '# new\n'));
+  await play(call('w2', 'KEPT.md', 'new text\n'), () => code.files.set(kept, 'new text\n'));
+  await controller.onMessage({ type: 'undo', itemId: 't-w1' });
+  assert.equal(code.files.has(file), false, 'the file the write created is removed');
+  await controller.onMessage({ type: 'undo', itemId: 't-w2' });
+  assert.equal(code.files.get(kept), 'old text\n');
+});
+
+test("editing a message sent with attachments gives its chips back and its text to the input", async () => {
+  const points = recorded<{ messages: { entryId: string; text: string }[] }>('pi/chat/forkPoints');
+  const first = points.messages[0];
+  assert.ok(first);
+  const sent = `<file name="/home/user/project/a.py" lines="2-3">\ny\nz\n</file>\n${first.text}`;
+  const forked: ChatInfo = { ...START, session: '/home/user/.pi/agent/sessions/--home-user-project--/forked.jsonl' };
+  const { controller, server, code, timers } = await started((s) => {
+    s.handlers.set('pi/chat/messages', () => ({ items: [], inFlight: [], seq: 0, inFlightTruncated: false }));
+    s.handlers.set('pi/chat/fork', () => ({ cancelled: false, text: sent }));
+  });
+  server.handlers.set('pi/chat/state', () => forked);
+  server.notify('pi/chat/event', { chatId: START.chatId, seq: 1, event: { type: 'message_start', message: { role: 'user', content: first.text } } });
+  server.notify('pi/chat/event', { chatId: START.chatId, seq: 2, event: { type: 'agent_settled' } });
+  await settle();
+  timers.run();
+  const user = [...code.shownItems().values()].find((i) => (i as Json).kind === 'user') as Json;
+  await controller.onMessage({ type: 'fork', itemId: user.id });
+  timers.run();
+  assert.deepEqual(code.posted.filter((m) => m.type === 'setInput').at(-1), { type: 'setInput', text: first.text });
+  assert.deepEqual(
+    (code.lastHeader().attachments ?? []).map((c) => [c.label, c.text]),
+    [['a.py:2-3', 'y\nz']],
+  );
 });

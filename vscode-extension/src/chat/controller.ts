@@ -40,6 +40,7 @@ import type {
   ContextBudgetResult,
   SessionChangedParams,
 } from '../protocol.generated';
+import { addsLine, Attachments, splitFileBlocks } from './attachments';
 import { type FeatureId, featureView, unavailable } from './capabilities';
 import { type Completion, parseInput, piCompletions } from './commands';
 import { showDialog } from './dialogs';
@@ -53,9 +54,12 @@ import type { ChatLog, ChatStore, ChatUi, ChatView, ChatWorkspace, Timers } from
 import { Preflight } from './preflight';
 import { Gate } from './readiness';
 import { Transcript } from './transcript';
+import { turnChanges, type TurnTool, undoDecision, type UndoRecord } from './undo';
 import { gaugeView, modelHasPrices } from './replyUsage';
 
 export const BUDGET_DELAY_MS = 100;
+/** The edit and write cards Undo and Review remember (the newest): each record holds a file's content twice. */
+export const MAX_UNDO = 50;
 export const SERVER_NOT_RUNNING = 'The pi-context server is not running.';
 const DEFAULT_INSTALL = 'npm install -g @earendil-works/pi-coding-agent';
 
@@ -89,6 +93,14 @@ export class ChatController {
   private readonly gate = new Gate(() => this.outbox.postHeader());
   private readonly outbox: ChatOutbox;
   private readonly editDiffs = new EditDiffs();
+  /** Files and selections for the next prompt (the chips). */
+  private readonly attachments = new Attachments();
+  /** The input's text as last typed: asked about again when the attachments change. */
+  private typed = '';
+  /** What Undo knows of each edit/write card (by item id), or why it knows nothing. */
+  private readonly undoRecords = new Map<string, UndoRecord | { unknown: string; path: string }>();
+  /** A write's file as read when the model finished the call, before Pi ran it (null: no file), by tool call id. */
+  private readonly writeBefore = new Map<string, string | null>();
 
   private budget: ContextBudgetResult | null = null;
   private piCommands: Completion[] = [];
@@ -109,10 +121,19 @@ export class ChatController {
       ports.timers,
       (text) => {
         const chat = this.lifecycle.live;
-        return chat ? this.server().chatPreflight({ chatId: chat.chatId, text }) : null;
+        const attachments = this.attachments.wire();
+        return chat
+          ? this.server()
+              .chatPreflight({ chatId: chat.chatId, text, ...(attachments.length ? { attachments } : {}) })
+              .then((r) => {
+                this.attachments.counted(r.attachments ?? []);
+                return r;
+              })
+          : null;
       },
       () => this.outbox.postHeader(),
       (e) => this.ports.log.debug(`pi/chat/preflight: ${errorText(e)}`),
+      () => this.attachments.list.length > 0,
     );
   }
 
@@ -179,7 +200,44 @@ export class ChatController {
 
   /** The text of an edit card's diff document (the host's `pi-context-edit:` content provider). */
   editDiffSide(documentPath: string): string {
+    const base = /^\/([^/]+)\/base\//.exec(documentPath);
+    if (base) {
+      const record = this.undoRecords.get(base[1] ?? '');
+      return record && 'before' in record ? (record.before ?? '') : '(What this file was before the turn is not known.)';
+    }
     return this.editDiffs.side(documentPath);
+  }
+
+  // ---- context from the editor --------------------------------------------------------------
+
+  /** Attach a file, or lines of it (a selection, with the editor's text), to the next prompt. */
+  attachFile(file: string, lines: { start: number; end: number; text: string | null } | null = null): void {
+    this.attachments.add(file, lines);
+    this.attachmentsChanged();
+  }
+
+  /** "Add Current File to Chat": the active editor's file. */
+  addCurrentFile(): void {
+    const editor = this.ports.workspace.activeEditor();
+    if (!editor) {
+      throw new Error('Open a file in an editor first: its file is what gets attached.');
+    }
+    this.attachFile(editor.path);
+  }
+
+  /** "Add Selection to Chat": the active editor's selected lines, as the editor has them. */
+  addSelection(): void {
+    const editor = this.ports.workspace.activeEditor();
+    if (!editor?.selection) {
+      throw new Error('Select some text in an editor first: the selected lines are what gets attached.');
+    }
+    const { start, end, text } = editor.selection;
+    this.attachFile(editor.path, { start, end, text });
+  }
+
+  private attachmentsChanged(): void {
+    this.outbox.postHeader();
+    this.preflight.typed(this.typed, this.lifecycle.live !== null);
   }
 
   // ---- what the view shows ------------------------------------------------------------------
@@ -224,6 +282,13 @@ export class ChatController {
       compacting: this.transcript.compacting,
       warning: this.preflight.warning,
       nextRequest: this.preflight.price ? nextRequestText(this.preflight.price, this.ports.timers.now()) : null,
+      attachments: this.attachments.list.map((c) => ({ ...c })),
+      adds: this.preflight.result
+        ? addsLine(
+            this.preflight.result,
+            this.preflight.price ? nextRequestText(this.preflight.price, this.ports.timers.now()) : null,
+          )
+        : null,
       compactPreview: this.compactPreview,
       exited,
       completions: this.piCommands,
@@ -517,9 +582,15 @@ export class ChatController {
       void this.extensionUi(event);
       return;
     }
+    if (event.type === 'message_update') {
+      void this.snapshotBeforeWrite(event.assistantMessageEvent);
+    }
     this.outbox.changed(this.transcript.apply(event));
     if (event.type === 'tool_execution_end' && event.toolName === 'edit' && event.isError !== true) {
       void this.buildEditDiff(`t-${String(event.toolCallId)}`); // right after Pi wrote it: the reversal is exact
+    }
+    if (event.type === 'tool_execution_end' && event.toolName === 'write' && event.isError !== true) {
+      this.recordWrite(`t-${String(event.toolCallId)}`, String(event.toolCallId));
     }
     if (event.type === 'agent_settled' || event.type === 'compaction_end') {
       void this.refreshEntryIds();
@@ -630,7 +701,36 @@ export class ChatController {
         }
         break;
       case 'input':
+        this.typed = message.text;
         this.preflight.typed(message.text, this.lifecycle.live !== null);
+        break;
+      case 'mention':
+        await this.mention(message.query);
+        break;
+      case 'attach':
+        this.attachFile(
+          this.resolvePath(message.path),
+          message.startLine !== null ? { start: message.startLine, end: message.endLine ?? message.startLine, text: null } : null,
+        );
+        break;
+      case 'removeAttachment':
+        if (this.attachments.remove(message.id)) {
+          this.attachmentsChanged();
+        }
+        break;
+      case 'undo':
+        await this.undo(message.itemId);
+        break;
+      case 'review':
+        await this.review(message.itemId);
+        break;
+      case 'insertCode':
+        if (!(await ui.insertAtCursor(message.text))) {
+          ui.notify('info', 'Open a file in an editor first: the code goes in at its cursor.');
+        }
+        break;
+      case 'newFile':
+        await ui.newUntitled(message.text, message.language);
         break;
       case 'abort':
         await this.abort();
@@ -737,6 +837,7 @@ export class ChatController {
         break;
     }
     const chat = await this.liveChat();
+    const attachments = this.attachments.wire();
     this.preflight.clear();
     if (this.transcript.clearErrors()) {
       this.outbox.all(); // sending again clears the errors of the attempts before
@@ -748,13 +849,18 @@ export class ChatController {
       const result = await this.server().chatPrompt({
         chatId: chat.chatId,
         text: input.text,
+        ...(attachments.length ? { attachments } : {}),
         // While Pi works: Pi delivers it before its next model call.
         ...(streaming ? { streamingBehavior: 'steer' as const } : {}),
       });
+      if (attachments.length) {
+        this.attachments.clear(); // sent with this prompt: the chips go
+        this.typed = '';
+      }
       if (result.disposition === 'handled') {
         this.transcript.streaming = false; // an extension command: no run follows
-        this.outbox.postHeader();
       }
+      this.outbox.postHeader();
     } catch (e) {
       this.transcript.streaming = false;
       this.outbox.postHeader();
@@ -853,7 +959,16 @@ export class ChatController {
     if (edit !== null && retry) {
       await this.send(edit); // after the rebuild: the same text, into the new branch
     } else if (edit !== null) {
-      this.outbox.post({ type: 'setInput', text: edit }); // after the gate's header: the message is back when it can be sent
+      // The message's attachments come back as chips (a whole file is read again when sent), its text into the input.
+      const sent = splitFileBlocks(edit);
+      for (const f of sent.files) {
+        const lines = f.startLine !== null ? { start: f.startLine, end: f.endLine ?? f.startLine, text: f.content } : null;
+        this.attachments.add(f.name, lines);
+      }
+      if (sent.files.length > 0) {
+        this.attachmentsChanged();
+      }
+      this.outbox.post({ type: 'setInput', text: sent.text }); // after the gate's header: the message is back when it can be sent
     }
   }
 
@@ -872,6 +987,16 @@ export class ChatController {
     }
     const sides = editSides(current, call);
     this.editDiffs.keep(itemId, sides);
+    if (!this.undoRecords.has(itemId)) {
+      // Undo's record is taken once, right after Pi wrote the file (a later rebuild may see the file changed).
+      this.keepUndo(
+        itemId,
+        sides.source === 'file'
+          ? { tool: 'edit', path: this.resolvePath(call.path), before: sides.before, after: sides.after }
+          : { unknown: `the edit could not be reversed exactly (${sides.reason})`, path: this.resolvePath(call.path) },
+      );
+      item.undo = 'available';
+    }
     item.diffNote = editSidesNote(sides);
     this.outbox.changed([item.id]);
     return sides;
@@ -890,6 +1015,160 @@ export class ChatController {
     }
     const name = path.basename(call.path);
     await this.ports.ui.openDiff(itemId, name, editDiffTitle(name, sides));
+  }
+
+  /** A `write` call the model finished: read the file before Pi runs the tool (Pi runs tools after the reply ends). */
+  private async snapshotBeforeWrite(update: unknown): Promise<void> {
+    if (typeof update !== 'object' || update === null) {
+      return;
+    }
+    const { type, toolCall } = update as { type?: unknown; toolCall?: unknown };
+    if (type !== 'toolcall_end' || typeof toolCall !== 'object' || toolCall === null) {
+      return;
+    }
+    const call = toolCall as { id?: unknown; name?: unknown; arguments?: unknown };
+    const args = call.arguments as { path?: unknown } | undefined;
+    if (call.name !== 'write' || typeof call.id !== 'string' || typeof args?.path !== 'string') {
+      return;
+    }
+    const file = this.resolvePath(args.path);
+    let before: string | null;
+    try {
+      before = (await this.ports.workspace.exists(file)) ? await this.ports.workspace.readFile(file) : null;
+    } catch (e) {
+      this.ports.log.debug(`undo: reading ${file} before the write: ${errorText(e)}`);
+      return;
+    }
+    this.writeBefore.set(call.id, before);
+    for (const old of [...this.writeBefore.keys()].slice(0, Math.max(0, this.writeBefore.size - MAX_UNDO))) {
+      this.writeBefore.delete(old); // a write that never ended (an error, an abort)
+    }
+  }
+
+  /** Undo's record of a card; the newest `MAX_UNDO` are kept (each holds a file's content twice). */
+  private keepUndo(itemId: string, record: UndoRecord | { unknown: string; path: string }): void {
+    this.undoRecords.set(itemId, record);
+    for (const old of [...this.undoRecords.keys()].slice(0, Math.max(0, this.undoRecords.size - MAX_UNDO))) {
+      this.undoRecords.delete(old);
+      const item = this.transcript.get(old);
+      if (item?.kind === 'tool' && item.undo === 'available') {
+        item.undo = undefined;
+        this.outbox.changed([item.id]);
+      }
+    }
+  }
+
+  private recordWrite(itemId: string, toolCallId: string): void {
+    const item = this.transcript.get(itemId);
+    if (item?.kind !== 'tool') {
+      return;
+    }
+    let args: { path?: unknown; content?: unknown } = {};
+    try {
+      args = JSON.parse(item.args) as typeof args;
+    } catch {
+      return;
+    }
+    if (typeof args.path !== 'string' || typeof args.content !== 'string') {
+      return;
+    }
+    const file = this.resolvePath(args.path);
+    const before = this.writeBefore.get(toolCallId);
+    this.writeBefore.delete(toolCallId);
+    this.keepUndo(
+      itemId,
+      before === undefined
+        ? { unknown: 'the file was not read before Pi wrote it', path: file }
+        : { tool: 'write', path: file, before, after: args.content },
+    );
+    item.undo = 'available';
+    this.outbox.changed([item.id]);
+  }
+
+  /** Undo on an edit or write card: the file as it was before the tool call, unless it changed since. */
+  private async undo(itemId: string): Promise<void> {
+    const item = this.transcript.get(itemId);
+    const record = this.undoRecords.get(itemId);
+    if (item?.kind !== 'tool' || !record) {
+      throw new Error('This card has no change pi-context can undo (it was made before this window opened).');
+    }
+    let now: string | null = null;
+    if (await this.ports.workspace.exists(record.path)) {
+      now = await this.ports.workspace.readFile(record.path);
+    }
+    const decision = undoDecision(record, now);
+    if (decision.kind === 'refuse') {
+      this.outbox.changed([this.transcript.notice('warning', decision.reason).id]);
+      return;
+    }
+    if (decision.kind === 'delete') {
+      await this.ports.workspace.deleteFile(record.path);
+    } else {
+      await this.ports.workspace.writeFile(record.path, decision.content);
+    }
+    item.undo = 'done';
+    const name = path.basename(record.path);
+    const said = decision.kind === 'delete' ? `Undone: ${name} removed (Pi's write created it).` : `Undone: ${name} is back as it was before Pi's ${item.name}.`;
+    this.outbox.changed([item.id, this.transcript.notice('info', said).id]);
+  }
+
+  /** Review: VS Code's multi-file diff of every file the item's turn changed, before the turn ↔ now. */
+  private async review(itemId: string): Promise<void> {
+    const items: TurnTool[] = this.transcript.items.map((i) => {
+      if (i.kind === 'user') {
+        return { kind: 'user', id: i.id };
+      }
+      if (i.kind === 'tool') {
+        const record = this.undoRecords.get(i.id);
+        return { kind: 'tool', id: i.id, name: i.name, status: i.status, path: record?.path };
+      }
+      return { kind: 'other', id: i.id };
+    });
+    const files = turnChanges(items, itemId);
+    if (files.length === 0) {
+      throw new Error('This turn changed no file pi-context saw (edits and writes made in this window).');
+    }
+    const known = files.filter((f) => {
+      const record = this.undoRecords.get(f.firstItemId);
+      return record !== undefined && 'before' in record;
+    });
+    if (known.length < files.length) {
+      const unknown = files.filter((f) => !known.includes(f)).map((f) => path.basename(f.path));
+      this.outbox.changed([
+        this.transcript.notice('info', `Not in the review (what it was before the turn is not known): ${unknown.join(', ')}.`).id,
+      ]);
+    }
+    if (known.length === 0) {
+      return;
+    }
+    const title = "Pi's changes in this turn"; // VS Code adds the number of files
+    await this.ports.ui.openChanges(title, known.map((f) => ({ path: f.path, itemId: f.firstItemId })));
+  }
+
+  private async mention(query: string): Promise<void> {
+    const MAX = 30;
+    const [files, symbols] = await Promise.all([
+      this.ports.workspace.findFiles(query, MAX).catch((e: unknown) => {
+        this.ports.log.debug(`@ files: ${errorText(e)}`);
+        return [] as string[];
+      }),
+      query.length >= 2
+        ? this.ports.workspace.symbols(query, 10).catch((e: unknown) => {
+            this.ports.log.debug(`@ symbols: ${errorText(e)}`);
+            return [];
+          })
+        : Promise.resolve([]),
+    ]);
+    const root = this.lifecycle.chat?.cwd ?? this.ports.workspace.folder()?.path ?? '';
+    const fileItems = files.map((f) => ({
+      kind: 'file' as const,
+      label: path.basename(f),
+      detail: root && f.startsWith(`${root}/`) ? f.slice(root.length + 1) : f,
+      path: f,
+      startLine: null,
+      endLine: null,
+    }));
+    this.outbox.post({ type: 'mentions', query, items: [...fileItems, ...symbols] });
   }
 
   /** A tool's path as Pi resolves it: relative to Pi's working folder. */

@@ -7,7 +7,9 @@
 import type { ChatCompactPreview } from '../protocol.generated';
 import type { FeatureView } from './capabilities';
 import type { NextRequestText } from '../model/nextRequest';
+import type { AttachmentChip } from './attachments';
 import type { Completion } from './commands';
+import type { MentionItem } from './ports';
 import type { LiveAction, LiveNotice } from './live';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './replyUsage';
@@ -43,6 +45,10 @@ export interface ChatHeader {
   warning: string | null;
   /** The preflight's price of sending the text being typed (`nextRequest`, model/nextRequest.ts). */
   nextRequest?: NextRequestText | null;
+  /** Files and selections attached to the next prompt: the chips above the input. */
+  attachments?: AttachmentChip[];
+  /** Under the input: what the message (text and attachments) adds to the next request, its price and the cache. */
+  adds?: { line: string; title: string } | null;
   compactPreview: { preview: ChatCompactPreview; focus: string | null } | null;
   /** Pi exited: its message, and whether a restart can resume the session. */
   exited: { message: string; canRestart: boolean } | null;
@@ -76,7 +82,9 @@ export type ChatHostMessage =
   /** A prompt the host could not send: back into the input, unless the user typed something else since. */
   | { type: 'restoreInput'; text: string }
   /** What Pi had queued and no longer sends (Stop, Take back): added to the input after what is typed there. */
-  | { type: 'queuedBack'; steering: string[]; followUp: string[] };
+  | { type: 'queuedBack'; steering: string[]; followUp: string[] }
+  /** The `@` completions for `query` (workspace files, then symbols). */
+  | { type: 'mentions'; query: string; items: MentionItem[] };
 
 export type ChatWebviewMessage =
   | { type: 'ready' }
@@ -106,7 +114,19 @@ export type ChatWebviewMessage =
   /** Take back what Pi has queued (Pi's `clear_queue`): the texts return to the input. */
   | { type: 'takeBackQueue' }
   /** Open the settings editor at `piContext.pi.command`. */
-  | { type: 'openPiSetting' };
+  | { type: 'openPiSetting' }
+  /** `@` typed in the input: the completions for what follows it. */
+  | { type: 'mention'; query: string }
+  /** An `@` completion chosen: attach the file (or the symbol's lines). */
+  | { type: 'attach'; path: string; startLine: number | null; endLine: number | null }
+  | { type: 'removeAttachment'; id: string }
+  /** Undo an edit or write tool card. */
+  | { type: 'undo'; itemId: string }
+  /** Review every file the turn of this item changed, in VS Code's multi-file diff. */
+  | { type: 'review'; itemId: string }
+  /** A reply's code block: into the editor at its cursor, or as a new untitled document. */
+  | { type: 'insertCode'; text: string }
+  | { type: 'newFile'; text: string; language: string | null };
 
 const SIMPLE = new Set([
   'ready',
@@ -146,7 +166,23 @@ export function parseChatMessage(raw: unknown): ChatWebviewMessage | undefined {
     case 'retry':
     case 'openDiff':
     case 'dismiss':
+    case 'undo':
+    case 'review':
       return bounded(m.itemId) ? { type, itemId: m.itemId } : undefined;
+    case 'removeAttachment':
+      return bounded(m.id) ? { type, id: m.id } : undefined;
+    case 'mention':
+      return typeof m.query === 'string' && m.query.length <= MAX_NAME ? { type, query: m.query } : undefined;
+    case 'insertCode':
+      return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text } : undefined;
+    case 'newFile': {
+      const language = typeof m.language === 'string' && /^[\w+#.-]{1,40}$/.test(m.language) ? m.language : null;
+      return typeof m.text === 'string' && m.text.length <= MAX_PROMPT ? { type, text: m.text, language } : undefined;
+    }
+    case 'attach': {
+      const line = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null);
+      return bounded(m.path) ? { type, path: m.path, startLine: line(m.startLine), endLine: line(m.endLine) } : undefined;
+    }
     case 'liveAction':
       return m.action === 'reload' || m.action === 'restart' || m.action === 'trust' ? { type, action: m.action } : undefined;
     case 'openFile': {

@@ -23,6 +23,25 @@ export interface ChatWorkspace {
   rememberSession(session: string | null): PromiseLike<void>;
   readFile(path: string): Promise<string>;
   exists(path: string): Promise<boolean>;
+  /** Undo of a tool card: put a file's content back, or remove a file a write created. */
+  writeFile(path: string, content: string): Promise<void>;
+  deleteFile(path: string): Promise<void>;
+  /** `@` completion: workspace files whose path contains `query` (files.exclude and .gitignore respected), at most `max`. */
+  findFiles(query: string, max: number): Promise<string[]>;
+  /** `@` completion: the workspace's symbols (`vscode.executeWorkspaceSymbolProvider`), at most `max`. */
+  symbols(query: string, max: number): Promise<MentionItem[]>;
+  /** The active editor's file and its selection (1-based lines, the editor's text), for Add File / Add Selection. */
+  activeEditor(): { path: string; selection: { start: number; end: number; text: string } | null } | null;
+}
+
+/** One `@` completion: a file, or a symbol (attached as the lines of its range). */
+export interface MentionItem {
+  kind: 'file' | 'symbol';
+  label: string;
+  detail: string;
+  path: string;
+  startLine: number | null;
+  endLine: number | null;
 }
 
 export interface PickItem {
@@ -49,6 +68,12 @@ export interface ChatUi {
   openFile(path: string, line: number | null): PromiseLike<unknown>;
   /** VS Code's diff editor on an edit card's two sides (`EditDiffs.side` answers their documents). */
   openDiff(itemId: string, name: string, title: string): PromiseLike<unknown>;
+  /** A code block of a reply into the active editor at its cursor; false when no editor is open. */
+  insertAtCursor(text: string): PromiseLike<boolean>;
+  /** A code block of a reply as a new untitled document in its language. */
+  newUntitled(text: string, language: string | null): PromiseLike<unknown>;
+  /** VS Code's multi-file diff (`vscode.changes`): each file before the turn (`itemId`'s base document) ↔ now. */
+  openChanges(title: string, files: { path: string; itemId: string }[]): PromiseLike<unknown>;
   /** `piContext.chat.streaming`: the view title's stop button shows only while Pi works. */
   setStreaming(streaming: boolean): void;
 }

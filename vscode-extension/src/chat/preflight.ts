@@ -26,6 +26,8 @@ export class Preflight {
   warning: string | null = null;
   /** The price of sending it (`nextRequest`); worded at each header (the cache's state ages). */
   price: NextRequestCostInfo | null = null;
+  /** The whole answer (what the message adds, each attachment's tokens). */
+  result: ChatPreflightResult | null = null;
   private timer: unknown;
 
   constructor(
@@ -35,12 +37,15 @@ export class Preflight {
     /** The answer (or a clear) changed what the header shows. */
     private readonly changed: () => void,
     private readonly failed: (error: unknown) => void,
+    /** Whether something is attached: the message is then worth a preflight even with no text yet. */
+    private readonly attached: () => boolean = () => false,
   ) {}
 
-  /** The input changed: ask again after a pause, or clear when the text is empty or a command. */
+  /** The input changed: ask again after a pause, or clear when the text is empty (and nothing attached) or a command. */
   typed(text: string, live: boolean): void {
     this.cancel();
-    if (!live || text.trim().length === 0 || parseInput(text).kind !== 'prompt') {
+    const empty = text.trim().length === 0 && !this.attached();
+    if (!live || empty || (text.trim().length > 0 && parseInput(text).kind !== 'prompt')) {
       if (this.clear()) {
         this.changed();
       }
@@ -52,6 +57,7 @@ export class Preflight {
         ?.then((r) => {
           this.warning = preflightWarning(r);
           this.price = r.nextRequest ?? null;
+          this.result = r;
           this.changed();
         })
         .catch((e: unknown) => this.failed(e));
@@ -60,9 +66,10 @@ export class Preflight {
 
   /** Forget the warning and the price (a prompt sent, another chat); answers whether there was one. */
   clear(): boolean {
-    const had = this.warning !== null || this.price !== null;
+    const had = this.warning !== null || this.price !== null || this.result !== null;
     this.warning = null;
     this.price = null;
+    this.result = null;
     return had;
   }
 

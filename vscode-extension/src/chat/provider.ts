@@ -5,7 +5,9 @@
  * implements the controller's ports (`ports.ts`) with VS Code's API: quick picks, dialogs, the clipboard, the diff
  * editor on `pi-context-edit:` documents, the workspace state that remembers the session shown last, files.
  */
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { ContextStore } from '../model/store';
 import type { ServerManager } from '../server';
@@ -13,7 +15,7 @@ import { makeNonce } from '../sidebar/html';
 import { ChatController } from './controller';
 import { chatHtml } from './html';
 import type { ChatHostMessage } from './messages';
-import { type ChatUi, type ChatView, type ChatWorkspace, realTimers } from './ports';
+import { type ChatUi, type ChatView, type ChatWorkspace, type MentionItem, realTimers } from './ports';
 
 export const CHAT_VIEW_ID = 'piContext.chat';
 const SESSION_KEY = 'piContext.chat.session';
@@ -41,7 +43,70 @@ function workspacePort(state: vscode.Memento): ChatWorkspace {
         return false;
       }
     },
+    writeFile: (file, content) => fs.writeFile(file, content, 'utf8'),
+    deleteFile: (file) => fs.rm(file),
+    findFiles: async (query, max) => {
+      // files.exclude applies (the default exclude); .gitignore through git itself, below.
+      const glob = query ? `**/*${query.replace(/[[\]{}*?!]/g, '')}*` : '**/*';
+      const found = await vscode.workspace.findFiles(glob, undefined, max * 3);
+      const paths = found.map((u) => u.fsPath).sort((a, b) => a.length - b.length || a.localeCompare(b));
+      return (await notIgnored(paths)).slice(0, max);
+    },
+    symbols: async (query, max) => {
+      const found = await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>(
+        'vscode.executeWorkspaceSymbolProvider',
+        query,
+      );
+      return (found ?? []).slice(0, max).map(
+        (s): MentionItem => ({
+          kind: 'symbol',
+          label: s.name,
+          detail: `${vscode.SymbolKind[s.kind] ?? 'symbol'} in ${vscode.workspace.asRelativePath(s.location.uri)}`,
+          path: s.location.uri.fsPath,
+          startLine: s.location.range.start.line + 1,
+          endLine: s.location.range.end.line + 1,
+        }),
+      );
+    },
+    activeEditor: () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.document.uri.scheme !== 'file') {
+        return null;
+      }
+      const sel = editor.selection;
+      if (sel.isEmpty) {
+        return { path: editor.document.uri.fsPath, selection: null };
+      }
+      // Whole lines: a selection ending at a line's start does not take that line.
+      const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : sel.end.line;
+      const range = new vscode.Range(sel.start.line, 0, endLine, editor.document.lineAt(endLine).text.length);
+      return {
+        path: editor.document.uri.fsPath,
+        selection: { start: sel.start.line + 1, end: endLine + 1, text: editor.document.getText(range) },
+      };
+    },
   };
+}
+
+/** The paths git does not ignore (`git check-ignore`); all of them outside a repository or without git. */
+function notIgnored(paths: string[]): Promise<string[]> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!folder || paths.length === 0) {
+    return Promise.resolve(paths);
+  }
+  return new Promise((resolve) => {
+    const child = execFile('git', ['-C', folder, 'check-ignore', '--stdin', '-z'], { timeout: 5000 }, (error, stdout) => {
+      // exit 1: none ignored; 128: not a repository (or no git): keep everything
+      const code = (error as { code?: unknown } | null)?.code;
+      if (error && code !== 1) {
+        resolve(paths);
+        return;
+      }
+      const ignored = new Set(stdout.split('\0').filter(Boolean).map((p) => nodePath.resolve(folder, p)));
+      resolve(paths.filter((p) => !ignored.has(p)));
+    });
+    child.stdin?.end(paths.join('\0'));
+  });
 }
 
 /** The UI port: VS Code's quick picks, modals, notifications, clipboard, commands and editors. */
@@ -74,6 +139,31 @@ function uiPort(): ChatUi {
       }
       return vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file), options);
     },
+    insertAtCursor: async (text) => {
+      const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+      if (!editor) {
+        return false;
+      }
+      return editor.edit((edit) => {
+        for (const selection of editor.selections) {
+          edit.replace(selection, text);
+        }
+      });
+    },
+    newUntitled: async (text, language) => {
+      const doc = await vscode.workspace.openTextDocument({ content: text, ...(language ? { language } : {}) });
+      return vscode.window.showTextDocument(doc);
+    },
+    openChanges: (title, files) =>
+      vscode.commands.executeCommand(
+        'vscode.changes',
+        title,
+        files.map((f) => {
+          const uri = vscode.Uri.file(f.path);
+          const base = vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/${f.itemId}/base/${nodePath.basename(f.path)}` });
+          return [uri, base, uri];
+        }),
+      ),
     openDiff: (itemId, name, title) => {
       const side = (which: 'before' | 'after'): vscode.Uri =>
         vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/${itemId}/${which}/${name}` });
@@ -149,6 +239,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
     });
     void this.controller.viewResolved();
+  }
+
+  /** "Add Current File to Chat": the active editor's file, as a chip; the chat is shown. */
+  addCurrentFile(): void {
+    this.controller.addCurrentFile();
+    this.reveal();
+  }
+
+  /** "Add Selection to Chat": the selected lines, as a chip; the chat is shown. */
+  addSelection(): void {
+    this.controller.addSelection();
+    this.reveal();
+  }
+
+  /** "Add File to Chat" from the explorer or an editor's tab: that file. */
+  addFile(uri: vscode.Uri): void {
+    this.controller.attachFile(uri.fsPath);
+    this.reveal();
   }
 
   /** End this chat's Pi (the session file stays) and start a new one. */

@@ -66,6 +66,8 @@ export interface ToolItem {
   line: number | null;
   /** An edit's diff link: what its two sides are (set by the host once it has built them, `chat/editDiff.ts`). */
   diffNote?: string | null;
+  /** An edit or write the host can undo (`undo.ts`), or has undone. */
+  undo?: 'available' | 'done';
 }
 
 export interface EventItem {

@@ -5,9 +5,11 @@
  * Selectors and attributes follow docs/chat-dom contract (`data-testid`s): they are what the
  * end-to-end test finds.
  */
+import { splitFileBlocks } from '../../chat/attachments';
 import { queuedBack } from '../../chat/live';
 import { type ChatHeader, type ChatHostMessage, type ChatWebviewMessage, noPiSentence } from '../../chat/messages';
 import { type Completion, completionsFor } from '../../chat/commands';
+import type { MentionItem } from '../../chat/ports';
 import { sendState } from '../../chat/readiness';
 import type { AssistantItem, ChatItem, EventItem, NoticeItem, ToolItem, UserItem } from '../../chat/transcript';
 import { usageText } from '../../chat/replyUsage';
@@ -35,6 +37,9 @@ const dirty = new Set<string>();
 let frame = 0;
 let completions: Completion[] = [];
 let selected = 0;
+/** The `@` being completed (its offset in the input and what follows it), and the host's answers for it. */
+let mention: { at: number; query: string } | null = null;
+let mentionItems: MentionItem[] = [];
 
 // ---- the static frame ------------------------------------------------------------------------
 
@@ -73,6 +78,11 @@ const extras = h('div', { class: 'extras' });
 const warning = h('div', { class: 'warning', attrs: { 'data-testid': 'chat-warning', role: 'alert' } });
 const queueEl = h('div', { class: 'queue muted', attrs: { 'data-testid': 'chat-queue' } });
 const nextRequestEl = h('div', { class: 'next-request muted', attrs: { 'data-testid': 'chat-next-request' } });
+/** The files and selections attached to the next prompt, each with its tokens and an x. */
+const chipsEl = h('div', { class: 'attachments', attrs: { 'data-testid': 'chat-attachments', 'aria-label': 'Attached to the next message' } });
+/** Under the input: what the message adds to the next request (tokens, price, the cache). */
+const addsEl = h('div', { class: 'adds muted', attrs: { 'data-testid': 'chat-adds' } });
+addsEl.hidden = true;
 const completionList = h('ul', {
   class: 'completions',
   id: 'chat-completions',
@@ -83,7 +93,7 @@ const input = h('textarea', {
   attrs: {
     'data-testid': 'chat-input',
     rows: '2',
-    placeholder: 'Ask Pi… (Enter to send, Shift+Enter for a new line, / for commands)',
+    placeholder: 'Ask Pi… (Enter to send, Shift+Enter for a new line, / for commands, @ to attach a file)',
     'aria-label': 'Message to Pi',
     'aria-autocomplete': 'list',
     'aria-controls': 'chat-completions',
@@ -98,8 +108,10 @@ const composer = h(
   completionList,
   warning,
   queueEl,
-  nextRequestEl,
+  chipsEl,
   h('div', { class: 'input-row' }, input, h('div', { class: 'input-buttons' }, sendButton, stopButton)),
+  // One line under the input: what the message adds, then the next request's price and the cache's state.
+  h('div', { class: 'adds-row' }, addsEl, nextRequestEl),
 );
 root.replaceChildren(headerEl, untrusted, noPi, liveEl, log, extras, composer);
 root.removeAttribute('aria-busy');
@@ -158,6 +170,13 @@ window.addEventListener('message', (event: MessageEvent<ChatHostMessage>) => {
       if (input.value.trim().length === 0) {
         input.value = m.text;
         onInput();
+      }
+      break;
+    case 'mentions':
+      if (mention && m.query === mention.query) {
+        mentionItems = m.items;
+        selected = 0;
+        updateCompletions();
       }
       break;
     case 'queuedBack': {
@@ -302,6 +321,7 @@ function drawHeader(): void {
     ),
   );
   // The price of sending what is typed (the preflight's nextRequest), its details in the hover.
+  drawAttachments(hd);
   const price = hd.nextRequest ?? null;
   nextRequestEl.hidden = price === null;
   nextRequestEl.textContent = price?.line ?? '';
@@ -344,6 +364,43 @@ function drawHeader(): void {
   thinkingButton.disabled = offFeature(thinkingButton, hd.features.off.thinking, 'Pick the thinking level') || noControls;
   drawExtras(hd);
   updateCompletions();
+}
+
+/** The chips above the input (name, tokens or why it is refused, an x) and the line under it. */
+function drawAttachments(hd: ChatHeader): void {
+  const chips = hd.attachments ?? [];
+  chipsEl.hidden = chips.length === 0;
+  chipsEl.replaceChildren(
+    ...chips.map((c) =>
+      h(
+        'span',
+        {
+          class: c.refused ? 'attachment refused' : 'attachment',
+          attrs: { 'data-testid': 'chat-attachment', 'data-path': c.path, title: c.refused ?? c.path, role: 'group', 'aria-label': `Attached: ${c.label}` },
+        },
+        h('span', { class: `codicon codicon-${c.startLine !== null ? 'selection' : 'file'}`, attrs: { 'aria-hidden': 'true' } }),
+        h('span', { class: 'attachment-label' }, c.label),
+        h(
+          'span',
+          { class: 'attachment-tokens muted', attrs: { 'data-testid': 'chat-attachment-tokens' } },
+          c.refused ? 'not attached' : c.tokens !== null ? `${formatExact(c.tokens)} tokens` : '…',
+        ),
+        h(
+          'button',
+          {
+            class: 'icon remove',
+            attrs: { type: 'button', 'data-testid': 'chat-attachment-remove', title: `Remove ${c.label}`, 'aria-label': `Remove ${c.label}` },
+            on: { click: () => send({ type: 'removeAttachment', id: c.id }) },
+          },
+          h('span', { class: 'codicon codicon-close', attrs: { 'aria-hidden': 'true' } }),
+        ),
+      ),
+    ),
+  );
+  const adds = hd.adds ?? null;
+  addsEl.hidden = adds === null;
+  addsEl.textContent = adds?.line ?? '';
+  addsEl.title = adds?.title ?? '';
 }
 
 /** A control whose feature this Pi lacks: its title becomes the sentence saying why; true when off. */
@@ -418,11 +475,36 @@ function submit(): void {
 function onInput(): void {
   send({ type: 'input', text: input.value });
   selected = 0;
+  findMention();
   updateCompletions();
 }
 
+/** An `@` at the start or after a space, up to the caret with no space in between: ask the host for completions. */
+function findMention(): void {
+  const caret = input.selectionStart ?? input.value.length;
+  const before = input.value.slice(0, caret);
+  const match = /(^|\s)@([^\s@]*)$/.exec(before);
+  if (!match) {
+    mention = null;
+    mentionItems = [];
+    return;
+  }
+  const query = match[2] ?? '';
+  const at = caret - query.length - 1;
+  if (mention?.query !== query || mention.at !== at) {
+    mention = { at, query };
+    send({ type: 'mention', query });
+  }
+}
+
+function mentionCompletions(): Completion[] {
+  return mentionItems.map((m) => ({ value: `@${m.label}`, description: m.detail, source: m.kind }));
+}
+
 function updateCompletions(): void {
-  completions = header && header.phase !== 'no-pi' && header.phase !== 'untrusted' ? completionsFor(input.value, header.completions) : [];
+  const hd = header;
+  const usable = hd !== null && hd.phase !== 'no-pi' && hd.phase !== 'untrusted';
+  completions = !usable ? [] : mention ? mentionCompletions() : completionsFor(input.value, hd.completions);
   completionList.hidden = completions.length === 0;
   input.setAttribute('aria-expanded', completions.length > 0 ? 'true' : 'false');
   completionList.replaceChildren(
@@ -434,6 +516,7 @@ function updateCompletions(): void {
           id: `chat-completion-${i}`,
           attrs: { 'data-testid': 'chat-completion', 'data-value': c.value, role: 'option', 'aria-selected': i === selected ? 'true' : 'false' },
         },
+        mention ? h('span', { class: `codicon codicon-${mentionItems[i]?.kind === 'symbol' ? 'symbol-misc' : 'file'}`, attrs: { 'aria-hidden': 'true' } }) : null,
         h('span', { class: 'value' }, c.value),
         h('span', { class: 'description muted' }, c.description),
       );
@@ -452,6 +535,21 @@ function updateCompletions(): void {
 }
 
 function accept(c: Completion): void {
+  if (mention) {
+    // The chosen file (or symbol's lines) becomes a chip; the `@…` typed for it leaves the input.
+    const item = mentionItems[completions.indexOf(c)];
+    const end = mention.at + 1 + mention.query.length;
+    input.value = input.value.slice(0, mention.at) + input.value.slice(end);
+    input.selectionStart = input.selectionEnd = mention.at;
+    mention = null;
+    mentionItems = [];
+    if (item) {
+      send({ type: 'attach', path: item.path, startLine: item.startLine, endLine: item.endLine });
+    }
+    input.focus();
+    onInput();
+    return;
+  }
   input.value = `${c.value} `;
   input.focus();
   onInput();
@@ -467,13 +565,15 @@ input.addEventListener('keydown', (e: KeyboardEvent) => {
       return;
     }
     const current = completions[selected];
-    if (current && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && input.value.trim() !== current.value))) {
+    if (current && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && (mention !== null || input.value.trim() !== current.value)))) {
       e.preventDefault();
       accept(current);
       return;
     }
     if (e.key === 'Escape') {
       e.preventDefault();
+      mention = null;
+      mentionItems = [];
       completions = [];
       completionList.hidden = true;
       return;
@@ -518,6 +618,10 @@ function drawItem(item: ChatItem): HTMLElement {
 }
 
 const copy = (text: string): void => send({ type: 'copy', text });
+const codeActions = {
+  insert: (text: string): void => send({ type: 'insertCode', text }),
+  newFile: (text: string, language: string | null): void => send({ type: 'newFile', text, language }),
+};
 
 function drawUser(item: UserItem): HTMLElement {
   const attrs: Record<string, string | undefined> = { 'data-testid': 'chat-message', 'data-role': 'user', 'aria-label': 'You said' };
@@ -555,7 +659,29 @@ function drawUser(item: UserItem): HTMLElement {
     },
     h('span', { class: 'codicon codicon-refresh', attrs: { 'aria-hidden': 'true' } }),
   );
-  return h('article', { class: 'message user', attrs }, h('div', { class: 'text' }, item.text), h('div', { class: 'message-actions' }, fork, retry));
+  // Attachments went to Pi as `<file>` blocks before the text: shown as chips (the content in the hover).
+  const sent = splitFileBlocks(item.text);
+  const files = sent.files.length
+    ? h(
+        'div',
+        { class: 'attachments sent', attrs: { 'data-testid': 'chat-sent-attachments' } },
+        ...sent.files.map((f) =>
+          h(
+            'span',
+            { class: 'attachment', attrs: { 'data-testid': 'chat-sent-attachment', title: `${f.name}\n\n${f.content.slice(0, 2000)}` } },
+            h('span', { class: `codicon codicon-${f.selection ? 'selection' : 'file'}`, attrs: { 'aria-hidden': 'true' } }),
+            h('span', { class: 'attachment-label' }, f.label),
+          ),
+        ),
+      )
+    : null;
+  return h(
+    'article',
+    { class: 'message user', attrs },
+    files,
+    h('div', { class: 'text' }, sent.text),
+    h('div', { class: 'message-actions' }, fork, retry),
+  );
 }
 
 function drawAssistant(item: AssistantItem): HTMLElement {
@@ -577,7 +703,7 @@ function drawAssistant(item: AssistantItem): HTMLElement {
       );
     } else {
       const md = h('div', { class: 'markdown' });
-      md.append(renderMarkdown(block.text, copy));
+      md.append(renderMarkdown(block.text, copy, codeActions));
       body.push(md);
     }
   });
@@ -664,6 +790,46 @@ function drawTool(item: ToolItem): HTMLElement {
     ),
     item.patch ? drawPatch(item.patch) : null,
     item.name === 'edit' && item.status === 'done' ? drawDiffLink(item) : null,
+    (item.name === 'edit' || item.name === 'write') && item.status === 'done' ? drawChangeActions(item) : null,
+  );
+}
+
+/** An edit or write card's Undo (the file as before the call; refused with a reason when it changed since) and Review. */
+function drawChangeActions(item: ToolItem): HTMLElement {
+  const undone = item.undo === 'done';
+  return h(
+    'div',
+    { class: 'tool-actions' },
+    h(
+      'button',
+      {
+        class: 'link',
+        attrs: {
+          type: 'button',
+          'data-testid': 'chat-tool-undo',
+          'data-undo': item.undo ?? 'unknown',
+          title: undone
+            ? 'Undone: the file is as it was before this call'
+            : item.undo === undefined
+              ? 'No record of the file before this call (made before this window opened, or older than the last 50 changes)'
+              : 'Put the file back as it was before this call (refused when it changed since)',
+          disabled: undone || item.undo === undefined ? '' : undefined,
+        },
+        on: { click: () => send({ type: 'undo', itemId: item.id }) },
+      },
+      h('span', { class: `codicon codicon-${undone ? 'check' : 'discard'}`, attrs: { 'aria-hidden': 'true' } }),
+      undone ? ' Undone' : ' Undo',
+    ),
+    h(
+      'button',
+      {
+        class: 'link',
+        attrs: { type: 'button', 'data-testid': 'chat-review', title: "Every file this turn changed, before the turn ↔ now, in VS Code's multi-file diff" },
+        on: { click: () => send({ type: 'review', itemId: item.id }) },
+      },
+      h('span', { class: 'codicon codicon-diff-multiple', attrs: { 'aria-hidden': 'true' } }),
+      " Review turn's changes",
+    ),
   );
 }
 

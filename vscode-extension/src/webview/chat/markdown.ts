@@ -60,10 +60,16 @@ function purify(): DOMPurify {
   return made;
 }
 
-export function renderMarkdown(source: string, onCopy: (text: string) => void): DocumentFragment {
+/** What a code block's buttons do besides Copy: Insert at Cursor, New File (in the block's language). */
+export interface CodeActions {
+  insert(text: string): void;
+  newFile(text: string, language: string | null): void;
+}
+
+export function renderMarkdown(source: string, onCopy: (text: string) => void, actions?: CodeActions): DocumentFragment {
   const out = sanitizeHtml(markdownToHtml(source));
   for (const pre of [...out.querySelectorAll('pre')]) {
-    decorateCode(pre, onCopy);
+    decorateCode(pre, onCopy, actions);
   }
   return out;
 }
@@ -82,20 +88,37 @@ export function sanitizeHtml(html: string): DocumentFragment {
   return document.importNode(clean, true);
 }
 
-function decorateCode(pre: HTMLPreElement, onCopy: (text: string) => void): void {
-  const wrap = document.createElement('div');
-  wrap.className = 'code-block';
+function codeButton(testid: string, icon: string, title: string, onClick: () => void): HTMLButtonElement {
   const button = document.createElement('button');
   button.type = 'button';
-  button.className = 'icon copy';
-  button.setAttribute('data-testid', 'chat-copy');
-  button.setAttribute('aria-label', 'Copy code');
-  button.setAttribute('title', 'Copy code');
-  const icon = document.createElement('span');
-  icon.className = 'codicon codicon-copy';
-  icon.setAttribute('aria-hidden', 'true');
-  button.append(icon);
-  button.addEventListener('click', () => onCopy(pre.textContent ?? ''));
+  button.className = 'icon';
+  button.setAttribute('data-testid', testid);
+  button.setAttribute('aria-label', title);
+  button.setAttribute('title', title);
+  const glyph = document.createElement('span');
+  glyph.className = `codicon codicon-${icon}`;
+  glyph.setAttribute('aria-hidden', 'true');
+  button.append(glyph);
+  button.addEventListener('click', onClick);
+  return button;
+}
+
+function decorateCode(pre: HTMLPreElement, onCopy: (text: string) => void, actions?: CodeActions): void {
+  const wrap = document.createElement('div');
+  wrap.className = 'code-block';
+  const bar = document.createElement('div');
+  bar.className = 'code-actions';
+  const text = (): string => (pre.textContent ?? '').replace(/\n$/, '');
+  const language = /(?:^|\s)language-([\w+#.-]{1,40})/.exec(pre.querySelector('code')?.className ?? '')?.[1] ?? null;
+  const copy = codeButton('chat-copy', 'copy', 'Copy code', () => onCopy(pre.textContent ?? ''));
+  copy.classList.add('copy');
+  bar.append(copy);
+  if (actions) {
+    bar.append(
+      codeButton('chat-insert-code', 'insert', 'Insert at Cursor', () => actions.insert(text())),
+      codeButton('chat-new-file', 'new-file', language ? `New File (${language})` : 'New File', () => actions.newFile(text(), language)),
+    );
+  }
   pre.replaceWith(wrap);
-  wrap.append(button, pre);
+  wrap.append(bar, pre);
 }
