@@ -8,6 +8,7 @@ import type { ChatCompactPreview } from '../protocol.generated';
 import type { FeatureView } from './capabilities';
 import type { NextRequestText } from '../model/nextRequest';
 import type { Completion } from './commands';
+import type { LensView } from './lens';
 import type { LiveAction, LiveNotice } from './live';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './replyUsage';
@@ -37,6 +38,8 @@ export interface ChatHeader {
   thinkingLevel: string;
   hasPrices: boolean;
   gauge: GaugeView | null;
+  /** The live lens in one line (gauge, next request's price, cache state); a click opens the Context view. */
+  lens: LensView | null;
   queue: Queue;
   compacting: boolean;
   /** The preflight's sentence for the text being typed (it will pass the compaction threshold). */
@@ -106,7 +109,9 @@ export type ChatWebviewMessage =
   /** Take back what Pi has queued (Pi's `clear_queue`): the texts return to the input. */
   | { type: 'takeBackQueue' }
   /** Open the settings editor at `piContext.pi.command`. */
-  | { type: 'openPiSetting' };
+  | { type: 'openPiSetting' }
+  | { type: 'openContext' }
+  | { type: 'rename' };
 
 const SIMPLE = new Set([
   'ready',
@@ -122,6 +127,8 @@ const SIMPLE = new Set([
   'manageTrust',
   'takeBackQueue',
   'openPiSetting',
+  'openContext',
+  'rename',
 ]);
 
 /** A prompt can be long (a pasted file); anything beyond this is not a prompt typed in a chat box. */

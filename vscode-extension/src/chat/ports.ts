@@ -21,6 +21,9 @@ export interface ChatWorkspace {
   /** The session the view showed last (workspace state), and remembering one (`null`: forget it). */
   sessionShownLast(): string | null;
   rememberSession(session: string | null): PromiseLike<void>;
+  /** Pi's estimate after each compaction of a session, by tokens before (workspace state: it outlives a reload). */
+  compactionAfter(session: string): ReadonlyMap<number, number>;
+  rememberCompactionAfter(session: string, after: ReadonlyMap<number, number>): PromiseLike<void>;
   readFile(path: string): Promise<string>;
   exists(path: string): Promise<boolean>;
 }
@@ -35,7 +38,7 @@ export interface PickItem {
 export interface ChatUi {
   pick<T extends PickItem>(
     items: readonly T[],
-    options: { title: string; placeHolder?: string; matchOnDetail?: boolean; ignoreFocusOut?: boolean },
+    options: { title: string; placeHolder?: string; matchOnDescription?: boolean; matchOnDetail?: boolean; ignoreFocusOut?: boolean },
   ): PromiseLike<T | undefined>;
   input(options: { title: string; placeHolder?: string; value?: string }): PromiseLike<string | undefined>;
   /** A modal question with its buttons; the one chosen, undefined when dismissed. */

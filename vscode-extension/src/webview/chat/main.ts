@@ -39,7 +39,17 @@ let selected = 0;
 // ---- the static frame ------------------------------------------------------------------------
 
 const root = document.getElementById('chat') as HTMLElement;
-const sessionEl = h('span', { class: 'session', attrs: { 'data-testid': 'chat-session' } });
+const sessionEl = h('button', {
+  class: 'session',
+  attrs: { type: 'button', 'data-testid': 'chat-session' },
+  on: { click: () => send({ type: 'rename' }) },
+});
+// The live lens in one line: the gauge's share of the window, the next request's price, the cache; opens the Context view.
+const lensEl = h('button', {
+  class: 'lens',
+  attrs: { type: 'button', 'data-testid': 'chat-lens' },
+  on: { click: () => send({ type: 'openContext' }) },
+});
 const modelButton = iconButton('sparkle', 'model', () => send({ type: 'pickModel' }), 'chat-model', "Pick the chat's model");
 const thinkingButton = iconButton('lightbulb', 'off', () => send({ type: 'pickThinking' }), 'chat-thinking-level', 'Pick the thinking level');
 const gaugeFill = h('span', { class: 'gauge-fill' });
@@ -58,6 +68,7 @@ const headerEl = h(
   'header',
   { class: 'chat-header' },
   h('div', { class: 'row' }, sessionEl),
+  h('div', { class: 'row lens-row' }, lensEl),
   h('div', { class: 'row' }, modelButton, thinkingButton, h('span', { class: 'spacer' }), gauge),
   statusLine,
   featuresLine,
@@ -229,7 +240,18 @@ function drawHeader(): void {
   }
   root.setAttribute('data-state', hd.phase);
   sessionEl.textContent = hd.session;
-  sessionEl.title = hd.sessionTitle;
+  sessionEl.title = `${hd.session}\n${hd.sessionTitle}\nClick to rename`;
+  sessionEl.setAttribute('aria-label', `Conversation: ${hd.session}. Rename`);
+  if (hd.lens) {
+    lensEl.hidden = false;
+    lensEl.textContent = hd.lens.text;
+    lensEl.title = hd.lens.title;
+    lensEl.setAttribute('data-cache', hd.lens.cache);
+    lensEl.setAttribute('data-level', hd.lens.level);
+    lensEl.setAttribute('aria-label', `${hd.lens.text}. Open the Context view`);
+  } else {
+    lensEl.hidden = true;
+  }
   setChipLabel(modelButton, hd.model);
   setChipLabel(thinkingButton, hd.thinkingLevel);
   thinkingButton.setAttribute('aria-label', `Thinking level: ${hd.thinkingLevel}. Pick another`);
@@ -479,6 +501,7 @@ input.addEventListener('keydown', (e: KeyboardEvent) => {
       return;
     }
   }
+  // Enter sends, and Ctrl+Enter (Cmd+Enter) too, as VS Code's chat input does; Shift+Enter is a new line.
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     submit();
