@@ -96,7 +96,7 @@ function sidebarFrame() {
 
   await step('chat-no-pi', async () => {
     // piContext.pi.command names no program: the Chat view says so, and every other step still works.
-    await openContainer();
+    await run.openChat();
     const chat = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view');
     const root = chat.locator('[data-testid=chat-root]').first();
     await run.until(async () => (await root.getAttribute('data-state')) === 'no-pi', 'chat-root data-state=no-pi');

@@ -191,6 +191,40 @@ function createRun(config) {
     await title.waitFor({ timeout: 1000 });
   };
 
+  /**
+   * Shows the Chat view where the extension puts it, the Pi Chat container of the secondary side bar, through the
+   * view's focus command (`piContext.chat.focus`, "Focus on Pi Chat View"): what a user's Ctrl+Alt+P runs too.
+   */
+  run.openChat = async () => {
+    const page = run.page;
+    const bar = page.locator('.part.auxiliarybar').first();
+    const title = page.locator('.part.auxiliarybar .composite.title', { hasText: 'Pi Chat' }).first();
+    const end = Date.now() + WAIT;
+    while (Date.now() < end) {
+      await run.palette('Focus on Pi Chat View');
+      try {
+        await title.waitFor({ timeout: 5000 });
+        await bar.waitFor({ state: 'visible', timeout: 1000 });
+        return;
+      } catch {
+        if (await title.isVisible().catch(() => false)) return;
+      }
+    }
+    await title.waitFor({ timeout: 1000 });
+  };
+
+  /** Widens the secondary side bar (drags the sash at its left edge) so the chat reads well in screenshots. */
+  run.widenChat = async (width) => {
+    const page = run.page;
+    const box = await page.locator('.part.auxiliarybar').first().boundingBox();
+    if (!box || box.width >= width) return;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x - 1, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - width, y, { steps: 8 });
+    await page.mouse.up();
+  };
+
   /** Expands or collapses one view of the side bar by its header title. */
   run.setViewExpanded = async (viewTitle, expanded) => {
     const header = run.page.locator('.part.sidebar .pane-header', { hasText: viewTitle }).first();
@@ -203,12 +237,15 @@ function createRun(config) {
 
   run.setSessionsExpanded = (expanded) => run.setViewExpanded('Sessions', expanded);
 
-  /** Makes room for the Context view in screenshots: bottom panel hidden, Chat and Sessions views collapsed. */
+  /** Makes room for the Context view in screenshots: bottom panel and chat hidden, the Sessions view collapsed. */
   run.tidy = async () => {
     if (await run.page.locator('.part.panel').first().isVisible().catch(() => false)) {
       await run.palette('View: Hide Panel').catch(() => run.page.keyboard.press('Escape'));
     }
-    await run.setViewExpanded('Chat', false);
+    // The chat has its own container in the secondary side bar: hidden here, the Context view has the room.
+    if (await run.page.locator('.part.auxiliarybar').first().isVisible().catch(() => false)) {
+      await run.palette('View: Hide Secondary Side Bar').catch(() => run.page.keyboard.press('Escape'));
+    }
     await run.setSessionsExpanded(false);
   };
 

@@ -220,7 +220,7 @@ export class ChatController {
             }
           : null,
       live: exited ? [] : liveNotices(chat),
-      session: sessionTitle(name, this.transcript.firstUserText(), session ? path.basename(session, '.jsonl') : 'New session'),
+      session: sessionTitle(name, this.transcript.firstUserText(), 'New session'),
       sessionTitle: session ?? 'Pi writes the session file with the first message',
       model: model ? `${String(model.provider)}/${String(model.id)}` : 'model',
       thinkingLevel: this.transcript.thinkingLevel ?? (typeof state.thinkingLevel === 'string' ? state.thinkingLevel : 'off'),

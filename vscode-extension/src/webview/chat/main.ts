@@ -767,5 +767,38 @@ function drawNotice(item: NoticeItem): HTMLElement {
   );
 }
 
+// ---- the chat's own keys ------------------------------------------------------------------------
+// VS Code's chat keys while the chat has the focus: New Chat (Ctrl+N or Ctrl+L; Cmd+N on macOS) and Stop
+// (Ctrl+Escape; Cmd+Escape on macOS, Alt+Backspace on Windows). A webview forwards its keys to the workbench, where
+// the view's `focusedView` is not set, so Ctrl+N would open a new file: handled here, they stop at the document.
+const platform = navigator.platform || '';
+const MAC = platform.startsWith('Mac');
+const WINDOWS = platform.startsWith('Win');
+
+function chatKey(e: KeyboardEvent): 'newChat' | 'abort' | null {
+  const primary = MAC ? e.metaKey && !e.ctrlKey : e.ctrlKey && !e.metaKey;
+  const key = e.key.toLowerCase();
+  if (!e.altKey && !e.shiftKey && ((primary && key === 'n') || (e.ctrlKey && !e.metaKey && key === 'l'))) {
+    return 'newChat';
+  }
+  if (!e.altKey && !e.shiftKey && primary && e.key === 'Escape') {
+    return 'abort';
+  }
+  if (WINDOWS && e.altKey && !e.ctrlKey && !e.shiftKey && e.key === 'Backspace' && header?.phase === 'streaming') {
+    return 'abort';
+  }
+  return null;
+}
+
+document.addEventListener('keydown', (e: KeyboardEvent) => {
+  const action = chatKey(e);
+  if (action === null || e.isComposing) {
+    return;
+  }
+  e.preventDefault();
+  e.stopPropagation(); // not forwarded to the workbench's keybindings (Ctrl+N: New File)
+  send({ type: action });
+});
+
 send({ type: 'ready' });
 input.focus();
