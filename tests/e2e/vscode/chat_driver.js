@@ -208,8 +208,9 @@ async function chatStep(name, fn) {
     const line = await need('[data-testid=chat-next-request]', { state: 'visible', timeout: WAIT });
     await until(async () => /^Next request: \S+ cached \+ \S+ new · /.test(await textOf(line)), 'the price line above the input');
     const text = await textOf(line);
-    // The tool turn just ended: the cache is alive (models.json: 5 minutes), priced at the model's rates.
-    if (!/cache alive for .* · ≈ \$\d+\.\d{4}$/.test(text)) throw new Error(`the price line says "${text}"`);
+    // The tool turn just ended: the cache is alive (models.json: 5 minutes), priced at the model's rates, in the one
+    // cost format (4 significant digits under $1, model/money.ts).
+    if (!/cache alive for .* · ≈ \$0\.\d*[1-9]\d{0,3}$/.test(text)) throw new Error(`the price line says "${text}"`);
     const title = (await line.getAttribute('title')) || '';
     if (!title.includes('Byte-identical prefix with the previous request') || !title.includes('prices from models.json')) {
       throw new Error(`the price line's hover lacks the prefix or the prices' source: ${title}`);
