@@ -132,13 +132,13 @@ function createRun(config) {
     }
   };
 
-  run.palette = async (title) => {
+  run.palette = async (title, timeout = WAIT) => {
     const page = run.page;
     await page.keyboard.press('F1');
     const box = page.locator('.quick-input-widget .quick-input-box input');
-    await box.waitFor({ state: 'visible', timeout: WAIT });
+    await box.waitFor({ state: 'visible', timeout });
     await box.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: WAIT });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout });
     await page.keyboard.press('Enter');
   };
 
@@ -199,15 +199,20 @@ function createRun(config) {
     const page = run.page;
     const bar = page.locator('.part.auxiliarybar').first();
     const title = page.locator('.part.auxiliarybar .composite.title', { hasText: 'Pi Chat' }).first();
+    if (await title.isVisible().catch(() => false)) {
+      return; // already shown (a reloaded window restores the secondary side bar as it was)
+    }
+    // Right after a window reload the workbench may not take F1 yet: try again, as openContainer does for its click.
     const end = Date.now() + WAIT;
     while (Date.now() < end) {
-      await run.palette('Focus on Pi Chat View');
       try {
+        await run.palette('Focus on Pi Chat View', 10000);
         await title.waitFor({ timeout: 5000 });
         await bar.waitFor({ state: 'visible', timeout: 1000 });
         return;
       } catch {
         if (await title.isVisible().catch(() => false)) return;
+        await page.keyboard.press('Escape').catch(() => undefined);
       }
     }
     await title.waitFor({ timeout: 1000 });

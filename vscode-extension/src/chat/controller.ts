@@ -220,7 +220,13 @@ export class ChatController {
             }
           : null,
       live: exited ? [] : liveNotices(chat),
-      session: sessionTitle(name, this.transcript.firstUserText(), 'New session'),
+      // Pi's name, else the title the server lists (the session's first message, also when a compaction has taken it
+      // out of the conversation shown), else the first message shown.
+      session: sessionTitle(
+        name,
+        this.ports.store.sessions?.sessions.find((s) => s.path === session)?.title || this.transcript.firstUserText(),
+        'New session',
+      ),
       sessionTitle: session ?? 'Pi writes the session file with the first message',
       model: model ? `${String(model.provider)}/${String(model.id)}` : 'model',
       thinkingLevel: this.transcript.thinkingLevel ?? (typeof state.thinkingLevel === 'string' ? state.thinkingLevel : 'off'),

@@ -75,8 +75,11 @@ export interface ChatLog {
   warn(message: string): void;
 }
 
-/** The Context view's store: it follows the chat's session and asks again when the chat wrote. */
-export type ChatStore = Pick<ContextStore, 'followChat' | 'refreshSession' | 'refreshLedger'>;
+/**
+ * The Context view's store: it follows the chat's session and asks again when the chat wrote; its list of sessions
+ * (`pi/sessions`) gives the chat's title the same words as the Sessions view and the Context view.
+ */
+export type ChatStore = Pick<ContextStore, 'followChat' | 'refreshSession' | 'refreshLedger' | 'sessions'>;
 
 export const realTimers: Timers = {
   set: (run, ms) => setTimeout(run, ms),
