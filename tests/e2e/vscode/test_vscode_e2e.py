@@ -138,6 +138,7 @@ def _cost_chart(ws: sample_workspace.SampleWorkspace) -> dict[str, Any]:
         # The sample's last request is long past its 5-minute cache: the lines give the cold price.
         "coldCost": _usd(upcoming["cold"]["cost"]),
         "warmCost": _usd(upcoming["warm"]["cost"]),
+        "warmCostValue": upcoming["warm"]["cost"],
     }
 
 
