@@ -343,6 +343,8 @@ async def record_examples() -> dict[str, Any]:
         await command(protocol.CMD_COMPACT, {"session": str(session), "expectedSize": preview["sessionSize"]})
         written = await asyncio.wait_for(notes[protocol.SESSION_CHANGED].get(), 30)
         recorded[protocol.SESSION_CHANGED] = {"params": plain(written)}
+        await ask(protocol.SESSION_RENAME, {"session": str(session), "name": "Inventory fix"})
+        await asyncio.wait_for(notes[protocol.SESSION_CHANGED].get(), 30)  # the name's pi/sessionChanged
         await record_chat(client, notes, recorded, project, agent_dir, plain)
         await client.shutdown_async(None)
         client.exit(None)

@@ -150,6 +150,19 @@ METHODS: tuple[Method, ...] = (
         ),
     ),
     Method(
+        "pi/sessionRename",
+        "request",
+        "client → server",
+        params="SessionRenameParams",
+        result="SessionRenameResult",
+        summary=(
+            "Name a session (Pi's session name, shown as its title). While a chat's Pi holds the session, Pi "
+            "writes it (`set_session_name`, then Pi's `session_info_changed` event); a session no Pi holds gets "
+            "the `session_info` entry Pi would write, appended by pi-context under the one-writer checks; a "
+            "session a keeper holds for another window is refused."
+        ),
+    ),
+    Method(
         "pi/sessionTree",
         "request",
         "client → server",

@@ -147,6 +147,18 @@ class SessionSummary(WireModel):
     modified: float = Field(description="File modification time, seconds since the epoch.")
     size: int
     entry_count: int | None = None
+    title: str = Field(
+        default="",
+        description="What to call the session: Pi's name for it, else its first user message (one line, at most "
+        "80 characters), else its id.",
+    )
+    first_message: str | None = Field(
+        default=None, description="The first user message's text, as Pi's /resume reads it."
+    )
+    model: str | None = Field(default=None, description="`provider/id` of the last assistant message.")
+    cost: float | None = Field(
+        default=None, description="The sum of the costs Pi recorded in its replies (dollars); null when none."
+    )
 
 
 class SessionsParams(WireModel):
@@ -157,6 +169,26 @@ class SessionsParams(WireModel):
 class SessionsResult(WireModel):
     sessions_dir: str
     sessions: list[SessionSummary] = Field(description="Newest first.")
+
+
+class SessionRenameParams(WireModel):
+    name: str = Field(description="The new name; Pi's sanitizing applies (runs of CR/LF as one space, trimmed).")
+    session: str | None = Field(default=None, description="Path of the session .jsonl file.")
+    chat_id: str | None = Field(
+        default=None, description="The chat whose session to name (also before Pi wrote its file); else `session`."
+    )
+
+
+class SessionRenameResult(WireModel):
+    session: str | None = Field(
+        default=None, description="The session named (null: a chat's Pi has written no file yet)."
+    )
+    name: str = Field(description="The name as written.")
+    via: Literal["pi", "file"] = Field(
+        description="`pi`: the chat's Pi holds the session and wrote it (`set_session_name`); `file`: no Pi holds "
+        "it and pi-context appended the `session_info` entry itself."
+    )
+    chat_id: str | None = Field(default=None, description="The chat whose Pi named it, with `via: pi`.")
 
 
 class TreeNode(WireModel):
@@ -761,8 +793,9 @@ class SessionChangedParams(WireModel):
     """Sent after the server appended to a session, or saw a session it serves change on disk."""
 
     session: str = Field(description="Path of the session .jsonl file.")
-    reason: Literal["compaction", "branchSummary", "disk", "chat"] = Field(
-        description="What changed it: a pi-context command, a change on disk, or Pi in a chat appending to it."
+    reason: Literal["compaction", "branchSummary", "name", "disk", "chat"] = Field(
+        description="What changed it: a pi-context command (`name`: `pi/sessionRename` on a session no Pi holds), "
+        "a change on disk, or Pi in a chat appending to it."
     )
     entry_id: str | None = Field(default=None, description="The entry the server appended (not for disk).")
     size: int | None = Field(default=None, description="File size after the change.")
@@ -1130,6 +1163,8 @@ ALL_MODELS: dict[str, type[WireModel]] = {
     "SaveCacheImpactInfo": SaveCacheImpactInfo,
     "SessionsParams": SessionsParams,
     "SessionsResult": SessionsResult,
+    "SessionRenameParams": SessionRenameParams,
+    "SessionRenameResult": SessionRenameResult,
     "SessionRef": SessionRef,
     "SessionTreeResult": SessionTreeResult,
     "ContextBudgetParams": ContextBudgetParams,

@@ -43,6 +43,7 @@ __all__ = [
     "PROMPT_SECTIONS_CHANGED",
     "SESSIONS",
     "SESSION_CHANGED",
+    "SESSION_RENAME",
     "SESSION_TREE",
     "SYSTEM_PROMPT",
     "TURN_LEDGER",
@@ -56,6 +57,7 @@ PROJECTED_REQUEST: Final = "pi/projectedRequest"
 TURN_LEDGER: Final = "pi/turnLedger"
 USAGE: Final = "pi/usage"
 SESSIONS: Final = "pi/sessions"
+SESSION_RENAME: Final = "pi/sessionRename"
 SESSION_TREE: Final = "pi/sessionTree"
 SESSION_CHANGED: Final = "pi/sessionChanged"
 CMD_COMPACT: Final = "pi.compact"

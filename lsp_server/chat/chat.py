@@ -47,7 +47,9 @@ WrittenSink = Callable[["Chat", str], None]
 CapabilitiesSink = Callable[["Chat", str], None]
 
 # Events after which Pi has appended to the session file.
-WRITING_EVENTS: Final = frozenset({"message_end", "compaction_end", "agent_settled", "entry_appended"})
+WRITING_EVENTS: Final = frozenset(
+    {"message_end", "compaction_end", "agent_settled", "entry_appended", "session_info_changed"}
+)
 RUN_LOG_EVENTS: Final = 50_000  # records of the run in progress kept for a view that attaches (pi/chat/messages)
 
 
@@ -332,6 +334,11 @@ class Chat:
     async def set_thinking_level(self, level: ThinkingLevel) -> None:
         await self._writable()
         await self._pi().set_thinking_level(level)
+
+    async def set_session_name(self, name: str) -> None:
+        """Pi's ``set_session_name``: Pi writes the ``session_info`` entry of the session it holds."""
+        await self._writable()
+        await self._pi().set_session_name(name)
 
     async def session_stats(self) -> JsonObject:
         """Pi's ``get_session_stats``: its own totals and its count of the context (``contextUsage``)."""

@@ -6,6 +6,7 @@ import time
 from typing import TextIO
 
 from lsp_server import protocol
+from lsp_server.base.money import format_usd
 from lsp_server.cli._session_text import table
 
 _SOURCE_MARK = {"recorded": "", "computed": "*", "unknown": "?"}
@@ -13,12 +14,6 @@ _SOURCE_MARK = {"recorded": "", "computed": "*", "unknown": "?"}
 
 def _n(value: float) -> str:
     return f"{value:,.0f}"
-
-
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
 
 
 def _ratio(value: float | None) -> str:
@@ -50,14 +45,14 @@ def _row(label: str, request: protocol.LedgerRequest) -> list[str]:
         _n(request.cache_write),
         _n(request.output),
         _ratio(request.cache_hit_ratio),
-        _usd(request.cost) + _SOURCE_MARK[request.cost_source],
+        format_usd(request.cost) + _SOURCE_MARK[request.cost_source],
     ]
 
 
 def _totals_line(name: str, totals: protocol.LedgerTotals) -> str:
     unknown = f" (+{totals.unknown_cost} unknown)" if totals.unknown_cost else ""
     return (
-        f"{name}: {totals.requests:,} requests, {_usd(totals.cost)}{unknown}; input {_n(totals.input)}, "
+        f"{name}: {totals.requests:,} requests, {format_usd(totals.cost)}{unknown}; input {_n(totals.input)}, "
         f"cache read {_n(totals.cache_read)}, cache write {_n(totals.cache_write)}, output {_n(totals.output)}; "
         f"cache hits {_ratio(totals.cache_hit_ratio)}"
     )
@@ -69,7 +64,7 @@ def _next_request(out: TextIO, upcoming: protocol.NextRequestCostInfo, now_ms: i
     if prefix is None:
         out.write(
             f"  no earlier request on this branch; whole prompt new: {_n(upcoming.cold.new_input)} tokens, "
-            f"{_usd(upcoming.cold.cost)}\n"
+            f"{format_usd(upcoming.cold.cost)}\n"
         )
     else:
         broken = prefix.broken_at
@@ -95,8 +90,8 @@ def _next_request(out: TextIO, upcoming: protocol.NextRequestCostInfo, now_ms: i
     out.write(f"  {state} (lifetime {lifetime}, {upcoming.retention} retention)\n")
     warm, cold = upcoming.warm, upcoming.cold
     out.write(
-        f"  if cached: read {_n(warm.cache_read)}, new {_n(warm.new_input)}, {_usd(warm.cost)}; "
-        f"if expired: new {_n(cold.new_input)}, {_usd(cold.cost)} (prompt only, output not included)\n"
+        f"  if cached: read {_n(warm.cache_read)}, new {_n(warm.new_input)}, {format_usd(warm.cost)}; "
+        f"if expired: new {_n(cold.new_input)}, {format_usd(cold.cost)} (prompt only, output not included)\n"
     )
     for note in upcoming.notes:
         out.write(f"  note: {note}\n")
@@ -173,11 +168,11 @@ def _prompt_update(
     upcoming = update.next_request
     if upcoming is not None:
         line = f"  next request with it: cached {_n(upcoming.warm.cache_read)}, new {_n(upcoming.warm.new_input)}, "
-        line += _usd(upcoming.warm.cost)
+        line += format_usd(upcoming.warm.cost)
         if without is not None:
             line += (
                 f"; without it: cached {_n(without.warm.cache_read)}, new {_n(without.warm.new_input)}, "
-                f"{_usd(without.warm.cost)}"
+                f"{format_usd(without.warm.cost)}"
             )
         out.write(line + " (if the cache holds)\n")
     read = update.new_session_cache_read.pi
@@ -198,7 +193,7 @@ def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
     calls = f"{economics.requests} summary call{'s' if economics.requests != 1 else ''}"
     tokens = f"{_n(economics.summary_input)} tokens in (uncached), {_n(economics.summary_output)} out"
     if economics.summary_model is None:  # the calls as Pi makes them, with the session's model
-        priced = f"{_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
+        priced = f"{format_usd(economics.summary_cost)} at {economics.model}'s prices [{economics.price_source}]"
         lines = [f"{calls}: {tokens}, {priced}"]
     else:  # pi-context's summarizer made them: its model's prices, the usage its provider reported
         counted = (
@@ -207,15 +202,15 @@ def economics_text(economics: protocol.CompactionEconomicsInfo) -> str:
             else "by Pi's estimate (the provider reported no usage)"
         )
         source = economics.summary_price_source or "unknown"
-        priced = f"{_usd(economics.summary_cost)} at {economics.summary_model}'s prices [{source}]"
+        priced = f"{format_usd(economics.summary_cost)} at {economics.summary_model}'s prices [{source}]"
         lines = [f"{calls}: {tokens} {counted}, {priced}"]
     later = "" if economics.summary_model is None else f" at {economics.model}'s prices [{economics.price_source}]"
     if economics.removed_per_request > 0:
         lines.append(
             f"every later request carries {_n(economics.removed_per_request)} fewer tokens "
             f"({_n(economics.context_before)} -> {_n(economics.context_after)}), "
-            f"saving {_usd(economics.saving_per_request)} each with a warm cache{later}; "
-            f"the first one rewrites the cache ({_usd(economics.rewrite_cost)})"
+            f"saving {format_usd(economics.saving_per_request)} each with a warm cache{later}; "
+            f"the first one rewrites the cache ({format_usd(economics.rewrite_cost)})"
         )
         even = economics.break_even_requests
         lines.append(f"pays for itself after {even} later requests" if even is not None else "break-even: unknown")

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from lsp_server import protocol
 from lsp_server.base.fsread import is_directory
+from lsp_server.base.money import format_usd
 from lsp_server.base.paths import resolve_path
 from lsp_server.budget.breakdown import BudgetBreakdown
 from lsp_server.budget.budget import ContextBudget
@@ -405,19 +406,20 @@ def _list(args: argparse.Namespace, folder: str | None) -> int:
         sys.stdout.write(f"No sessions in {sessions_dir}\n")
         return 0
     sys.stdout.write(f"Sessions in {sessions_dir} (newest first)\n")
-    rows = [["modified", "size", "entries", "name", "id", "file"]]
+    rows = [["modified", "size", "entries", "model", "cost", "title", "file"]]
     for summary in sessions:
         rows.append(
             [
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.mtime_ms / 1000)),
                 format_size(summary.size),  # Pi's spelling: 512B, 50.0KB, 1.5MB
                 "-" if summary.entry_lines is None else _n(summary.entry_lines),
-                preview(summary.name or "-", 30),
-                summary.id,
+                summary.model or "-",
+                "-" if summary.cost is None else format_usd(summary.cost),
+                preview(summary.title, 50),  # Pi's name for it, else its first message
                 os.path.basename(summary.path),
             ]
         )
-    for line in table(rows, "<>><<<"):
+    for line in table(rows, "<>><><<"):
         sys.stdout.write(f"  {line}\n")
     return 0
 

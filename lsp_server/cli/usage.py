@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from lsp_server.base.money import format_usd
 from lsp_server.base.paths import resolve_path
 from lsp_server.cli._project import add_project_arguments, project_inputs, session_limits, settings_from_args
 from lsp_server.cli._session_text import table
@@ -337,7 +338,7 @@ def _n(value: float) -> str:
 
 
 def _cost(totals: UsageTotals) -> str:
-    text = f"${totals.cost:,.4f}"
+    text = format_usd(totals.cost)
     if totals.unknown_cost:
         text += f" + {totals.unknown_cost:,} unknown"
     return text

@@ -118,6 +118,10 @@ class PiCommands:
 
     # -- compaction and sessions -------------------------------------------------------------------
 
+    async def set_session_name(self, name: str, *, timeout: float | None = None) -> None:
+        """Pi appends a ``session_info`` entry naming the session (it refuses an empty name)."""
+        await self.request({"type": "set_session_name", "name": name}, timeout=timeout)
+
     async def compact(self, custom_instructions: str | None = None, *, timeout: float | None = None) -> JsonObject:
         """Pi summarizes with its model and appends a compaction entry; returns the result
         (``summary``, ``firstKeptEntryId``, ``tokensBefore``, ``estimatedTokensAfter``, ...)."""

@@ -125,6 +125,10 @@ def session_summary_wire(summary: SessionSummary) -> protocol.SessionSummary:
         modified=summary.mtime_ms / 1000,
         size=summary.size,
         entry_count=summary.entry_lines,
+        title=summary.title,
+        first_message=summary.first_message,
+        model=summary.model,
+        cost=summary.cost,
     )
 
 

@@ -44,6 +44,7 @@ HANDLERS: Mapping[str, Handler] = {
     protocol_names.USAGE: cost_requests.usage,
     protocol_names.SESSIONS: session_requests.sessions,
     protocol_names.SESSION_TREE: session_requests.session_tree,
+    protocol_names.SESSION_RENAME: session_requests.rename,
     protocol_names.CMD_COMPACT: summary_commands.compact,
     protocol_names.CMD_BRANCH_SUMMARY: summary_commands.branch_summary,
     protocol_names.CMD_RELOAD_WORKSPACE: _reload_workspace,

@@ -136,6 +136,14 @@ class SessionSummary:
     size: int
     mtime_ms: float
     activity_ms: float | None = None  # Pi's /resume "modified" time, see :func:`session_activity_ms`
+    first_message: str | None = None  # the first user message's text, as Pi's /resume list reads it
+    model: str | None = None  # ``provider/id`` of the last assistant message (what the session ran on last)
+    cost: float | None = None  # the sum of ``usage.cost.total`` Pi recorded; None when it recorded none
+
+    @property
+    def title(self) -> str:
+        """What a list calls the session: its name, else its first message (one line, bounded), else its id."""
+        return session_title(self.name, self.first_message, self.id)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,6 +157,10 @@ class SessionSummary:
             "size": self.size,
             "mtimeMs": self.mtime_ms,
             "activityMs": self.activity_ms,
+            "firstMessage": self.first_message,
+            "model": self.model,
+            "cost": self.cost,
+            "title": self.title,
         }
 
 
@@ -180,17 +192,82 @@ def _latest_session_name(handle: BinaryIO, size: int, max_line_bytes: int) -> st
     return None
 
 
-def _count_entries(handle: BinaryIO, limits: SessionReadLimits) -> int:
-    """Lines after the header that hold a JSON object: what Pi loads as entries (bad lines not counted)."""
+TITLE_MAX_CHARS: Final = 80  # a title longer than this ends in "…"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_SPACES = re.compile(r"\s+")
+
+
+def session_title(name: str | None, first_message: str | None, session_id: str) -> str:
+    """A session's title: Pi's name for it, else its first user message, else its id.
+
+    Pi's ``/resume`` list shows ``name ?? firstMessage`` with control characters as spaces; a title is that
+    on one line (runs of white space as one space, trimmed) and at most :data:`TITLE_MAX_CHARS` characters.
+    """
+    for text in (name, first_message):
+        if text:
+            line = _SPACES.sub(" ", _CONTROL.sub(" ", text)).strip()
+            if line:
+                return line if len(line) <= TITLE_MAX_CHARS else line[: TITLE_MAX_CHARS - 1].rstrip() + "…"
+    return session_id
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    """Pi's ``extractTextContent``: a string content, or its text blocks joined by spaces."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return " ".join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    )
+
+
+@dataclass
+class _Scan:
+    entries: int = 0
+    first_message: str | None = None
+    model: str | None = None
+    cost: float | None = None
+
+    def take(self, value: dict[str, Any]) -> None:
+        """One entry: its first user text, the last assistant's model and its recorded cost."""
+        if value.get("type") != "message":
+            return
+        message = value.get("message")
+        if not isinstance(message, dict):
+            return
+        role = message.get("role")
+        if role == "user" and self.first_message is None:
+            self.first_message = _message_text(message) or None
+        elif role == "assistant":
+            provider, model = message.get("provider"), message.get("model")
+            if isinstance(provider, str) and isinstance(model, str) and model:
+                self.model = f"{provider}/{model}" if provider else model
+            usage = message.get("usage")
+            cost = usage.get("cost") if isinstance(usage, dict) else None
+            total = cost.get("total") if isinstance(cost, dict) else None
+            if isinstance(total, (int, float)) and not isinstance(total, bool):
+                self.cost = (self.cost or 0.0) + float(total)
+
+
+def _scan_entries(handle: BinaryIO, limits: SessionReadLimits) -> _Scan:
+    """Lines after the header that hold a JSON object (what Pi loads as entries; bad lines not counted),
+    the first user message, the last model and the recorded cost, in one pass."""
+    scan = _Scan()
     count = 0
     for raw in iter_lines(handle, limits.max_line_bytes, limits.max_bytes):
-        if (
-            raw.data is not None
-            and raw.data.strip()
-            and isinstance(parse_json(raw.data.decode("utf-8", "replace")), dict)
-        ):
+        if raw.data is None or not raw.data.strip():
+            continue
+        value = parse_json(raw.data.decode("utf-8", "replace"))
+        if isinstance(value, dict):
             count += 1
-    return max(0, count - 1)
+            if count > 1:
+                scan.take(value)
+    scan.entries = max(0, count - 1)
+    return scan
 
 
 def peek_session(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> SessionSummary | None:
@@ -205,13 +282,13 @@ def peek_session(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> Sessi
     cwd = header.get("cwd")
     parent = header.get("parentSession")
     name: str | None = None
-    entries: int | None = None
+    scan: _Scan | None = None
     try:
         with handle:
             if st.st_size <= limits.max_bytes:
                 name = _latest_session_name(handle, st.st_size, limits.max_line_bytes)
                 handle.seek(0)
-                entries = _count_entries(handle, limits)
+                scan = _scan_entries(handle, limits)
     except OSError:
         return None
     return SessionSummary(
@@ -221,9 +298,12 @@ def peek_session(path: str, limits: SessionReadLimits = DEFAULT_LIMITS) -> Sessi
         timestamp=header.get("timestamp"),
         parent_session=parent if isinstance(parent, str) else None,
         name=name,
-        entry_lines=entries,
+        entry_lines=None if scan is None else scan.entries,
         size=st.st_size,
         mtime_ms=st.st_mtime_ns / 1e6,
+        first_message=None if scan is None else scan.first_message,
+        model=None if scan is None else scan.model,
+        cost=None if scan is None else scan.cost,
     )
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import time
 import uuid
@@ -48,7 +49,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from lsp_server.base.fsread import node_error_message
-from lsp_server.js.strings import node_utf8
+from lsp_server.js.strings import js_trim, node_utf8
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
 from lsp_server.session.jsonl import (
@@ -170,6 +171,22 @@ def branch_summary_entry(
             ("fromHook", from_hook),
         ]
     )
+
+
+def session_info_entry(*, entry_id: str, parent_id: Any, timestamp_ms: int, name: str) -> Entry:
+    """What ``SessionManager.appendSessionInfo`` writes: the name with runs of CR/LF as one space, trimmed."""
+    return {
+        "type": "session_info",
+        "id": entry_id,
+        "parentId": parent_id,
+        "timestamp": iso_timestamp(timestamp_ms),
+        "name": sanitize_session_name(name),
+    }
+
+
+def sanitize_session_name(name: str) -> str:
+    """Pi's sanitizing of a session name: ``name.replace(/[\\r\\n]+/g, " ").trim()``."""
+    return js_trim(re.sub(r"[\r\n]+", " ", name))
 
 
 def entry_bytes(entry: Entry) -> bytes:
@@ -546,3 +563,27 @@ def replace_session_file(path: str, entries: Sequence[Entry]) -> str | None:
             os.unlink(temporary)
         return node_error_message(exc, "rename", path)
     return None
+
+
+def append_session_name(
+    path: str,
+    name: str,
+    limits: SessionReadLimits = DEFAULT_LIMITS,
+    clock: Callable[[], int] = now_ms,
+) -> AppendResult | AppendFailure:
+    """Name a session no Pi holds as Pi's ``/name`` would: a ``session_info`` entry under the current leaf.
+
+    The name is sanitized as Pi sanitizes it and refused when that leaves nothing (Pi's RPC refuses an
+    empty name; an empty ``session_info`` would clear the name instead). The rules of :func:`append_entry`
+    apply: nothing is written when the file changed since it was read, or when it is not a current session.
+    """
+    clean = sanitize_session_name(name)
+    if not clean:
+        return AppendFailure(path, "Session name cannot be empty")
+    session = load_for_append(path, limits)
+    if session.error is not None or session.snapshot is None:
+        return AppendFailure(path, session.error or f"cannot read {path}")
+    entry = session_info_entry(
+        entry_id=new_entry_id(session.index), parent_id=session.leaf_id, timestamp_ms=clock(), name=clean
+    )
+    return append_entry(path, entry, session.snapshot)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from lsp_server.base.money import format_usd
 from tests.compaction._sessions import Chain, write_session
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 
@@ -327,10 +328,10 @@ def test_dry_run_prints_what_the_summary_costs_and_what_it_saves(env: dict[str, 
     block = text.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
     assert block == [
         f"2 summary calls: {cost['summaryInput']:,} tokens in (uncached), {cost['summaryOutput']:,} out, "
-        f"${cost['summaryCost']:,.4f} at anthropic/claude-test's prices [models.json]",
+        f"{format_usd(cost['summaryCost'])} at anthropic/claude-test's prices [models.json]",
         f"every later request carries {cost['removedPerRequest']:,} fewer tokens "
-        f"({cost['contextBefore']:,} -> {cost['contextAfter']:,}), saving ${cost['savingPerRequest']:,.4f} each "
-        f"with a warm cache; the first one rewrites the cache (${cost['rewriteCost']:,.4f})",
+        f"({cost['contextBefore']:,} -> {cost['contextAfter']:,}), saving {format_usd(cost['savingPerRequest'])} each "
+        f"with a warm cache; the first one rewrites the cache ({format_usd(cost['rewriteCost'])})",
         f"pays for itself after {cost['breakEvenRequests']} later requests",
     ]
 
@@ -387,7 +388,7 @@ def test_a_summarizer_run_is_priced_at_its_models_prices_with_the_usage_its_prov
     block = text.stdout.split("\n--- cost ---\n", 1)[1].splitlines()
     assert block[0] == (
         "2 summary calls: 4,000 tokens in (uncached), 600 out as the provider reported, "
-        f"${2 * per_call:,.4f} at openai/summarizer-9's prices [models.json]"
+        f"{format_usd(2 * per_call)} at openai/summarizer-9's prices [models.json]"
     )
     assert " each with a warm cache at anthropic/claude-test's prices [models.json]; " in block[1]
 

@@ -52,7 +52,7 @@ def test_costs_text_shows_a_row_per_turn_the_totals_and_where_prices_come_from(h
     assert lines[0].startswith("Costs  ")
     assert any(line.split()[:2] == ["0", "00000002"] and line.endswith("$0.0174") for line in lines)
     assert sum(1 for line in lines if "-- compaction" in line) == 2
-    assert any(line.strip().startswith("turns on this branch: 484 requests, $42.5959") for line in lines)
+    assert any(line.strip().startswith("turns on this branch: 484 requests, $42.60") for line in lines)
     assert "  prices: anthropic/claude-opus-4-5: $5/M input, $25/M output, $0.5/M cache read, $6.25/M cache write " in (
         result.stdout
     )  # no Pi installed here (PI_PACKAGE_DIR points nowhere): Pi 1.6.0's catalog as pi-context bundles it
@@ -137,5 +137,5 @@ def test_the_sample_session_has_the_costs_real_pi_recorded_and_prices_without_an
     assert prices["detail"].endswith("(Pi 1.6.0's model catalog, bundled snapshot)")
     text = _run(home, "--costs", str(RECORDED)).stdout
     assert (
-        "turns on this branch: 4 requests, $0.0197; input 13, cache read 9,916, cache write 3,521, output 231" in text
+        "turns on this branch: 4 requests, $0.01968; input 13, cache read 9,916, cache write 3,521, output 231" in text
     )

@@ -71,9 +71,9 @@ def test_the_table_for_people(tmp_path: Path) -> None:
         "cost",
     ]
     rows = {line.split()[0]: line.split() for line in out[2:] if line.startswith("  ")}
-    assert rows["anthropic/claude-opus-4-5"][2] == "484" and rows["anthropic/claude-opus-4-5"][-1] == "$42.5959"
-    assert rows["anthropic/claude-sonnet-4-5"][-1] == "$30.3302"
-    assert rows["total"][3] == "937" and rows["total"][-1] == "$72.9261"
+    assert rows["anthropic/claude-opus-4-5"][2] == "484" and rows["anthropic/claude-opus-4-5"][-1] == "$42.60"
+    assert rows["anthropic/claude-sonnet-4-5"][-1] == "$30.33"
+    assert rows["total"][3] == "937" and rows["total"][-1] == "$72.93"
     assert any(line.startswith("  read 2 files:") for line in out)
 
 

@@ -93,7 +93,32 @@ def test_a_summary_on_the_wire_has_seconds_and_the_header_time() -> None:
         "modified": 1.5,
         "size": 120,
         "entryCount": 3,
+        "title": "demo",
     }
+
+
+def test_the_title_on_the_wire_is_the_first_message_when_pi_has_no_name_and_carries_model_and_cost() -> None:
+    summary = SessionSummary(
+        "/s.jsonl",
+        "s1",
+        "/proj",
+        None,
+        None,
+        None,
+        3,
+        120,
+        1_500.0,
+        first_message="fix the\nbug",
+        model="anthropic/claude-test",
+        cost=0.0125,
+    )
+    wire = session_summary_wire(summary).wire()
+    assert (wire["title"], wire["firstMessage"], wire["model"], wire["cost"]) == (
+        "fix the bug",
+        "fix the\nbug",
+        "anthropic/claude-test",
+        0.0125,
+    )
 
 
 def test_the_tree_has_children_labels_and_the_active_path(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from lsp_server.session.folders import (
     resolve_session_dir,
     session_activity_ms,
     session_file_name,
+    session_title,
 )
-from tests.session._entries import assistant, header, jsonl, message, ts, user
+from tests.session._entries import assistant, header, jsonl, message, ts, usage, user
 
 
 def _info(entry_id: str, parent: str, name: str) -> dict[str, object]:
@@ -85,6 +86,42 @@ def test_an_empty_name_clears_the_session_name(tmp_path: Path) -> None:
     path = _session(tmp_path / "s.jsonl", _info("i1", "a", "Named"), _info("i2", "i1", "   "))
     summary = peek_session(str(path))
     assert summary is not None and summary.name is None
+
+
+def test_peek_gives_the_first_user_message_the_last_model_and_the_recorded_cost(tmp_path: Path) -> None:
+    priced = usage()
+    priced["cost"]["total"] = 0.0125
+    later = {**assistant("b"), "provider": "openai", "model": "gpt-test", "usage": priced}
+    path = _session(
+        tmp_path / "s.jsonl",
+        message(
+            "a",
+            None,
+            user([{"type": "image", "data": "x"}, {"type": "text", "text": "first"}, {"type": "text", "text": "ask"}]),
+        ),
+        message("b", "a", {**assistant("a"), "usage": priced}),
+        message("c", "b", user("second")),
+        message("d", "c", later),
+    )
+    summary = peek_session(str(path))
+    assert summary is not None
+    assert (summary.first_message, summary.model, summary.cost) == ("first ask", "openai/gpt-test", 0.025)
+    assert summary.title == "first ask"
+
+
+def test_a_session_without_replies_has_no_model_and_no_cost(tmp_path: Path) -> None:
+    path = _session(tmp_path / "s.jsonl", message("a", None, user("hello")))
+    summary = peek_session(str(path))
+    assert summary is not None and (summary.model, summary.cost, summary.title) == (None, None, "hello")
+
+
+def test_a_title_is_the_name_else_the_first_message_on_one_line_and_bounded_else_the_id() -> None:
+    assert session_title("Named", "first message", "id") == "Named"
+    assert session_title(None, "  fix\tthe\n\n  bug \x07 now ", "id") == "fix the bug now"
+    long = session_title(None, "word " * 40, "id")
+    assert len(long) == 80 and long.endswith("…") and "\n" not in long
+    assert session_title(None, None, "0197-abc") == "0197-abc"
+    assert session_title("", " \n ", "0197-abc") == "0197-abc"
 
 
 def test_sessions_are_listed_newest_mtime_first_and_filtered_by_cwd(tmp_path: Path) -> None:

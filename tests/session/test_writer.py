@@ -17,6 +17,7 @@ from lsp_server.session.writer import (
     AppendFailure,
     AppendResult,
     append_entry,
+    append_session_name,
     branch_summary_entry,
     compaction_entry,
     entry_bytes,
@@ -265,3 +266,23 @@ def test_a_new_session_file_is_created_once(tmp_path: Path) -> None:
 def test_whitespace_after_the_last_line_is_not_a_broken_line(tmp_path: Path, text: str) -> None:
     path = _session(tmp_path, text)
     assert isinstance(_append(path), AppendResult)
+
+
+def test_a_session_name_is_the_session_info_entry_pi_writes_under_the_leaf(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    written = append_session_name(str(path), "  Fix\r\n\r\nthe bug ", clock=lambda: T0)
+    assert isinstance(written, AppendResult)
+    last = path.read_text(encoding="utf-8").splitlines()[-1]
+    entry_id = written.entry["id"]
+    assert last == (
+        f'{{"type":"session_info","id":"{entry_id}","parentId":"u1","timestamp":"2025-01-01T00:00:09.000Z",'
+        '"name":"Fix the bug"}'
+    )
+
+
+def test_an_empty_session_name_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    before = path.read_bytes()
+    refused = append_session_name(str(path), " \r\n ")
+    assert isinstance(refused, AppendFailure) and refused.message == "Session name cannot be empty"
+    assert path.read_bytes() == before

@@ -38,6 +38,8 @@ import type {
   PromptSectionsChangedParams,
   SessionChangedParams,
   SessionRef,
+  SessionRenameParams,
+  SessionRenameResult,
   SessionTreeResult,
   SessionsParams,
   SessionsResult,
@@ -112,6 +114,11 @@ export class PiContextClient {
   /** `pi/sessions`: The sessions of a folder's cwd in Pi's session folder (`sessionDir`, `$PI_CODING_AGENT_SESSION_DIR` or `<agentDir>/sessions/--<cwd>--`), newest modification first. The answer comes once the folder is watched: a session that appears there afterwards is announced with `pi/sessionChanged`. */
   sessions(params: SessionsParams, token?: CancellationToken): Promise<SessionsResult> {
     return this.request('pi/sessions', params, token) as Promise<SessionsResult>;
+  }
+
+  /** `pi/sessionRename`: Name a session (Pi's session name, shown as its title). While a chat's Pi holds the session, Pi writes it (`set_session_name`, then Pi's `session_info_changed` event); a session no Pi holds gets the `session_info` entry Pi would write, appended by pi-context under the one-writer checks; a session a keeper holds for another window is refused. */
+  sessionRename(params: SessionRenameParams, token?: CancellationToken): Promise<SessionRenameResult> {
+    return this.request('pi/sessionRename', params, token) as Promise<SessionRenameResult>;
   }
 
   /** `pi/sessionTree`: Every entry of a session as a tree node (children oldest first), labels, the leaf (Pi's: the last entry, or `leafId`) and the path to it; skipped lines and tree repairs in `problems`. A session that grows is read from where the last request stopped. */

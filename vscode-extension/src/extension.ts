@@ -11,6 +11,8 @@ import { registerCommands } from './commands';
 import { onPythonInterpreterChange, workspaceFolderPathSettings } from './interpreter';
 import { isEstimateChoice } from './model/estimate';
 import { CLIENT_ONLY_KEYS, needsRestart } from './model/settings';
+import { sessionLabel } from './model/sessionTree';
+import type { SessionSummary } from './protocol.generated';
 import { ContextStore } from './model/store';
 import { ServerManager } from './server';
 import { SESSIONS_VIEW_ID, SessionsProvider } from './sessions/provider';
@@ -68,6 +70,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // The chat's transcript lives in the host: a hidden view needs no live webview.
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
     ...registerChatCommands(chat),
+    vscode.commands.registerCommand('piContext.sessions.rename', (item?: { type?: string; summary?: SessionSummary }) =>
+      renameSession(server, store, item?.summary),
+    ),
     vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: sessions, showCollapseAll: true }),
     ...registerCommands({ store, server, docs, sidebar, log, remember }),
     vscode.commands.registerCommand('piContext.showUsage', () =>
@@ -131,6 +136,8 @@ function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('piContext.chat.new', run(() => chat.newChat())),
     vscode.commands.registerCommand('piContext.chat.resume', run(() => chat.resume())),
+    vscode.commands.registerCommand('piContext.chat.history', run(() => chat.history())),
+    vscode.commands.registerCommand('piContext.chat.rename', run(() => chat.rename())),
     vscode.commands.registerCommand('piContext.chat.stop', run(() => chat.abort())),
     vscode.commands.registerCommand('piContext.chat.reload', run(() => chat.reloadPi())),
     // From the palette or the editor's context menu: the active editor's file; from a tab or the explorer: that file.
@@ -153,6 +160,24 @@ function registerChatCommands(chat: ChatViewProvider): vscode.Disposable[] {
       }),
     ),
   ];
+}
+
+/** Rename Session on a Sessions view row: Pi writes the name when a chat holds the session (`pi/sessionRename`). */
+async function renameSession(server: ServerManager, store: ContextStore, summary: SessionSummary | undefined): Promise<void> {
+  const api = server.runningClient;
+  if (!summary || !api) {
+    return;
+  }
+  const name = await vscode.window.showInputBox({ title: 'Rename the session', value: sessionLabel(summary), ignoreFocusOut: true });
+  if (name === undefined || name.trim() === '') {
+    return;
+  }
+  try {
+    await api.sessionRename({ session: summary.path, name });
+    await store.refreshSession();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Pi Context: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 export async function deactivate(): Promise<void> {

@@ -37,6 +37,7 @@ export const Methods = {
   PROMPT_SECTIONS_CHANGED: "pi/promptSectionsChanged",
   SESSIONS: "pi/sessions",
   SESSION_CHANGED: "pi/sessionChanged",
+  SESSION_RENAME: "pi/sessionRename",
   SESSION_TREE: "pi/sessionTree",
   SYSTEM_PROMPT: "pi/systemPrompt",
   TURN_LEDGER: "pi/turnLedger",
@@ -818,8 +819,8 @@ export interface SectionSource {
 export interface SessionChangedParams {
   /** Path of the session .jsonl file. */
   session: string;
-  /** What changed it: a pi-context command, a change on disk, or Pi in a chat appending to it. */
-  reason: "compaction" | "branchSummary" | "disk" | "chat";
+  /** What changed it: a pi-context command (`name`: `pi/sessionRename` on a session no Pi holds), a change on disk, or Pi in a chat appending to it. */
+  reason: "compaction" | "branchSummary" | "name" | "disk" | "chat";
   /** The entry the server appended (not for disk). */
   entryId?: string | null;
   /** File size after the change. */
@@ -849,6 +850,26 @@ export interface SessionRef {
   leafId?: string | null;
 }
 
+export interface SessionRenameParams {
+  /** The new name; Pi's sanitizing applies (runs of CR/LF as one space, trimmed). */
+  name: string;
+  /** Path of the session .jsonl file. */
+  session?: string | null;
+  /** The chat whose session to name (also before Pi wrote its file); else `session`. */
+  chatId?: string | null;
+}
+
+export interface SessionRenameResult {
+  /** The session named (null: a chat's Pi has written no file yet). */
+  session?: string | null;
+  /** The name as written. */
+  name: string;
+  /** `pi`: the chat's Pi holds the session and wrote it (`set_session_name`); `file`: no Pi holds it and pi-context appended the `session_info` entry itself. */
+  via: "pi" | "file";
+  /** The chat whose Pi named it, with `via: pi`. */
+  chatId?: string | null;
+}
+
 export interface SessionSummary {
   path: string;
   id: string;
@@ -860,6 +881,14 @@ export interface SessionSummary {
   modified: number;
   size: number;
   entryCount?: number | null;
+  /** What to call the session: Pi's name for it, else its first user message (one line, at most 80 characters), else its id. */
+  title?: string;
+  /** The first user message's text, as Pi's /resume reads it. */
+  firstMessage?: string | null;
+  /** `provider/id` of the last assistant message. */
+  model?: string | null;
+  /** The sum of the costs Pi recorded in its replies (dollars); null when none. */
+  cost?: number | null;
 }
 
 export interface SessionTreeResult {

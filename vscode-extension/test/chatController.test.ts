@@ -161,6 +161,12 @@ class FakeVsCode implements ChatUi, ChatWorkspace, ChatView, ChatLog {
     this.memento = session;
     return Promise.resolve();
   };
+  compactions = new Map<string, Map<number, number>>();
+  compactionAfter = (session: string): ReadonlyMap<number, number> => new Map(this.compactions.get(session) ?? []);
+  rememberCompactionAfter = (session: string, after: ReadonlyMap<number, number>): Promise<void> => {
+    this.compactions.set(session, new Map(after));
+    return Promise.resolve();
+  };
   readFile = (file: string): Promise<string> => {
     const text = this.files.get(file);
     return text === undefined ? Promise.reject(new Error(`ENOENT: ${file}`)) : Promise.resolve(text);

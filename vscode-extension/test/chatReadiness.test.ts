@@ -66,6 +66,7 @@ function header(phase: ChatHeader['phase'], hold: string | null): ChatHeader {
     thinkingLevel: 'off',
     hasPrices: false,
     gauge: null,
+    lens: null,
     queue: { steering: [], followUp: [] },
     compacting: false,
     warning: null,

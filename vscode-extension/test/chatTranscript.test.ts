@@ -384,3 +384,20 @@ test('a stopped batch of tool calls folds the same from Pi 1.0.3, whose agent_se
   const card = of(fold(unfinished), 'tool').find((tool) => tool.name === 'read');
   assert.equal(card?.status, 'error');
 });
+
+test('a transcript rebuilt after a reload keeps "about N after", which only compaction_end says', () => {
+  const { events, messages } = recording('compaction');
+  const live = fold(events);
+  assert.deepEqual([...live.compactionAfter], [[15, 1347]]);
+  // Without what the host kept the rebuilt line can only give the tokens before (the session does not record after).
+  assert.equal((Transcript.fromMessages(messages).items[0] as EventItem).text, 'Compacted: 15 tokens before');
+  const rebuilt = Transcript.fromSnapshot(messages, [], live.compactionAfter);
+  assert.equal((rebuilt.items[0] as EventItem).text, 'Compacted: 15 tokens before, about 1,347 after');
+});
+
+test("the conversation's first user message is what names it until Pi has a name", () => {
+  const { events } = recording('tool-turn');
+  const t = fold(events);
+  assert.equal(t.firstUserText(), 'Read notes.txt');
+  assert.equal(new Transcript().firstUserText(), null);
+});

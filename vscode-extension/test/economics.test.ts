@@ -22,8 +22,8 @@ test('a compaction preview says what the summary requests cost, what every later
   );
   assert.equal(
     text.saving,
-    'Every later request carries 31,123 fewer tokens (53,949 → 22,826): ≈ $0.0093 less each with a warm cache; ' +
-      'the first one writes the new context to the cache (≈ $0.0694 more than reading the old one).',
+    'Every later request carries 31,123 fewer tokens (53,949 → 22,826): ≈ $0.009337 less each with a warm cache; ' +
+      'the first one writes the new context to the cache (≈ $0.06941 more than reading the old one).',
   );
   assert.equal(text.breakEven, 'Pays for itself after 9 later turns (one request to the model each).');
 });

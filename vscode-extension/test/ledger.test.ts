@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { CHART_HEIGHT, CHART_WIDTH, costChart, formatUsd, nextLine, turnTitle } from '../src/model/ledger';
+import { CHART_HEIGHT, CHART_WIDTH, costChart, nextLine, turnTitle } from '../src/model/ledger';
+import { formatUsd } from '../src/model/money';
 import type { LedgerRequest, LedgerTotals, TurnLedgerResult } from '../src/protocol.generated';
 
 // `pi-context session examples/sessions/inventory-fix.jsonl --costs --json`: a real server answer.
@@ -102,10 +103,10 @@ test('the summary counts unknown costs apart and the next request compares with 
   const chart = costChart(real, (next.expiresAt ?? 0) + 1);
   assert.equal(chart.bars.length, real.turns.length);
   assert.equal(chart.marks.map((m) => m.kind).join(), 'branchPoint');
-  assert.match(chart.summary, /^15 turns · \$0\.0000/);
+  assert.match(chart.summary, /^15 turns · \$0 /);
   assert.match(chart.next ?? '', /^Next request: cache lifetime unknown; cached 0 \+ new 54k ≈ unknown, or unknown if it expired/);
   assert.match(nextLine({ ...next, expiresAt: 10_000 }, 4_000), /cache alive for 6\.0 s/);
   assert.match(nextLine({ ...next, expiresAt: 10_000 }, 10_000), /cache probably expired/);
-  assert.match(costChart(ledger([turn(0, {})])).summary, /1 turn · \$0\.5000 \(\+1 unknown\)/);
+  assert.match(costChart(ledger([turn(0, {})])).summary, /1 turn · \$0\.5 \(\+1 unknown\)/);
   assert.equal(formatUsd(123.456), '$123.46');
 });

@@ -25,14 +25,14 @@ test('while the cache lives, the line gives the warm split and its cost', () => 
   assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply 000003e8\): the whole previous request, about 167,988 tokens\./);
   assert.match(text.title, /Cache: cache alive for 1 min 40 s; lifetime 5 min for short retention, from models\.json\./);
   assert.match(text.title, /If the cache holds: 167,978 cache-read \+ 32,922 new input tokens, ≈ \$0\.2898\./);
-  assert.match(text.title, /If it expired: 200,900 new input tokens, ≈ \$1\.2556\./);
+  assert.match(text.title, /If it expired: 200,900 new input tokens, ≈ \$1\.26\./);
   assert.match(text.title, /prices from models\.json/);
 });
 
 test('once the expiry instant has passed, the line gives the cold price', () => {
   const text = nextRequestText(priced, expiresAt + 60_000);
   assert.equal(text.expired, true);
-  assert.equal(text.line, 'Next request: 0 cached + 201k new · cache probably expired 1 min ago · ≈ $1.2556');
+  assert.equal(text.line, 'Next request: 0 cached + 201k new · cache probably expired 1 min ago · ≈ $1.26');
   assert.equal(cacheExpired(priced, expiresAt), true);
   assert.equal(cacheExpired(priced, expiresAt - 1), false);
 });
@@ -80,8 +80,8 @@ test("the chat's preflight answer, from the real Pi's session, words the price o
   const next = found.nextRequest as NextRequestCostInfo;
   const text = nextRequestText(next, (next.lastRequestAt ?? 0) + 1000);
   assert.equal(text.expired, false);
-  assert.equal(text.line, 'Next request: 1.3k cached + 230 new · cache alive for 4 min 59 s · ≈ $0.0013');
+  assert.equal(text.line, 'Next request: 1.3k cached + 230 new · cache alive for 4 min 59 s · ≈ $0.001259');
   assert.match(text.title, /Byte-identical prefix with the previous request \(the request of reply acb4f35a\): the whole previous request, about 1,320 tokens\./);
-  assert.match(text.title, /If it expired: 1,550 new input tokens, ≈ \$0\.0058\./);
+  assert.match(text.title, /If it expired: 1,550 new input tokens, ≈ \$0\.005812\./);
   assert.match(text.title, /prices from models\.json/);
 });

@@ -43,7 +43,7 @@ test('a session on a model with mid-conversation system messages gets the patch 
     sessionText(update, patch.nextRequest, 'pi'),
     'This session: its model takes the change as a patch. When Pi next loads the files it appends project_context, cwd ' +
       '(131 tokens) at the end of the next request and the cached prefix (1,320 tokens) is kept. ' +
-      'Next request if its cache holds: 1,320 cached + 296 new, ≈ $0.0015 (≈ $0.0004 without the change).',
+      'Next request if its cache holds: 1,320 cached + 296 new, ≈ $0.001506 (≈ $0.0004222 without the change).',
   );
   const current: SessionPromptUpdateInfo = { ...update, patch: {}, nextRequest: null };
   assert.equal(sessionText(current, patch.nextRequest, 'pi'), 'This session already has this prompt: Pi sends it no patch.');
@@ -80,9 +80,9 @@ test('a session open in a chat: one price for the next request (the prompt Pi ho
   assert.equal(
     liveSessionText(live, patch.nextRequest, 'pi'),
     'This session is open in the chat, whose Pi read its files before this change: its next request is sent with the ' +
-      'prompt Pi holds (1,320 cached + 7 new, ≈ $0.0004). Reload Pi to take the change up: Pi then records ' +
+      'prompt Pi holds (1,320 cached + 7 new, ≈ $0.0004222). Reload Pi to take the change up: Pi then records ' +
       'project_context, cwd and appends it (131 tokens) at the end of its next request, keeping the cached prefix; ' +
-      'its next request then costs ≈ $0.0015 if the cache holds.',
+      'its next request then costs ≈ $0.001506 if the cache holds.',
   );
   const text = saveCostText(change, { ...patch.promptUpdate!, patch: {} }, patch.nextRequest, 'pi', live);
   assert.equal(text.session, liveSessionText(live, patch.nextRequest, 'pi'));

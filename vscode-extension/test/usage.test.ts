@@ -40,7 +40,7 @@ function day(key: string, counts: Partial<UsageGroup> = {}): UsageGroup {
 
 test('the headline gives the cost, the turns and the cache share of the whole answer', () => {
   const view = usageView(fixture('pi-fixtures.day.json'));
-  assert.equal(view.headline, '$72.9261 · 937 turns · 94.2% of the prompt from the cache');
+  assert.equal(view.headline, '$72.93 · 937 turns · 94.2% of the prompt from the cache');
   assert.match(view.detail, /^2 sessions · 97.92M cached · 5.99M new · 271k out · UTC$/);
   assert.equal(view.empty, null);
 });
@@ -70,7 +70,7 @@ test('one bar per calendar day from the first to the last, empty days included',
   const first = result.days[0];
   assert.ok(first && points[0]);
   assert.ok(Math.abs((points[0][1] ?? 0) - USAGE_CHART_HEIGHT * (1 - (first.cacheShare ?? 0))) < 0.06);
-  assert.match(drawn[1]?.title ?? '', /^2025-11-21: \$29\.4667 · 423 turns · 91\.0% from the cache · /);
+  assert.match(drawn[1]?.title ?? '', /^2025-11-21: \$29\.47 · 423 turns · 91\.0% from the cache · /);
 });
 
 test('the chart keeps the last days when the range is long, and says so', () => {
@@ -98,9 +98,9 @@ test('rows are the groups, with the model names and their costs', () => {
   assert.deepEqual(
     view.rows.map((row) => [row.label, row.turns, row.cost]),
     [
-      ['anthropic/claude-opus-4-5', '484', '$42.5959'],
-      ['anthropic/claude-sonnet-4-5', '452', '$30.3302'],
-      ['openai/gpt-5.1-codex', '1', '$0.0000'],
+      ['anthropic/claude-opus-4-5', '484', '$42.60'],
+      ['anthropic/claude-sonnet-4-5', '452', '$30.33'],
+      ['openai/gpt-5.1-codex', '1', '$0'],
     ],
   );
   assert.equal(view.rows[2]?.cached, '–'); // a reply with no prompt tokens has no share
@@ -112,13 +112,13 @@ test('sessions made by a fork or clone are named, and the copies counted once ar
   assert.ok(view.rows.every((row) => row.label.startsWith('workspace · 2026-12-06T02-52-')));
   assert.deepEqual(view.rows.map((row) => row.turns), ['2', '1', '1', '1']);
   assert.match(view.detail, / · 5 requests copied by forks and clones counted once$/);
-  assert.match(view.headline, /^\$0\.0074 · 5 turns · /);
+  assert.match(view.headline, /^\$0\.007392 · 5 turns · /);
 });
 
 test('unknown costs are counted apart, and an empty answer says where nothing was found', () => {
   const result = fixture('pi-fixtures.day.json');
   const unknown = usageView({ ...result, totals: { ...result.totals, unknownCost: 3 } });
-  assert.match(unknown.headline, /^\$72\.9261 \+ 3 unknown · /);
+  assert.match(unknown.headline, /^\$72\.93 \+ 3 unknown · /);
   const empty = usageView({
     ...result,
     since: '2030-01-01',

@@ -78,17 +78,6 @@ async function finalReply(text) {
   return message;
 }
 
-/** Widens the side bar (drags the sash at its right edge) so the chat reads well in screenshots. */
-async function widenSidebar(width) {
-  const box = await page.locator('.part.sidebar').first().boundingBox();
-  if (!box || box.width >= width) return;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width + 1, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
-}
-
 async function chatStep(name, fn) {
   await run.step(name, async () => {
     if (name !== 'chat-view' && !frame) throw new Waiting('waits for the chat view (step chat-view)');
@@ -106,12 +95,10 @@ async function chatStep(name, fn) {
   });
 
   await chatStep('chat-view', async () => {
-    await openContainer();
+    // The chat has a container of its own in the secondary side bar (Pi Chat), opened by its focus command.
+    await run.openChat();
     await chat();
-    await widenSidebar(config.sidebarWidth || 560);
-    // The Context view below takes room: keep it collapsed in the chat's screenshots.
-    await run.setViewExpanded('Context', false);
-    await run.setSessionsExpanded(false);
+    await run.widenChat(config.sidebarWidth || 560);
     const end = Date.now() + WAIT;
     let state;
     while ((state = await rootState()) !== 'idle') {
@@ -221,8 +208,9 @@ async function chatStep(name, fn) {
     const line = await need('[data-testid=chat-next-request]', { state: 'visible', timeout: WAIT });
     await until(async () => /^Next request: \S+ cached \+ \S+ new · /.test(await textOf(line)), 'the price line above the input');
     const text = await textOf(line);
-    // The tool turn just ended: the cache is alive (models.json: 5 minutes), priced at the model's rates.
-    if (!/cache alive for .* · ≈ \$\d+\.\d{4}$/.test(text)) throw new Error(`the price line says "${text}"`);
+    // The tool turn just ended: the cache is alive (models.json: 5 minutes), priced at the model's rates, in the one
+    // cost format (4 significant digits under $1, model/money.ts).
+    if (!/cache alive for .* · ≈ \$0\.\d*[1-9]\d{0,3}$/.test(text)) throw new Error(`the price line says "${text}"`);
     const title = (await line.getAttribute('title')) || '';
     if (!title.includes('Byte-identical prefix with the previous request') || !title.includes('prices from models.json')) {
       throw new Error(`the price line's hover lacks the prefix or the prices' source: ${title}`);
@@ -318,11 +306,14 @@ async function chatStep(name, fn) {
       return now.find((s) => !before.some((b) => b.path === s.path) && s.parentSession) ? now : null;
     }, 'Pi to write the forked session file');
     const forked = after.find((s) => !before.some((b) => b.path === s.path) && s.parentSession);
+    await openContainer(); // the Sessions view: the primary side bar, beside the chat
+    await run.setViewExpanded('Context', false);
     await run.setSessionsExpanded(true);
-    const stem = forked.name.replace(/\.jsonl$/, '');
-    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: stem.slice(0, 24) }).first();
+    // Sessions are listed by title (the first message: the fork keeps the conversation before the edited one),
+    // newest first: the forked file is the first row with the chat's first prompt.
+    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: config.prompt.slice(0, 24) }).first();
     await row.waitFor({ timeout: WAIT }).catch(() => {
-      throw new Error(`the Sessions tree does not list the forked ${forked.name}`);
+      throw new Error(`the Sessions tree does not list the forked ${forked.name} by its title`);
     });
     if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
     const edited = page.locator('.part.sidebar .monaco-list-row', { hasText: config.forkPrompt.slice(0, 24) }).first();
@@ -405,7 +396,7 @@ async function chatStep(name, fn) {
     await until(async () => (await page.evaluate(() => window.__e2eOldWindow !== true).catch(() => false)),
       'a new window (a new document)');
     await page.waitForSelector('.monaco-workbench', { timeout: WAIT });
-    await openContainer();
+    await run.openChat();
     const reloadedAt = Date.now();
     const f = await chat(WAIT);
     const user = f.locator('[data-testid=chat-message][data-role=user]', { hasText: config.windowReloadPrompt }).last();

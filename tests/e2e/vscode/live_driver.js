@@ -172,15 +172,16 @@ async function saveAgentsMd() {
 
   await run.step('workbench', async () => {
     await run.openFolder(config.folder, 'notes.txt');
-    await openContainer();
-    await widenSidebar(620);
+    await openContainer(); // Context and Sessions: the primary side bar
+    await widenSidebar(560);
+    await run.openChat(); // the chat: Pi Chat, in the secondary side bar
+    await run.widenChat(480);
     return 'workbench open on the release project';
   });
 
   // 4. No Pi to find: the notice names the setting and where it lives; setting it starts Pi, no restart.
   await run.step('live-no-pi', async () => {
     await chat(WAIT);
-    await run.setViewExpanded('Context', false);
     await run.setSessionsExpanded(false);
     await waitState('no-pi');
     const help = await textOf(await need('[data-testid=chat-no-pi-help]', { state: 'visible' }));
@@ -335,6 +336,7 @@ async function saveAgentsMd() {
     await until(async () => (await page.evaluate(() => window.__e2eOldWindow !== true).catch(() => false)), 'a new window');
     await page.waitForSelector('.monaco-workbench', { timeout: WAIT });
     await openContainer();
+    await run.openChat();
     await chat(WAIT);
     await run.setViewExpanded('Context', true);
     seen.push(await oneFigure('after a window reload'));

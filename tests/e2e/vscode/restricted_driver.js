@@ -46,8 +46,7 @@ async function chatState() {
   });
 
   await step('chat-untrusted', async () => {
-    await openContainer();
-    await run.setViewExpanded('Chat', true);
+    await run.openChat(); // the chat's own container, Pi Chat, in the secondary side bar
     chat = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view');
     await until(async () => (await chatState()) === 'untrusted', 'chat-root data-state=untrusted');
     const notice = chat.locator('[data-testid=chat-untrusted]').first();

@@ -37,6 +37,7 @@ from typing import Any
 
 import pytest
 
+from lsp_server.base.money import format_usd
 from tests.e2e.vscode import harness, sample_workspace
 from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
@@ -108,8 +109,8 @@ def _prompt_sections(ws: sample_workspace.SampleWorkspace) -> list[dict[str, Any
 
 
 def _usd(value: float) -> str:
-    """A price as the extension writes it (``formatUsd``)."""
-    return f"${value:.4f}" if value < 100 else f"${value:.2f}"
+    """A price as the extension writes it (``formatUsd``, the same format as ``format_usd``)."""
+    return format_usd(value)
 
 
 def _cost_chart(ws: sample_workspace.SampleWorkspace) -> dict[str, Any]:
@@ -137,6 +138,7 @@ def _cost_chart(ws: sample_workspace.SampleWorkspace) -> dict[str, Any]:
         # The sample's last request is long past its 5-minute cache: the lines give the cold price.
         "coldCost": _usd(upcoming["cold"]["cost"]),
         "warmCost": _usd(upcoming["warm"]["cost"]),
+        "warmCostValue": upcoming["warm"]["cost"],
     }
 
 

@@ -132,13 +132,13 @@ function createRun(config) {
     }
   };
 
-  run.palette = async (title) => {
+  run.palette = async (title, timeout = WAIT) => {
     const page = run.page;
     await page.keyboard.press('F1');
     const box = page.locator('.quick-input-widget .quick-input-box input');
-    await box.waitFor({ state: 'visible', timeout: WAIT });
+    await box.waitFor({ state: 'visible', timeout });
     await box.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: WAIT });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout });
     await page.keyboard.press('Enter');
   };
 
@@ -191,6 +191,45 @@ function createRun(config) {
     await title.waitFor({ timeout: 1000 });
   };
 
+  /**
+   * Shows the Chat view where the extension puts it, the Pi Chat container of the secondary side bar, through the
+   * view's focus command (`piContext.chat.focus`, "Focus on Pi Chat View"): what a user's Ctrl+Alt+P runs too.
+   */
+  run.openChat = async () => {
+    const page = run.page;
+    const bar = page.locator('.part.auxiliarybar').first();
+    const title = page.locator('.part.auxiliarybar .composite.title', { hasText: 'Pi Chat' }).first();
+    if (await title.isVisible().catch(() => false)) {
+      return; // already shown (a reloaded window restores the secondary side bar as it was)
+    }
+    // Right after a window reload the workbench may not take F1 yet: try again, as openContainer does for its click.
+    const end = Date.now() + WAIT;
+    while (Date.now() < end) {
+      try {
+        await run.palette('Focus on Pi Chat View', 10000);
+        await title.waitFor({ timeout: 5000 });
+        await bar.waitFor({ state: 'visible', timeout: 1000 });
+        return;
+      } catch {
+        if (await title.isVisible().catch(() => false)) return;
+        await page.keyboard.press('Escape').catch(() => undefined);
+      }
+    }
+    await title.waitFor({ timeout: 1000 });
+  };
+
+  /** Widens the secondary side bar (drags the sash at its left edge) so the chat reads well in screenshots. */
+  run.widenChat = async (width) => {
+    const page = run.page;
+    const box = await page.locator('.part.auxiliarybar').first().boundingBox();
+    if (!box || box.width >= width) return;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x - 1, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - width, y, { steps: 8 });
+    await page.mouse.up();
+  };
+
   /** Expands or collapses one view of the side bar by its header title. */
   run.setViewExpanded = async (viewTitle, expanded) => {
     const header = run.page.locator('.part.sidebar .pane-header', { hasText: viewTitle }).first();
@@ -203,12 +242,15 @@ function createRun(config) {
 
   run.setSessionsExpanded = (expanded) => run.setViewExpanded('Sessions', expanded);
 
-  /** Makes room for the Context view in screenshots: bottom panel hidden, Chat and Sessions views collapsed. */
+  /** Makes room for the Context view in screenshots: bottom panel and chat hidden, the Sessions view collapsed. */
   run.tidy = async () => {
     if (await run.page.locator('.part.panel').first().isVisible().catch(() => false)) {
       await run.palette('View: Hide Panel').catch(() => run.page.keyboard.press('Escape'));
     }
-    await run.setViewExpanded('Chat', false);
+    // The chat has its own container in the secondary side bar: hidden here, the Context view has the room.
+    if (await run.page.locator('.part.auxiliarybar').first().isVisible().catch(() => false)) {
+      await run.palette('View: Hide Secondary Side Bar').catch(() => run.page.keyboard.press('Escape'));
+    }
     await run.setSessionsExpanded(false);
   };
 

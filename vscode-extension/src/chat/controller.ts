@@ -26,6 +26,7 @@ import * as path from 'node:path';
 import type { PiContextClient, Disposable } from '../client.generated';
 import { errorText } from '../errorText';
 import { nextRequestText } from '../model/nextRequest';
+import { sessionTitle } from '../model/sessionTitle';
 import type {
   ChatDriftParams,
   ChatEventParams,
@@ -38,6 +39,7 @@ import type {
   ChatStartParams,
   ContextBudgetParams,
   ContextBudgetResult,
+  NextRequestCostInfo,
   SessionChangedParams,
 } from '../protocol.generated';
 import { addsLine, Attachments, splitFileBlocks } from './attachments';
@@ -45,6 +47,7 @@ import { type FeatureId, featureView, unavailable } from './capabilities';
 import { type Completion, parseInput, piCompletions } from './commands';
 import { showDialog } from './dialogs';
 import { EditDiffs, type EditSides, editDiffTitle, editSides, editSidesNote, parseEditArgs } from './editDiff';
+import { lensView } from './lens';
 import { ChatLifecycle } from './lifecycle';
 import { type LiveAction, liveNotices, PI_COMMAND_SETTING, piMissingHelp, settingsCommand } from './live';
 import { type ChatHeader, type ChatWebviewMessage, parseChatMessage, UNTRUSTED_TEXT } from './messages';
@@ -103,6 +106,8 @@ export class ChatController {
   private readonly writeBefore = new Map<string, string | null>();
 
   private budget: ContextBudgetResult | null = null;
+  /** `pi/turnLedger`'s price of the next request on the chat's session: the header's lens. */
+  private nextCost: NextRequestCostInfo | null = null;
   private piCommands: Completion[] = [];
   /** A line under the header while the server or Pi starts, or a request is on its way. */
   private status: string | null = 'Starting the pi-context server…';
@@ -250,6 +255,7 @@ export class ChatController {
     const model = state.model as Json | undefined;
     const session = chat?.session ?? null;
     const name = this.transcript.sessionName ?? (typeof state.sessionName === 'string' ? state.sessionName : null);
+    const gauge = gaugeView(this.budget);
     const untrusted = !this.ports.workspace.isTrusted();
     const { phase, hold } = this.lifecycle.availability({
       untrusted,
@@ -272,12 +278,19 @@ export class ChatController {
             }
           : null,
       live: exited ? [] : liveNotices(chat),
-      session: name ?? (session ? path.basename(session, '.jsonl') : 'New session'),
+      // Pi's name, else the title the server lists (the session's first message, also when a compaction has taken it
+      // out of the conversation shown), else the first message shown.
+      session: sessionTitle(
+        name,
+        this.ports.store.sessions?.sessions.find((s) => s.path === session)?.title || this.transcript.firstUserText(),
+        'New session',
+      ),
       sessionTitle: session ?? 'Pi writes the session file with the first message',
       model: model ? `${String(model.provider)}/${String(model.id)}` : 'model',
       thinkingLevel: this.transcript.thinkingLevel ?? (typeof state.thinkingLevel === 'string' ? state.thinkingLevel : 'off'),
       hasPrices: modelHasPrices(model),
-      gauge: gaugeView(this.budget),
+      gauge,
+      lens: lensView(gauge, this.nextCost, this.ports.timers.now()),
       queue: this.transcript.queue,
       compacting: this.transcript.compacting,
       warning: this.preflight.warning,
@@ -485,7 +498,8 @@ export class ChatController {
     this.lifecycle.updated(state);
     const taken = snapshot ?? empty;
     const inFlight = taken.inFlight ?? [];
-    this.replaceTranscript(Transcript.fromSnapshot(taken.items, inFlight));
+    const afters = state.session ? this.ports.workspace.compactionAfter(state.session) : undefined;
+    this.replaceTranscript(Transcript.fromSnapshot(taken.items, inFlight, afters));
     this.transcript.streaming = state.streaming;
     this.transcript.compacting = state.compacting;
     this.piCommands = piCompletions(commands.items);
@@ -535,7 +549,17 @@ export class ChatController {
       if (chat.workspaceFolder) {
         params.workspaceFolder = chat.workspaceFolder;
       }
-      this.budget = await this.server().contextBudget(params);
+      const [budget, ledger] = await Promise.all([
+        this.server().contextBudget(params),
+        this.server()
+          .turnLedger({ ...params, session })
+          .catch((e: unknown) => {
+            this.ports.log.debug(`pi/turnLedger for the chat's lens: ${errorText(e)}`);
+            return null;
+          }),
+      ]);
+      this.budget = budget;
+      this.nextCost = ledger?.nextRequest ?? null;
     } catch (e) {
       this.ports.log.debug(`pi/contextBudget for the chat: ${errorText(e)}`);
     }
@@ -591,6 +615,9 @@ export class ChatController {
     }
     if (event.type === 'tool_execution_end' && event.toolName === 'write' && event.isError !== true) {
       this.recordWrite(`t-${String(event.toolCallId)}`, String(event.toolCallId));
+    }
+    if (event.type === 'compaction_end' && this.lifecycle.chat?.session) {
+      void this.ports.workspace.rememberCompactionAfter(this.lifecycle.chat.session, this.transcript.compactionAfter);
     }
     if (event.type === 'agent_settled' || event.type === 'compaction_end') {
       void this.refreshEntryIds();
@@ -788,6 +815,12 @@ export class ChatController {
       case 'compactCancel':
         this.compactPreview = null;
         this.outbox.postHeader();
+        break;
+      case 'openContext':
+        await ui.command('piContext.openView');
+        break;
+      case 'rename':
+        await this.rename();
         break;
     }
   }
@@ -1218,18 +1251,48 @@ export class ChatController {
     await this.replace(null);
   }
 
-  async resume(): Promise<void> {
+  /** The history: every session of the workspace by its title, with when, the model and the cost; pick one to resume it. */
+  async resume(title = 'Resume a Pi session'): Promise<void> {
     const folder = this.ports.workspace.folder();
     const result = await this.server().sessions(folder ? { workspaceFolder: folder.uri } : {});
-    const items = sessionItems(result, this.lifecycle.chat?.session);
+    const items = sessionItems(result, this.lifecycle.chat?.session, new Date(this.ports.timers.now()));
     if (items.length === 0) {
       this.ports.ui.notify('info', `No Pi session in ${result.sessionsDir} yet.`);
       return;
     }
-    const pick = await this.ports.ui.pick(items, { title: 'Resume a Pi session', matchOnDetail: true });
+    const pick = await this.ports.ui.pick(items, {
+      title,
+      placeHolder: 'Search by title, first message, date, model or cost',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
     if (pick && pick.path !== this.lifecycle.chat?.session) {
       await this.replace(pick.path);
     }
+  }
+
+  /** Chat History: the same list as /resume, searchable. */
+  async history(): Promise<void> {
+    await this.resume('Chat history');
+  }
+
+  /** Rename the chat's session: Pi writes the name (`pi/sessionRename` goes through the chat's Pi). */
+  async rename(): Promise<void> {
+    const chat = this.lifecycle.live;
+    const session = chat?.session ?? null;
+    if (!chat && !session) {
+      this.ports.ui.notify('info', 'No chat to rename yet.');
+      return;
+    }
+    const current = this.header().session;
+    const name = await this.ports.ui.input({ title: 'Rename the chat', placeHolder: 'A name for this conversation', value: current });
+    if (name === undefined || name.trim() === '' || name.trim() === current) {
+      return;
+    }
+    const answer = await this.server().sessionRename(chat ? { chatId: chat.chatId, name } : { session, name });
+    this.transcript.sessionName = answer.name; // Pi's session_info_changed says the same when it comes
+    this.outbox.postHeader();
+    void this.ports.store.refreshSession();
   }
 
   /** Restart Pi after it exited, resuming its session. */

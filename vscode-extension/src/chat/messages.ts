@@ -10,6 +10,7 @@ import type { NextRequestText } from '../model/nextRequest';
 import type { AttachmentChip } from './attachments';
 import type { Completion } from './commands';
 import type { MentionItem } from './ports';
+import type { LensView } from './lens';
 import type { LiveAction, LiveNotice } from './live';
 import type { ChatItem, Queue } from './transcript';
 import type { GaugeView } from './replyUsage';
@@ -39,6 +40,8 @@ export interface ChatHeader {
   thinkingLevel: string;
   hasPrices: boolean;
   gauge: GaugeView | null;
+  /** The live lens in one line (gauge, next request's price, cache state); a click opens the Context view. */
+  lens: LensView | null;
   queue: Queue;
   compacting: boolean;
   /** The preflight's sentence for the text being typed (it will pass the compaction threshold). */
@@ -126,7 +129,9 @@ export type ChatWebviewMessage =
   | { type: 'review'; itemId: string }
   /** A reply's code block: into the editor at its cursor, or as a new untitled document. */
   | { type: 'insertCode'; text: string }
-  | { type: 'newFile'; text: string; language: string | null };
+  | { type: 'newFile'; text: string; language: string | null }
+  | { type: 'openContext' }
+  | { type: 'rename' };
 
 const SIMPLE = new Set([
   'ready',
@@ -142,6 +147,8 @@ const SIMPLE = new Set([
   'manageTrust',
   'takeBackQueue',
   'openPiSetting',
+  'openContext',
+  'rename',
 ]);
 
 /** A prompt can be long (a pasted file); anything beyond this is not a prompt typed in a chat box. */

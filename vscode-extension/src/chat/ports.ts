@@ -21,6 +21,9 @@ export interface ChatWorkspace {
   /** The session the view showed last (workspace state), and remembering one (`null`: forget it). */
   sessionShownLast(): string | null;
   rememberSession(session: string | null): PromiseLike<void>;
+  /** Pi's estimate after each compaction of a session, by tokens before (workspace state: it outlives a reload). */
+  compactionAfter(session: string): ReadonlyMap<number, number>;
+  rememberCompactionAfter(session: string, after: ReadonlyMap<number, number>): PromiseLike<void>;
   readFile(path: string): Promise<string>;
   exists(path: string): Promise<boolean>;
   /** Undo of a tool card: put a file's content back, or remove a file a write created. */
@@ -54,7 +57,7 @@ export interface PickItem {
 export interface ChatUi {
   pick<T extends PickItem>(
     items: readonly T[],
-    options: { title: string; placeHolder?: string; matchOnDetail?: boolean; ignoreFocusOut?: boolean },
+    options: { title: string; placeHolder?: string; matchOnDescription?: boolean; matchOnDetail?: boolean; ignoreFocusOut?: boolean },
   ): PromiseLike<T | undefined>;
   input(options: { title: string; placeHolder?: string; value?: string }): PromiseLike<string | undefined>;
   /** A modal question with its buttons; the one chosen, undefined when dismissed. */
@@ -97,8 +100,11 @@ export interface ChatLog {
   warn(message: string): void;
 }
 
-/** The Context view's store: it follows the chat's session and asks again when the chat wrote. */
-export type ChatStore = Pick<ContextStore, 'followChat' | 'refreshSession' | 'refreshLedger'>;
+/**
+ * The Context view's store: it follows the chat's session and asks again when the chat wrote; its list of sessions
+ * (`pi/sessions`) gives the chat's title the same words as the Sessions view and the Context view.
+ */
+export type ChatStore = Pick<ContextStore, 'followChat' | 'refreshSession' | 'refreshLedger' | 'sessions'>;
 
 export const realTimers: Timers = {
   set: (run, ms) => setTimeout(run, ms),

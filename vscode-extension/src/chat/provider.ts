@@ -19,6 +19,8 @@ import { type ChatUi, type ChatView, type ChatWorkspace, type MentionItem, realT
 
 export const CHAT_VIEW_ID = 'piContext.chat';
 const SESSION_KEY = 'piContext.chat.session';
+/** Pi's estimate after each compaction (`compaction_end`), per session: the line keeps "about N after" across a reload. */
+const COMPACTION_KEY = 'piContext.chat.compactionAfter';
 /** Read-only documents of the edit cards' diffs (the two sides VS Code's diff editor compares). */
 const EDIT_SCHEME = 'pi-context-edit';
 
@@ -34,6 +36,16 @@ function workspacePort(state: vscode.Memento): ChatWorkspace {
     piCommandSet: () => Boolean(vscode.workspace.getConfiguration('piContext').get<string>('pi.command')),
     sessionShownLast: () => state.get<string>(SESSION_KEY) ?? null,
     rememberSession: (session) => state.update(SESSION_KEY, session ?? undefined),
+    compactionAfter: (session) => new Map(state.get<Record<string, [number, number][]>>(COMPACTION_KEY)?.[session] ?? []),
+    rememberCompactionAfter: (session, after) => {
+      const all = { ...(state.get<Record<string, [number, number][]>>(COMPACTION_KEY) ?? {}) };
+      all[session] = [...after].slice(-50);
+      const sessions = Object.keys(all);
+      for (const old of sessions.slice(0, Math.max(0, sessions.length - 100))) {
+        delete all[old]; // bounded: the last 100 sessions that compacted in this workspace
+      }
+      return state.update(COMPACTION_KEY, all);
+    },
     readFile: (file) => fs.readFile(file, 'utf8'),
     exists: async (file) => {
       try {
@@ -266,6 +278,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   resume(): Promise<void> {
     return this.controller.resume();
+  }
+
+  history(): Promise<void> {
+    return this.controller.history();
+  }
+
+  rename(): Promise<void> {
+    return this.controller.rename();
   }
 
   abort(): Promise<void> {

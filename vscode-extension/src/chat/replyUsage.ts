@@ -5,6 +5,7 @@
  * "unknown", not "free"). Nothing here is estimated: every number is Pi's.
  */
 import { formatExact, formatPercent, formatTokens } from '../model/format';
+import { formatUsd } from '../model/money';
 import type { Usage } from './transcript';
 
 /** Whether a Pi model object (`get_state.model`, `get_available_models` items) has prices. */
@@ -19,16 +20,6 @@ export function modelHasPrices(model: unknown): boolean {
   return Object.values(cost as Record<string, unknown>).some((v) => typeof v === 'number' && v > 0);
 }
 
-/** "$0.0012", "$0.42", "$3.10": two significant digits below a cent, cents above. */
-export function formatCost(dollars: number): string {
-  if (dollars <= 0) {
-    return '$0';
-  }
-  if (dollars < 0.01) {
-    return `$${Number(dollars.toPrecision(2))}`;
-  }
-  return `$${dollars.toFixed(2)}`;
-}
 
 export interface UsageText {
   /** The short line: "in 120 · out 9 · cache read 1.2k · $0.0005". */
@@ -51,8 +42,8 @@ export function usageText(usage: Usage | null, hasPrices: boolean): UsageText | 
     long.push(`${formatExact(usage.cacheWrite)} written to the cache`);
   }
   if (hasPrices && usage.cost !== null) {
-    short.push(formatCost(usage.cost));
-    long.push(`cost ${formatCost(usage.cost)} at the model's prices`);
+    short.push(formatUsd(usage.cost));
+    long.push(`cost ${formatUsd(usage.cost)} at the model's prices`);
   }
   return { text: short.join(' · '), title: long.join(', ') };
 }

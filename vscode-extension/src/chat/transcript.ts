@@ -109,6 +109,18 @@ export class Transcript {
   sessionName: string | null = null;
   thinkingLevel: string | null = null;
 
+  /** The text of the conversation's first user message (what names the conversation until Pi has a name for it). */
+  firstUserText(): string | null {
+    const first = this.items.find((i): i is UserItem => i.kind === 'user');
+    return first ? first.text : null;
+  }
+  /**
+   * Pi's estimate of the context after each compaction, by its tokens before (Pi's `compaction_end` says it; the
+   * session's `compactionSummary` message does not): the host keeps it in the workspace state, so a transcript
+   * rebuilt after a window reload still says "about N after".
+   */
+  compactionAfter = new Map<number, number>();
+
   private counter = 0;
   private current: AssistantItem | null = null;
   /** contentIndex -> the block or tool card it feeds, for the reply being streamed. */
@@ -119,8 +131,11 @@ export class Transcript {
   private retry: EventItem | null = null;
 
   /** A transcript rebuilt from `pi/chat/messages` (Pi's `get_messages`). */
-  static fromMessages(messages: readonly unknown[]): Transcript {
+  static fromMessages(messages: readonly unknown[], compactionAfter?: ReadonlyMap<number, number>): Transcript {
     const t = new Transcript();
+    for (const [before, after] of compactionAfter ?? []) {
+      t.compactionAfter.set(before, after);
+    }
     for (const raw of messages) {
       if (isObject(raw)) {
         t.addMessage(raw);
@@ -135,8 +150,12 @@ export class Transcript {
    * (`extension_ui_request`) are left to the caller, which asks the user. The events numbered after
    * the snapshot's `seq` follow it.
    */
-  static fromSnapshot(messages: readonly unknown[], inFlight: readonly unknown[]): Transcript {
-    const t = Transcript.fromMessages(messages);
+  static fromSnapshot(
+    messages: readonly unknown[],
+    inFlight: readonly unknown[],
+    compactionAfter?: ReadonlyMap<number, number>,
+  ): Transcript {
+    const t = Transcript.fromMessages(messages, compactionAfter);
     for (const raw of inFlight) {
       if (isObject(raw) && raw.type !== 'extension_ui_request') {
         t.apply(raw);
@@ -335,9 +354,11 @@ export class Transcript {
         this.messageStart(message, noop);
         this.messageEnd(message, noop);
         break;
-      case 'compactionSummary':
-        this.event('compaction', compactionText(num(message.tokensBefore), null), str(message.summary), false);
+      case 'compactionSummary': {
+        const before = num(message.tokensBefore);
+        this.event('compaction', compactionText(before, this.compactionAfter.get(before) ?? null), str(message.summary), false);
         break;
+      }
       case 'branchSummary':
         this.notice('info', `Branch summary: ${str(message.summary)}`);
         break;
@@ -623,7 +644,11 @@ export class Transcript {
     item.running = false;
     if (isObject(event.result)) {
       const r = event.result;
-      item.text = compactionText(num(r.tokensBefore), typeof r.estimatedTokensAfter === 'number' ? r.estimatedTokensAfter : null);
+      const after = typeof r.estimatedTokensAfter === 'number' ? r.estimatedTokensAfter : null;
+      item.text = compactionText(num(r.tokensBefore), after);
+      if (after !== null) {
+        this.compactionAfter.set(num(r.tokensBefore), after);
+      }
       item.summary = str(r.summary);
       if (event.willRetry === true) {
         item.text += '; Pi retries the prompt';

@@ -6,7 +6,7 @@
  */
 import type { CompactionEconomicsInfo } from '../protocol.generated';
 import { formatExact } from './format';
-import { formatUsd } from './ledger';
+import { formatUsd } from './money';
 
 const PRICE_SOURCE: Record<CompactionEconomicsInfo['priceSource'], string> = {
   pi: "Pi's model catalog",

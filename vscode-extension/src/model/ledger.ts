@@ -7,6 +7,7 @@
  */
 import type { LedgerMarker, LedgerRequest, NextRequestCostInfo, TurnLedgerResult } from '../protocol.generated';
 import { formatTokens } from './format';
+import { formatUsd } from './money';
 
 export const CHART_WIDTH = 300;
 export const CHART_HEIGHT = 120;
@@ -49,12 +50,6 @@ export interface CostChartView {
   next: string | null;
 }
 
-export function formatUsd(value: number | null | undefined): string {
-  if (value === null || value === undefined) {
-    return 'unknown';
-  }
-  return value < 100 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
-}
 
 function percent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? '–' : `${Math.round(ratio * 100)}%`;

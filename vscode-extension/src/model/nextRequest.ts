@@ -7,7 +7,7 @@
  */
 import type { NextRequestCostInfo } from '../protocol.generated';
 import { formatExact, formatTokens } from './format';
-import { formatUsd } from './ledger';
+import { formatUsd } from './money';
 
 export interface NextRequestText {
   /** One line: what is cached, what is new, the cache's state and the expected cost. */

@@ -15,7 +15,7 @@ import type {
 } from '../protocol.generated';
 import { type EstimateChoice, pick } from './estimate';
 import { formatExact } from './format';
-import { formatUsd } from './ledger';
+import { formatUsd } from './money';
 
 export interface SaveCostText {
   /** New sessions: where the prompt first differs and what that leaves cached. */

@@ -5,6 +5,7 @@
  * several children opens one nested list per branch. This module computes those lists.
  */
 import type { SessionSummary, SessionTreeResult, TreeNode } from '../protocol.generated';
+import { formatUsd } from './money';
 
 export interface TreeIndex {
   nodes: Map<string, TreeNode>;
@@ -131,13 +132,19 @@ export function nodeDisplay(index: TreeIndex, id: string): NodeDisplay {
 
 /** "fix the login bug · 42 entries · 3 min ago" style session descriptions. */
 export function sessionLabel(s: SessionSummary): string {
-  return s.name?.trim() || baseName(s.path);
+  return s.title || s.name?.trim() || baseName(s.path);
 }
 
 export function sessionDescription(s: SessionSummary, nowSeconds: number): string {
   const parts: string[] = [];
   if (s.entryCount !== undefined && s.entryCount !== null) {
     parts.push(`${s.entryCount} entries`);
+  }
+  if (s.model) {
+    parts.push(s.model.replace(/^.*\//, ''));
+  }
+  if (s.cost !== undefined && s.cost !== null) {
+    parts.push(formatUsd(s.cost));
   }
   parts.push(ago(nowSeconds - s.modified));
   return parts.join(' · ');

@@ -7,7 +7,7 @@
  */
 import type { UsageGroup, UsageResult, UsageTotalsInfo } from '../protocol.generated';
 import { formatExact, formatTokens } from './format';
-import { formatUsd } from './ledger';
+import { formatUsd } from './money';
 
 export const USAGE_CHART_WIDTH = 600;
 export const USAGE_CHART_HEIGHT = 140;

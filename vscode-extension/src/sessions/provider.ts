@@ -113,7 +113,14 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionsItem>, 
       item.id = `session:${s.path}`;
       item.description = s.modified ? sessionDescription(s, Date.now() / 1000) : 'picked file';
       item.tooltip = new vscode.MarkdownString(
-        [`**${sessionLabel(s)}**`, '', `\`${s.path}\``, s.created ? `created ${s.created}` : '', element.current ? '_current session_' : '']
+        [
+          `**${sessionLabel(s)}**`,
+          s.firstMessage && s.firstMessage !== sessionLabel(s) ? s.firstMessage.slice(0, 300) : '',
+          `\`${s.path}\``,
+          s.created ? `created ${s.created}` : '',
+          s.model ? `model ${s.model}` : '',
+          element.current ? '_current session_' : '',
+        ]
           .filter(Boolean)
           .join('\n\n'),
       );

@@ -82,12 +82,16 @@ function header(view: SidebarView): HTMLElement {
     h(
       'div',
       { class: 'where' },
-      h('span', { class: 'folder', attrs: { title: 'Workspace folder' } }, view.folderName ?? 'No folder'),
-      ' · ',
+      h('span', { class: 'folder', attrs: { title: `Workspace folder: ${view.folderName ?? 'none'}` } }, view.folderName ?? 'No folder'),
+      h('span', { class: 'muted', attrs: { 'aria-hidden': 'true' } }, '·'),
       button(view.sessionLabel ?? 'No session', () => send({ type: 'selectSession' }), {
         class: 'link',
         id: 'session-picker',
-        attrs: { title: 'Select the session', 'aria-label': `Session: ${view.sessionLabel ?? 'none'}. Select another`, 'data-focus': 'session' },
+        attrs: {
+          title: `${view.sessionLabel ?? 'No session'}\nSelect the session`,
+          'aria-label': `Session: ${view.sessionLabel ?? 'none'}. Select another`,
+          'data-focus': 'session',
+        },
       }),
     ),
     estimateSwitch,

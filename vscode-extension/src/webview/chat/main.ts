@@ -44,7 +44,17 @@ let mentionItems: MentionItem[] = [];
 // ---- the static frame ------------------------------------------------------------------------
 
 const root = document.getElementById('chat') as HTMLElement;
-const sessionEl = h('span', { class: 'session', attrs: { 'data-testid': 'chat-session' } });
+const sessionEl = h('button', {
+  class: 'session',
+  attrs: { type: 'button', 'data-testid': 'chat-session' },
+  on: { click: () => send({ type: 'rename' }) },
+});
+// The live lens in one line: the gauge's share of the window, the next request's price, the cache; opens the Context view.
+const lensEl = h('button', {
+  class: 'lens',
+  attrs: { type: 'button', 'data-testid': 'chat-lens' },
+  on: { click: () => send({ type: 'openContext' }) },
+});
 const modelButton = iconButton('sparkle', 'model', () => send({ type: 'pickModel' }), 'chat-model', "Pick the chat's model");
 const thinkingButton = iconButton('lightbulb', 'off', () => send({ type: 'pickThinking' }), 'chat-thinking-level', 'Pick the thinking level');
 const gaugeFill = h('span', { class: 'gauge-fill' });
@@ -63,6 +73,7 @@ const headerEl = h(
   'header',
   { class: 'chat-header' },
   h('div', { class: 'row' }, sessionEl),
+  h('div', { class: 'row lens-row' }, lensEl),
   h('div', { class: 'row' }, modelButton, thinkingButton, h('span', { class: 'spacer' }), gauge),
   statusLine,
   featuresLine,
@@ -248,7 +259,18 @@ function drawHeader(): void {
   }
   root.setAttribute('data-state', hd.phase);
   sessionEl.textContent = hd.session;
-  sessionEl.title = hd.sessionTitle;
+  sessionEl.title = `${hd.session}\n${hd.sessionTitle}\nClick to rename`;
+  sessionEl.setAttribute('aria-label', `Conversation: ${hd.session}. Rename`);
+  if (hd.lens) {
+    lensEl.hidden = false;
+    lensEl.textContent = hd.lens.text;
+    lensEl.title = hd.lens.title;
+    lensEl.setAttribute('data-cache', hd.lens.cache);
+    lensEl.setAttribute('data-level', hd.lens.level);
+    lensEl.setAttribute('aria-label', `${hd.lens.text}. Open the Context view`);
+  } else {
+    lensEl.hidden = true;
+  }
   setChipLabel(modelButton, hd.model);
   setChipLabel(thinkingButton, hd.thinkingLevel);
   thinkingButton.setAttribute('aria-label', `Thinking level: ${hd.thinkingLevel}. Pick another`);
@@ -579,6 +601,7 @@ input.addEventListener('keydown', (e: KeyboardEvent) => {
       return;
     }
   }
+  // Enter sends, and Ctrl+Enter (Cmd+Enter) too, as VS Code's chat input does; Shift+Enter is a new line.
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     submit();
@@ -909,6 +932,39 @@ function drawNotice(item: NoticeItem): HTMLElement {
     dismiss,
   );
 }
+
+// ---- the chat's own keys ------------------------------------------------------------------------
+// VS Code's chat keys while the chat has the focus: New Chat (Ctrl+N or Ctrl+L; Cmd+N on macOS) and Stop
+// (Ctrl+Escape; Cmd+Escape on macOS, Alt+Backspace on Windows). A webview forwards its keys to the workbench, where
+// the view's `focusedView` is not set, so Ctrl+N would open a new file: handled here, they stop at the document.
+const platform = navigator.platform || '';
+const MAC = platform.startsWith('Mac');
+const WINDOWS = platform.startsWith('Win');
+
+function chatKey(e: KeyboardEvent): 'newChat' | 'abort' | null {
+  const primary = MAC ? e.metaKey && !e.ctrlKey : e.ctrlKey && !e.metaKey;
+  const key = e.key.toLowerCase();
+  if (!e.altKey && !e.shiftKey && ((primary && key === 'n') || (e.ctrlKey && !e.metaKey && key === 'l'))) {
+    return 'newChat';
+  }
+  if (!e.altKey && !e.shiftKey && primary && e.key === 'Escape') {
+    return 'abort';
+  }
+  if (WINDOWS && e.altKey && !e.ctrlKey && !e.shiftKey && e.key === 'Backspace' && header?.phase === 'streaming') {
+    return 'abort';
+  }
+  return null;
+}
+
+document.addEventListener('keydown', (e: KeyboardEvent) => {
+  const action = chatKey(e);
+  if (action === null || e.isComposing) {
+    return;
+  }
+  e.preventDefault();
+  e.stopPropagation(); // not forwarded to the workbench's keybindings (Ctrl+N: New File)
+  send({ type: action });
+});
 
 send({ type: 'ready' });
 input.focus();
