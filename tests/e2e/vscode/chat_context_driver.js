@@ -52,30 +52,6 @@ async function docShot(name) {
   return shot(name.replace(/\.png$/, ''));
 }
 
-/** The palette's row matching ``pattern`` (the focus command's category is the view container's title). */
-async function paletteMatching(query, pattern) {
-  await page.keyboard.press('F1');
-  const box = page.locator('.quick-input-widget .quick-input-box input');
-  await box.waitFor({ state: 'visible', timeout: WAIT });
-  await box.fill(`>${query}`);
-  const rows = page.locator('.quick-input-list .monaco-list-row');
-  await rows.first().waitFor({ timeout: WAIT });
-  const end = Date.now() + 10000;
-  while (Date.now() < end) {
-    const n = await rows.count();
-    for (let i = 0; i < n; i++) {
-      const label = (await rows.nth(i).getAttribute('aria-label')) || (await rows.nth(i).textContent()) || '';
-      if (pattern.test(label)) {
-        await rows.nth(i).click();
-        return label;
-      }
-    }
-    await page.waitForTimeout(200);
-  }
-  await page.keyboard.press('Escape');
-  throw new Error(`no command palette row matches ${pattern} for "${query}"`);
-}
-
 async function finalReply(text) {
   const f = await chat();
   const message = f.locator('[data-testid=chat-message][data-role=assistant]', { hasText: text }).last();
@@ -83,16 +59,6 @@ async function finalReply(text) {
   await until(async () => (await message.getAttribute('data-streaming')) !== 'true', 'the reply to stop streaming');
   await waitState('idle');
   return message;
-}
-
-async function widenSidebar(width) {
-  const box = await page.locator('.part.sidebar').first().boundingBox();
-  if (!box || box.width >= width) return;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width + 1, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
 }
 
 async function ctxStep(name, fn) {
@@ -112,15 +78,13 @@ async function ctxStep(name, fn) {
   });
 
   await ctxStep('ctx-view', async () => {
-    const label = await paletteMatching('Focus on Chat View', /Pi.*Focus on Chat View/);
+    await run.openChat(); // the chat's own container, Pi Chat, in the secondary side bar
     await chat(WAIT);
-    await widenSidebar(520);
-    await run.setViewExpanded('Context', false);
-    await run.setSessionsExpanded(false);
+    await run.widenChat(560);
     await waitState('idle');
     const model = await need('[data-testid=chat-model]');
     await until(async () => /\//.test(await textOf(model)), "the header to name Pi's model (Pi started)");
-    return `opened with "${label}"; Pi runs ${await textOf(model)}`;
+    return `opened in Pi Chat; Pi runs ${await textOf(model)}`;
   });
 
   await ctxStep('ctx-first-turn', async () => {

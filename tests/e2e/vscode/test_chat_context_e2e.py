@@ -9,8 +9,9 @@ changes** opens VS Code's multi-file diff with both files, **Undo** on the edit 
 from disk by this test), and Undo on the write card, after this test changed ``CHANGELOG.md`` on disk, is refused
 with the reason. Then this test checks what only the other parties can say: the model received the attachments as
 Pi's own ``@file`` blocks (the selection with its ``lines``), and the files on disk. Screenshots at 1400×900 go to
-``tests/e2e/vscode/out/chat-context/`` and, for the docs, ``docs/images/chat-attach.png``, ``chat-undo.png`` and
-``chat-review.png``. Runs alone: ``python -m pytest -m e2e tests/e2e/vscode/test_chat_context_e2e.py``.
+``tests/e2e/vscode/out/chat-context/`` and, with ``PI_CONTEXT_E2E_DOC_IMAGES=1`` (for the docs),
+``docs/images/chat-attach.png``, ``chat-undo.png`` and ``chat-review.png``. Runs alone:
+``python -m pytest -m e2e tests/e2e/vscode/test_chat_context_e2e.py``.
 """
 
 from __future__ import annotations
@@ -184,6 +185,7 @@ def test_chat_context_and_changes_in_real_vscode(tmp_path: Path) -> None:
     if "ctx-undo-refused" in passed:  # the write's file keeps what Pi wrote plus what changed after it
         assert (ws.folder / "CHANGELOG.md").read_text(encoding="utf-8").startswith(CHANGELOG)
 
-    for step, name in SHOTS.items():  # the docs' screenshots, from a run whose step passed
-        if step in passed and (out_dir / name).is_file():
-            shutil.copy(out_dir / name, ROOT / "docs" / "images" / name)
+    if os.environ.get("PI_CONTEXT_E2E_DOC_IMAGES") == "1":  # the docs' screenshots, from a run whose step passed
+        for step, name in SHOTS.items():
+            if step in passed and (out_dir / name).is_file():
+                shutil.copy(out_dir / name, ROOT / "docs" / "images" / name)
