@@ -86,10 +86,10 @@ class BuiltPrompt:
 
 def file_block(path: str, content: str, lines: tuple[int, int] | None = None) -> str:
     """The block Pi's ``@file`` makes of a text file (``lines``: pi-context's selection attribute)."""
+    if not content and lines is None:
+        return ""  # Pi skips a file of 0 bytes (a file holding only a BOM is not empty to it)
     if content.startswith(_BOM):
         content = content[1:]
-    if not content and lines is None:
-        return ""  # Pi skips an empty file
     attribute = f' lines="{lines[0]}-{lines[1]}"' if lines is not None else ""
     return f'<file name="{path}"{attribute}>\n{content}\n</file>\n'
 

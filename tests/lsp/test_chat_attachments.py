@@ -39,6 +39,8 @@ async def test_an_attached_file_reaches_the_model_as_pis_own_at_file_sends_it(
     chat_server: Callable[..., Any], model: FakeLlmServer, workspace: Workspace, pi_under_test: PiUnderTest
 ) -> None:
     workspace.write("src/notes.py", "\ufeffdef f():\n    return 1\n")
+    workspace.write("src/empty.txt", "")  # 0 bytes: Pi skips it
+    workspace.write("src/bom.txt", "\ufeff")  # 3 bytes: Pi checks the size before it strips the BOM
     model.enqueue(ScriptedResponse(text="Pi's own answer."), ScriptedResponse(text="The chat's answer."))
     # Pi itself: `pi -p @src/notes.py "what does f return?"` in the workspace folder.
     agent = write_agent_dir(workspace.agent_dir, model.openai_base_url, settings={"defaultProvider": "fake"})
@@ -46,7 +48,15 @@ async def test_an_attached_file_reaches_the_model_as_pis_own_at_file_sends_it(
     env["HOME"] = str(workspace.home)
     done = await asyncio.to_thread(
         subprocess.run,
-        [*pi_under_test.argv, "-p", "--no-session", "@src/notes.py", "what does f return?"],
+        [
+            *pi_under_test.argv,
+            "-p",
+            "--no-session",
+            "@src/empty.txt",
+            "@src/bom.txt",
+            "@src/notes.py",
+            "what does f return?",
+        ],
         cwd=workspace.root,
         env=env,
         capture_output=True,
@@ -55,18 +65,19 @@ async def test_an_attached_file_reaches_the_model_as_pis_own_at_file_sends_it(
     )
     assert done.returncode == 0, done.stderr
     pis_own = _user_text(model.requests[0].body)
-    notes = workspace.root / "src/notes.py"
-    assert pis_own == f'<file name="{notes}">\ndef f():\n    return 1\n\n</file>\nwhat does f return?'
+    notes, bom = workspace.root / "src/notes.py", workspace.root / "src/bom.txt"
+    notes_block = f'<file name="{notes}">\ndef f():\n    return 1\n\n</file>\n'
+    assert pis_own == f'<file name="{bom}">\n\n</file>\n{notes_block}what does f return?'
 
     client = await chat_server()
     chat_id = (await client.ask("pi/chat/start", {}))["chatId"]
-    attachments = [{"path": str(workspace.root / "src/notes.py")}]
+    attachments = [{"path": str(workspace.root / name)} for name in ("src/empty.txt", "src/bom.txt", "src/notes.py")]
     preflight = await client.ask(
         "pi/chat/preflight", {"chatId": chat_id, "text": "what does f return?", "attachments": attachments}
     )
-    [info] = preflight["attachments"]
-    block_tokens = -(-len(pis_own.removesuffix("what does f return?")) // 4)
-    assert info["path"] == str(workspace.root / "src/notes.py") and info["tokens"]["pi"] == block_tokens
+    info = preflight["attachments"][-1]
+    block_tokens = -(-len(notes_block) // 4)
+    assert info["path"] == str(notes) and info["tokens"]["pi"] == block_tokens
     assert preflight["textTokens"]["pi"] == -(-len(pis_own) // 4)  # the message with its attachment, by Pi's count
     since = client.mark()
     answer = await client.ask(

@@ -43,6 +43,12 @@ def test_an_empty_file_adds_nothing_as_pi_skips_it(tmp_path: Path) -> None:
     assert built.text == "hi" and built.attached[0].block == "" and built.attached[0].tokens == 0
 
 
+def test_a_file_holding_only_a_bom_is_an_empty_block_as_pi_checks_the_size_before_stripping(tmp_path: Path) -> None:
+    (tmp_path / "bom-only.md").write_bytes("\ufeff".encode())
+    outcome = attach(AttachmentRequest("bom-only.md"), str(tmp_path))
+    assert isinstance(outcome, Attached) and outcome.block == f'<file name="{tmp_path}/bom-only.md">\n\n</file>\n'
+
+
 def test_a_selection_carries_a_lines_attribute_and_only_those_lines(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("one\ntwo\nthree\nfour\n", encoding="utf-8")
     from_disk = attach(AttachmentRequest("m.py", 2, 3), str(tmp_path))
