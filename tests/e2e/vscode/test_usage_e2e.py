@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from lsp_server.base.money import format_usd
 from tests.e2e.vscode import harness
 from tests.e2e.vscode.harness import CodeServer
 from tests.usage._folders import appended_turn, forks_folder
@@ -51,10 +52,10 @@ def cli_usage(sessions: Path, agent: Path, by: str) -> dict[str, Any]:
 
 
 def headline(totals: dict[str, Any]) -> str:
-    """The panel's headline for these totals (model/usage.ts: formatUsd, plural, shareText)."""
+    """The panel's headline for these totals (model/usage.ts: the one cost format, plural, shareText)."""
     turns = totals["turns"]
     return (
-        f"${totals['cost']:.4f} · {turns:,} turn{'s' if turns != 1 else ''} · "
+        f"{format_usd(totals['cost'])} · {turns:,} turn{'s' if turns != 1 else ''} · "
         f"{totals['cacheShare'] * 100:.1f}% of the prompt from the cache"
     )
 
