@@ -62,6 +62,8 @@ MATRIX_TESTS = (
     "tests/lsp/test_chat_commands.py",
     "tests/lsp/test_chat_bad_paths.py",
     "tests/lsp/test_chat_newer_session.py",
+    "tests/lsp/test_chat_attachments.py",
+    "tests/lsp/test_chat_names.py",
     "tests/conformance/test_oracle_goldens.py::test_matches_pi",
     "tests/test_pi_prose.py",
 )
