@@ -7,6 +7,10 @@ the test's own agent dir, so that two tests running side by side never see each 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
 from pathlib import Path
 
 from lsp_server.pi_rpc.keeper_files import KEEPER_MARKER
@@ -49,3 +53,17 @@ def pi_processes(agent_dir: Path | str) -> list[int]:
 def keeper_processes(agent_dir: Path | str) -> list[int]:
     """The keepers holding this agent dir's chats (docs/chat.md, *A turn that outlives the window*)."""
     return marked_processes(agent_dir, KEEPER_MARKER, zombies=False)
+
+
+def reap_chat_processes(agent_dir: Path | str, wait_s: float = 10.0) -> tuple[list[int], list[int]]:
+    """Waits up to ``wait_s`` for this agent dir's Pi processes and keepers to end with their window, then kills
+    what is left (a failed step may end mid-turn: its keeper would wait out the grace) and returns it, as
+    (Pi processes, keepers), for the test to assert on."""
+    deadline = time.monotonic() + wait_s
+    while (pi_processes(agent_dir) or keeper_processes(agent_dir)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left_pi, left_keepers = pi_processes(agent_dir), keeper_processes(agent_dir)
+    for pid in left_keepers + left_pi:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left_pi, left_keepers

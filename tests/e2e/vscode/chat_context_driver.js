@@ -12,39 +12,8 @@ const run = createRun(config);
 const { WAIT, shot, textOf, until } = run;
 const NEED_MS = config.needMs || 20000;
 let page;
-let frame = null;
-
-async function chat(timeout = NEED_MS) {
-  if (frame && !frame.isDetached() && (await frame.locator('[data-testid=chat-root]').count().catch(() => 0))) {
-    return frame;
-  }
-  try {
-    frame = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view', timeout);
-  } catch {
-    throw new Waiting("waits for the view's [data-testid=chat-root]");
-  }
-  return frame;
-}
-
-async function need(selector, options = {}) {
-  const f = await chat();
-  const locator = options.within ? options.within.locator(selector) : f.locator(selector);
-  const first = options.nth !== undefined ? locator.nth(options.nth) : locator.first();
-  try {
-    await first.waitFor({ state: options.state || 'attached', timeout: options.timeout || NEED_MS });
-  } catch {
-    throw new Waiting(`waits for the view's ${selector}`);
-  }
-  return first;
-}
-
-async function rootState() {
-  return (await chat()).locator('[data-testid=chat-root]').first().getAttribute('data-state');
-}
-
-async function waitState(state, timeout = WAIT) {
-  await until(async () => (await rootState()) === state, `chat-root data-state=${state} (is ${await rootState()})`, timeout);
-}
+const view = run.chatView(NEED_MS);
+const { chat, need, rootState, waitState } = view;
 
 /** The docs' screenshot (its own name) besides the numbered one. */
 async function docShot(name) {
@@ -63,7 +32,7 @@ async function finalReply(text) {
 
 async function ctxStep(name, fn) {
   await run.step(name, async () => {
-    if (name !== 'ctx-view' && !frame) throw new Waiting('waits for the chat view (step ctx-view)');
+    if (name !== 'ctx-view' && !view.frame) throw new Waiting('waits for the chat view (step ctx-view)');
     return fn();
   });
 }

@@ -13,42 +13,9 @@ const run = createRun(config);
 const { WAIT, shot, openContainer, textOf, until } = run;
 const NEED_MS = config.needMs || 20000;
 let page;
-let frame = null;
+const view = run.chatView(NEED_MS);
+const { chat, need, rootState, waitState } = view;
 const gauge = [];
-
-/** The chat webview's frame (found again when the webview was reloaded). */
-async function chat(timeout = NEED_MS) {
-  if (frame && !frame.isDetached() && (await frame.locator('[data-testid=chat-root]').count().catch(() => 0))) {
-    return frame;
-  }
-  try {
-    frame = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view', timeout);
-  } catch {
-    throw new Waiting('waits for the view\'s [data-testid=chat-root]');
-  }
-  return frame;
-}
-
-/** The element ``selector`` of the chat, waited for; missing -> the step is waiting for it. */
-async function need(selector, options = {}) {
-  const f = await chat();
-  const locator = options.within ? options.within.locator(selector) : f.locator(selector);
-  const first = options.nth !== undefined ? locator.nth(options.nth) : locator.first();
-  try {
-    await first.waitFor({ state: options.state || 'attached', timeout: options.timeout || NEED_MS });
-  } catch {
-    throw new Waiting(`waits for the view's ${selector}`);
-  }
-  return first;
-}
-
-async function rootState() {
-  return (await chat()).locator('[data-testid=chat-root]').first().getAttribute('data-state');
-}
-
-async function waitState(state, timeout = WAIT) {
-  await until(async () => (await rootState()) === state, `chat-root data-state=${state} (is ${await rootState()})`, timeout);
-}
 
 async function gaugeTokens() {
   const g = (await chat()).locator('[data-testid=chat-gauge]').first();
@@ -80,7 +47,7 @@ async function finalReply(text) {
 
 async function chatStep(name, fn) {
   await run.step(name, async () => {
-    if (name !== 'chat-view' && !frame) throw new Waiting('waits for the chat view (step chat-view)');
+    if (name !== 'chat-view' && !view.frame) throw new Waiting('waits for the chat view (step chat-view)');
     return fn();
   });
 }
@@ -360,7 +327,7 @@ async function chatStep(name, fn) {
     await send(config.reloadPrompt);
     await need('[data-testid=chat-message][data-role=assistant][data-streaming=true]', { timeout: WAIT });
     await (await chat()).evaluate(() => { window.__e2eBeforeReload = true; });
-    frame = null;
+    view.frame = null;
     await run.palette('Developer: Reload Webviews');
     const f = await until(async () => {
       const found = await chat(WAIT);
@@ -391,7 +358,7 @@ async function chatStep(name, fn) {
     const was = await run.signal('chat-pids');
     if (was.pi.length !== 1 || was.servers.length !== 1) throw new Error(`before the reload: ${JSON.stringify(was)}`);
     await page.evaluate(() => { window.__e2eOldWindow = true; });
-    frame = null;
+    view.frame = null;
     await run.palette('Developer: Reload Window');
     await until(async () => (await page.evaluate(() => window.__e2eOldWindow !== true).catch(() => false)),
       'a new window (a new document)');

@@ -8,34 +8,8 @@ const config = JSON.parse(process.argv[2]);
 const run = createRun(config);
 const { WAIT, shot, textOf, until } = run;
 let page;
-let frame = null;
-
-async function chat(timeout = 20000) {
-  if (frame && !frame.isDetached() && (await frame.locator('[data-testid=chat-root]').count().catch(() => 0))) {
-    return frame;
-  }
-  frame = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view', timeout);
-  return frame;
-}
-
-async function need(selector, options = {}) {
-  const f = await chat();
-  const first = f.locator(selector).first();
-  try {
-    await first.waitFor({ state: options.state || 'attached', timeout: options.timeout || 20000 });
-  } catch {
-    throw new Waiting(`waits for the view's ${selector}`);
-  }
-  return first;
-}
-
-async function rootState() {
-  return (await chat()).locator('[data-testid=chat-root]').first().getAttribute('data-state');
-}
-
-async function waitState(state, timeout = WAIT) {
-  await until(async () => (await rootState()) === state, `chat-root data-state=${state} (is ${await rootState()})`, timeout);
-}
+const view = run.chatView(20000);
+const { chat, need, rootState, waitState } = view;
 
 async function sessionTitle() {
   return textOf(await need('[data-testid=chat-session]'));

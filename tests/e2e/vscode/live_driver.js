@@ -10,41 +10,11 @@ const run = createRun(config);
 const { WAIT, shot, openContainer, textOf, until } = run;
 const NEED_MS = 20000;
 let page;
-let frame = null;
-
-async function chat(timeout = NEED_MS) {
-  if (frame && !frame.isDetached() && (await frame.locator('[data-testid=chat-root]').count().catch(() => 0))) {
-    return frame;
-  }
-  try {
-    frame = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view', timeout);
-  } catch {
-    throw new Waiting("waits for the view's [data-testid=chat-root]");
-  }
-  return frame;
-}
+const view = run.chatView(NEED_MS);
+const { chat, need, rootState, waitState } = view;
 
 async function context() {
   return run.webviewFrame('main#app', 'the Context view');
-}
-
-async function need(selector, options = {}) {
-  const f = await chat();
-  const first = f.locator(selector).first();
-  try {
-    await first.waitFor({ state: options.state || 'attached', timeout: options.timeout || NEED_MS });
-  } catch {
-    throw new Waiting(`waits for the view's ${selector}`);
-  }
-  return first;
-}
-
-async function rootState() {
-  return (await chat()).locator('[data-testid=chat-root]').first().getAttribute('data-state');
-}
-
-async function waitState(state, timeout = WAIT) {
-  await until(async () => (await rootState()) === state, `chat-root data-state=${state} (is ${await rootState()})`, timeout);
 }
 
 async function send(text, options = {}) {
@@ -331,7 +301,7 @@ async function saveAgentsMd() {
       throw new Error(`the System prompt row moved for an unchanged prompt: "${rowBefore}" -> "${rowAfter}"`);
     }
     await page.evaluate(() => { window.__e2eOldWindow = true; });
-    frame = null;
+    view.frame = null;
     await run.palette('Developer: Reload Window');
     await until(async () => (await page.evaluate(() => window.__e2eOldWindow !== true).catch(() => false)), 'a new window');
     await page.waitForSelector('.monaco-workbench', { timeout: WAIT });

@@ -16,11 +16,8 @@ Pi's own ``@file`` blocks (the selection with its ``lines``), and the files on d
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +29,7 @@ from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.e2e.vscode.test_chat_e2e import _user_texts
 from tests.support.fake_llm_server import FakeLlmServer, ScriptedResponse
 from tests.support.pi_for_tests import require_test_pi
-from tests.support.processes import keeper_processes, pi_processes
+from tests.support.processes import reap_chat_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -159,13 +156,8 @@ def test_chat_context_and_changes_in_real_vscode(tmp_path: Path) -> None:
         shutil.copy(code_server.log, out_dir / "code-server.log")
         requests = model.requests
 
-    deadline = time.monotonic() + 10
-    while (pi_processes(ws.agent.path) or keeper_processes(ws.agent.path)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left = pi_processes(ws.agent.path) + keeper_processes(ws.agent.path)
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    left_pi, left_keepers = reap_chat_processes(ws.agent.path)
+    left = left_pi + left_keepers
     report = harness.read_report(driver, out_dir, "VS Code chat context e2e")
     assert left == [], "a Pi process or keeper outlived code-server"
     passed = {s["name"] for s in report["steps"] if s["status"] == "passed"}

@@ -27,14 +27,10 @@ turns waiting into failure. Screenshots: ``tests/e2e/vscode/out/chat/``. Runs al
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,7 +44,7 @@ from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, RecordedRequest, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir
 from tests.support.pi_for_tests import PiUnderTest, require_test_pi
-from tests.support.processes import keeper_processes, parent_of, pi_processes
+from tests.support.processes import parent_of, pi_processes, reap_chat_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -294,13 +290,7 @@ def test_chat_in_real_vscode_with_real_pi(tmp_path: Path, out_dir: Path, version
         requests = model.requests
 
     # No Pi (nor a tool shell of it, nor its keeper) outlives the window that started it: Pi was idle.
-    deadline = time.monotonic() + 10
-    while (pi_processes(ws.agent.path) or keeper_processes(ws.agent.path)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left_pi, left_keepers = pi_processes(ws.agent.path), keeper_processes(ws.agent.path)
-    for pid in left_keepers + left_pi:  # a failed step may end mid-turn: its keeper would wait out the grace
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    left_pi, left_keepers = reap_chat_processes(ws.agent.path)
     report = harness.read_report(driver, out_dir, "VS Code chat e2e")  # a failed step first: it says why
     assert left_pi == [], "a Pi process outlived code-server"
     assert left_keepers == [], "a chat's keeper outlived code-server"

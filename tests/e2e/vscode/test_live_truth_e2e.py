@@ -27,12 +27,9 @@ when ``PI_CONTEXT_E2E_DOC_IMAGES=1``. Runs alone: ``python -m pytest -m e2e test
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,7 +41,7 @@ from tests.e2e.vscode.harness import ROOT, CodeServer
 from tests.support.fake_llm_server import FakeLlmServer, RecordedRequest, ScriptedResponse
 from tests.support.pi_agent import PiAgentDir, write_agent_dir
 from tests.support.pi_for_tests import require_test_pi
-from tests.support.processes import keeper_processes, pi_processes
+from tests.support.processes import reap_chat_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -205,12 +202,7 @@ def test_the_views_tell_the_truth_about_the_running_pi(tmp_path: Path, out_dir: 
         (out_dir / "pi-context-output.log").write_text(log, encoding="utf-8")
         requests = model.requests
 
-    deadline = time.monotonic() + 10
-    while (pi_processes(agent.path) or keeper_processes(agent.path)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in keeper_processes(agent.path) + pi_processes(agent.path):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    reap_chat_processes(agent.path)
     report = harness.read_report(driver, out_dir, "VS Code: issue 19, the views tell the truth")
     passed = {s["name"] for s in report["steps"] if s["status"] == "passed"}
 

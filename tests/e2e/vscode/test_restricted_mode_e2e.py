@@ -19,12 +19,8 @@ Screenshots: ``tests/e2e/vscode/out/restricted/``. Runs alone:
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import shutil
-import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,7 +30,7 @@ from tests.e2e.vscode import harness, sample_workspace
 from tests.e2e.vscode.harness import CodeServer
 from tests.support.fake_llm_server import FakeLlmServer
 from tests.support.pi_for_tests import require_test_pi
-from tests.support.processes import keeper_processes, pi_processes
+from tests.support.processes import pi_processes, reap_chat_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -91,13 +87,8 @@ def test_restricted_mode_in_real_vscode(tmp_path: Path, out_dir: Path) -> None:
         requests = model.requests
 
     # The Pi started after trust was granted was idle: it ends with its window.
-    deadline = time.monotonic() + 10
-    while (pi_processes(ws.agent.path) or keeper_processes(ws.agent.path)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    left = keeper_processes(ws.agent.path) + pi_processes(ws.agent.path)
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    left_pi, left_keepers = reap_chat_processes(ws.agent.path)
+    left = left_keepers + left_pi
     harness.read_report(driver, out_dir, "VS Code Restricted Mode e2e")  # a failed step first: it says why
     assert left == [], "a Pi process or keeper outlived code-server"
     assert requests == [], "the model was asked something: the chat was only to start Pi, never to prompt it"

@@ -195,6 +195,48 @@ function createRun(config) {
    * Shows the Chat view where the extension puts it, the Pi Chat container of the secondary side bar, through the
    * view's focus command (`piContext.chat.focus`, "Focus on Pi Chat View"): what a user's Ctrl+Alt+P runs too.
    */
+  /**
+   * The Chat view's webview for a driver: its frame, found once and found again when the view is rebuilt (a
+   * driver that reloads the window sets ``frame`` to null); an element of it waited for (missing: the step is
+   * waiting for it, with the selector named); the root's ``data-state``.
+   */
+  run.chatView = (needMs = 20000) => {
+    const view = { frame: null };
+    view.chat = async (timeout = needMs) => {
+      const known = view.frame;
+      if (known && !known.isDetached() && (await known.locator('[data-testid=chat-root]').count().catch(() => 0))) {
+        return known;
+      }
+      try {
+        view.frame = await run.webviewFrame('[data-testid=chat-root]', 'the Chat view', timeout);
+      } catch {
+        throw new Waiting("waits for the view's [data-testid=chat-root]");
+      }
+      return view.frame;
+    };
+    view.need = async (selector, options = {}) => {
+      const f = await view.chat();
+      const locator = options.within ? options.within.locator(selector) : f.locator(selector);
+      const first = options.nth !== undefined ? locator.nth(options.nth) : locator.first();
+      try {
+        await first.waitFor({ state: options.state || 'attached', timeout: options.timeout || needMs });
+      } catch {
+        throw new Waiting(`waits for the view's ${selector}`);
+      }
+      return first;
+    };
+    view.rootState = async () =>
+      (await view.chat()).locator('[data-testid=chat-root]').first().getAttribute('data-state');
+    view.waitState = async (state, timeout = WAIT) => {
+      await run.until(
+        async () => (await view.rootState()) === state,
+        `chat-root data-state=${state} (is ${await view.rootState()})`,
+        timeout,
+      );
+    };
+    return view;
+  };
+
   run.openChat = async () => {
     const page = run.page;
     const bar = page.locator('.part.auxiliarybar').first();
