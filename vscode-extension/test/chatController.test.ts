@@ -612,7 +612,7 @@ test("Undo on Pi's recorded edit puts the file back; refused with the reason onc
   // Review: the turn's one file, before the turn (the base document) ↔ now
   await controller.onMessage({ type: 'review', itemId });
   assert.deepEqual(code.changes, [["Pi's changes in this turn", [{ path: file, itemId }]]]);
-  assert.equal(controller.editDiffSide(`/${itemId}/base/${path.basename(file)}`), `before\n${change.oldText}\nafter\n`);
+  assert.equal(controller.editDiffSide(file, `base=${itemId}`), `before\n${change.oldText}\nafter\n`);
   // changed since: refused, the file untouched
   code.files.set(file, `before\n${change.newText}\nafter\nmine\n`);
   await controller.onMessage({ type: 'undo', itemId });

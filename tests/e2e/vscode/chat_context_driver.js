@@ -163,6 +163,9 @@ async function ctxStep(name, fn) {
     }, 'the multi-file diff to list notes.txt and CHANGELOG.md with their changes').catch(async (e) => {
       throw new Error(`${e.message}; it shows "${((await editor.textContent()) || '').slice(0, 300)}"`);
     });
+    // Each file's before side is labelled with the file's own path, not the record the host keeps it under.
+    const labels = (await editor.textContent()) || '';
+    if (/\/base\b|t-call_/.test(labels)) throw new Error(`the review labels a side with an internal path: "${labels.slice(0, 300)}"`);
     await docShot('chat-review.png');
     return `"${title}" lists notes.txt and CHANGELOG.md`;
   });

@@ -204,10 +204,9 @@ export class ChatController {
   }
 
   /** The text of an edit card's diff document (the host's `pi-context-edit:` content provider). */
-  editDiffSide(documentPath: string): string {
-    const base = /^\/([^/]+)\/base\//.exec(documentPath);
-    if (base) {
-      const record = this.undoRecords.get(base[1] ?? '');
+  editDiffSide(documentPath: string, query = ''): string {
+    if (query.startsWith('base=')) {
+      const record = this.undoRecords.get(query.slice('base='.length));
       return record && 'before' in record ? (record.before ?? '') : '(What this file was before the turn is not known.)';
     }
     return this.editDiffs.side(documentPath);

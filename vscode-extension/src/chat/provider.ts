@@ -172,7 +172,8 @@ function uiPort(): ChatUi {
         title,
         files.map((f) => {
           const uri = vscode.Uri.file(f.path);
-          const base = vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/${f.itemId}/base/${nodePath.basename(f.path)}` });
+          // The file's own path (so the review labels the left side with it), the record's id in the query.
+          const base = vscode.Uri.from({ scheme: EDIT_SCHEME, path: uri.path, query: `base=${f.itemId}` });
           return [uri, base, uri];
         }),
       ),
@@ -216,7 +217,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       server.onSessionChanged((params) => this.controller.sessionChanged(params)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.controller.trustGranted()),
       vscode.workspace.registerTextDocumentContentProvider(EDIT_SCHEME, {
-        provideTextDocumentContent: (uri) => this.controller.editDiffSide(uri.path),
+        provideTextDocumentContent: (uri) => this.controller.editDiffSide(uri.path, uri.query),
       }),
     );
     const running = server.runningClient;
