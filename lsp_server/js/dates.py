@@ -83,3 +83,48 @@ def js_date_ms(value: Any) -> int | None:
     if abs(ms) > _MAX_TIME_MS:
         return None
     return ms
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date, for any year (Python's ``date`` stops at 9999)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def date_utc(
+    year: int, month: int, day: int = 1, hour: int = 0, minute: int = 0, second: int = 0, ms: int = 0
+) -> int | None:
+    """``Date.UTC(year, month, ...)`` for integer arguments: fields out of range carry over (month 12 is
+    January of the next year, day 0 the last day of the month before), years 0 to 99 mean 1900 to 1999.
+    ``None`` stands for ``NaN`` (beyond the time value range)."""
+    if 0 <= year <= 99:
+        year += 1900
+    year += month // 12
+    days = _days_from_civil(year, month % 12 + 1, 1) + day - 1
+    time = days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms
+    return None if abs(time) > _MAX_TIME_MS else time
+
+
+def iso_string(ms: int) -> str:
+    """``Date.prototype.toISOString`` (and ``toJSON``) of a valid time value: six-digit signed years
+    outside 0000-9999, as ECMAScript writes them."""
+    days, rest = divmod(ms, 86_400_000)
+    # civil_from_days (the inverse of _days_from_civil)
+    shifted = days + 719468
+    era = shifted // 146097
+    day_of_era = shifted - era * 146097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    mp = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    year = year_of_era + era * 400 + (month <= 2)
+    hours, rest = divmod(rest, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    year_text = f"{year:04d}" if 0 <= year <= 9999 else f"{'+' if year > 0 else '-'}{abs(year):06d}"
+    return f"{year_text}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"

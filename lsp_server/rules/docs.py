@@ -122,7 +122,24 @@ documents); every error is left to the full parser. Pi's `yaml` package and that
 (ruamel.yaml's scanner, with yaml's rules re-applied) agree on the line and column of every broken
 input in
 `tests/conformance/requests/parse_frontmatter.jsonl` (about 50 kinds of mistakes); the message
-wording is yaml's for the common ones and ours otherwise. Known residual differences:
+wording is yaml's for the common ones and ours otherwise. Cases where ruamel and yaml part ways and
+we follow yaml (each pinned by an oracle golden, `ours/yaml-*`):
+
+- NEL (U+0085), LINE SEPARATOR and PARAGRAPH SEPARATOR are ordinary characters (YAML 1.2), not line
+  breaks as in ruamel (YAML 1.1): `x: a<NEL>b` is the string `a<NEL>b`;
+- a line that is a key without a value (`a: b` then `notes`) is "Implicit map keys need to be followed
+  by map values" at the key, or "Implicit keys need to be on a single line" when yaml's lexer reads the
+  key on into the next line: it does so when the next line with content is indented at least as far as
+  the key and the key's line has a second character that is not blank (`cc`, `&a c`), one column deeper
+  otherwise (`c`, `c d`), for an unclosed quote where a key goes, and for a flow collection not closed
+  on its line;
+- `!!timestamp` is `Date.UTC` of its fields, which carries out-of-range ones over (`2020-13-45` is
+  2021-02-14), with yaml's zone rule (a zone under 30 is hours: `+00:15` is 15 hours); text that is no
+  date is yaml's error at the tag;
+- `!!binary` is `Buffer.from(text, "base64")`: junk skipped, the first `=` ends it, a string holding a
+  character beyond U+00FF read by each UTF-16 unit's low byte (`lsp_server/js/buffers.py`).
+
+Known residual differences:
 
 - a tab inside a block scalar's indentation: same position, our message says "Tabs are not allowed as
   indentation" where yaml says "Block scalar lines must not be less indented than their first line";

@@ -286,7 +286,7 @@ class Composer:
         # An alias to a collection still open around it (a cycle) counts as one node.
         size = self._sizes.get(id(target), 1) if target is not None else 1
         self._count(start, end, size)
-        return AliasNode(start, end, name=event.anchor, target=target)
+        return AliasNode(start, end, name=unmask(event.anchor, self.restore), target=target)
 
     def _scalar(self, event: Any, start: int, end: int) -> ScalarNode:
         tag, anchor, style = event.tag, event.anchor, event.style or None  # plain: None (ruamel), "" (PyYAML)
@@ -303,6 +303,9 @@ class Composer:
         js_object = False
         if tag is not None:
             tagged = resolve_tagged(source, tag)
+            if tagged.failure is not None:
+                tag_start, tag_end = _tag_token(self.text, start, value_start)
+                raise parse_failure("TAG_RESOLVE_FAILED", tagged.failure, tag_start, tag_end)
             value, js_object = tagged.value, tagged.js_object
             if tagged.unresolved:
                 self.warnings.append(YamlWarning(f"Unresolved tag: {tag}", start, value_start))
@@ -410,6 +413,26 @@ def _is_empty(node: YamlNode) -> TypeGuard[ScalarNode]:
         and node.anchor is None
         and node.tag is None
     )
+
+
+def _tag_token(text: str, start: int, content: int) -> tuple[int, int]:
+    """Where a node's ``!tag`` is written among its properties (``text[start:content]``)."""
+    pos = start
+    while pos < content:
+        token_end = pos
+        while token_end < content and not text[token_end].isspace():
+            token_end += 1
+        if text[pos] == "!":
+            return pos, token_end
+        pos = token_end
+        while pos < content and text[pos].isspace():
+            pos += 1
+    # a tag written before the anchor: ruamel starts the node at the anchor, after the tag
+    before = text[:start].rstrip()
+    tag_start = max(before.rfind(" "), before.rfind("\t"), before.rfind("\n")) + 1
+    if before[tag_start:].startswith("!"):
+        return tag_start, len(before)
+    return start, max(start + 1, content)
 
 
 def _skip_props(text: str, pos: int, end: int) -> int:

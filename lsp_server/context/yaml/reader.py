@@ -3,8 +3,9 @@
 We never use ruamel's constructors (their YAML 1.1 habits differ from ``yaml``'s core schema);
 only its event stream, from which :mod:`lsp_server.context.yaml.compose` builds nodes. ruamel's
 reader also refuses characters that ``yaml`` accepts inside scalars (C0/C1 controls, lone
-surrogates); they are swapped for private-use stand-ins of the same length before parsing, so
-every offset stays the same, and swapped back in scalar values.
+surrogates), and reads NEL, U+2028 and U+2029 as line breaks (YAML 1.1) where ``yaml`` reads
+ordinary characters; they are all swapped for private-use stand-ins of the same length before
+parsing, so every offset stays the same, and swapped back in scalar values.
 """
 
 from __future__ import annotations
@@ -53,12 +54,16 @@ def _scanner_class() -> Any:
     return YamlScanner
 
 
-_UNPRINTABLE_RE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Masked: what ruamel's reader refuses (C0/C1 controls, lone surrogates), and NEL, LINE SEPARATOR and
+# PARAGRAPH SEPARATOR, which ruamel reads as line breaks (YAML 1.1) where ``yaml`` (YAML 1.2) reads an
+# ordinary character: ``x: a\x85b`` is the string "a\x85b" to Pi, "a b" to ruamel.
+_UNPRINTABLE_RE = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def mask_unprintable(text: str) -> tuple[str, dict[str, str]]:
-    """Swap characters ruamel's reader refuses (C0/C1 controls, lone surrogates) for unused
-    private-use stand-ins, one code point each, so positions stay the same; ``yaml`` accepts them.
+    """Swap characters ruamel's reader refuses (C0/C1 controls, lone surrogates) or reads as line
+    breaks (NEL, U+2028, U+2029) for unused private-use stand-ins, one code point each, so positions
+    stay the same; ``yaml`` takes them all as ordinary characters.
 
     Returns the masked text and the table from stand-in back to the original character."""
     found = set(_UNPRINTABLE_RE.findall(text))

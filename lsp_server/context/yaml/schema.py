@@ -10,14 +10,13 @@ schema does not know leaves the string and a warning (``Unresolved tag``).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
+from lsp_server.js.buffers import buffer_from_base64
+from lsp_server.js.dates import date_utc, iso_string
 from lsp_server.js.numbers import js_number
 
 TAG_PREFIX = "tag:yaml.org,2002:"
@@ -87,6 +86,7 @@ class Tagged(NamedTuple):
     value: Any
     js_object: bool = False
     unresolved: bool = False
+    failure: str | None = None  # the tag's own error (yaml's TAG_RESOLVE_FAILED), reported at the tag
 
 
 def resolve_tagged(text: str, tag: str) -> Tagged:
@@ -102,38 +102,38 @@ def resolve_tagged(text: str, tag: str) -> Tagged:
                 return Tagged(resolver(text))
     if short == "timestamp":
         stamp = _timestamp(text)
-        if stamp is not None:
-            return Tagged(stamp, js_object=True)
+        if stamp is None:
+            return Tagged(text, failure="!!timestamp expects a date, starting with yyyy-mm-dd")
+        return Tagged(stamp, js_object=True)
     if short == "binary":
-        try:
-            data = base64.b64decode(re.sub(r"[\s]", "", text), validate=False)
-        except (binascii.Error, ValueError):
-            data = b""
-        return Tagged({"type": "Buffer", "data": list(data)}, js_object=True)
+        return Tagged({"type": "Buffer", "data": list(buffer_from_base64(text))}, js_object=True)
     return Tagged(text, unresolved=True)
 
 
 _TIMESTAMP_RE = re.compile(
     r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
-    r"(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(?:\.[0-9]+)?)"
+    r"(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(\.[0-9]+)?"
     r"(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?"
 )
 
 
 def _timestamp(text: str) -> str | None:
-    """``!!timestamp`` as the Date yaml builds, serialized like ``Date.toJSON`` (UTC, milliseconds)."""
+    """``!!timestamp`` as the Date yaml builds (``Date.UTC`` of the fields, which carries over
+    out-of-range ones: ``2020-13-45`` is 14 February 2021), serialized like ``Date.toJSON``;
+    ``None`` when the text is no date (yaml's error)."""
     match = _TIMESTAMP_RE.fullmatch(text)
     if match is None:
         return None
-    year, month, day, hour, minute, second, zone = match.groups()
-    secs = float(second) if second else 0.0
-    try:
-        stamp = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), tzinfo=UTC)
-    except ValueError:
-        return None
-    stamp += timedelta(milliseconds=int(secs * 1000))
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    millis = int((fraction + "00")[1:4]) if fraction else 0  # yaml: the fraction's first three digits
+    time = date_utc(int(year), int(month) - 1, int(day), int(hour or 0), int(minute or 0), int(second or 0), millis)
+    assert time is not None, "four-digit years stay far inside the time value range"
     if zone and zone != "Z":
-        sign = -1 if zone[0] == "-" else 1
-        hours, _, mins = zone[1:].partition(":")
-        stamp -= sign * timedelta(hours=int(hours), minutes=int(mins or 0))
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+        # yaml reads the zone as sexagesimal minutes, and a value under 30 as hours ("+5", "+00:15")
+        hours, _, minutes = zone[1:].partition(":")
+        offset = int(hours) * 60 + int(minutes) if minutes else int(hours)
+        offset = -offset if zone[0] == "-" else offset
+        if abs(offset) < 30:
+            offset *= 60
+        time -= 60_000 * offset
+    return iso_string(time)

@@ -2,7 +2,8 @@
 
 Syntax errors come from ruamel, whose wording and sometimes whose chosen position differ from
 ``yaml``'s. :func:`translate_ruamel_error` maps the error classes users actually hit (unclosed
-flow collections and quotes, ``a: b: c``, multi-line implicit keys, tabs as indentation,
+flow collections and quotes, ``a: b: c``, keys without a value, multi-line implicit keys (as
+``yaml``'s lexer reads a key on into the next line), tabs as indentation,
 reserved characters, bad indentation, bad escapes) onto ``yaml``'s text and offset, by reading
 ruamel's problem and context strings and, where ruamel points elsewhere, the text itself.
 A few document-level rules are decided before or instead of ruamel: ``%`` directives without a
@@ -119,6 +120,122 @@ def _token_end(text: str, pos: int) -> int:
     return max(end, pos + 1)
 
 
+def _after_properties(text: str, pos: int) -> int:
+    """Where the node itself starts after its ``!tag`` and ``&anchor`` on the same line (``yaml``
+    places an error about the node there)."""
+    line_end = end_of_line(text, pos)
+    while pos < line_end and text[pos] in "!&":
+        after = pos
+        while after < line_end and text[after] not in " \t":
+            after += 1
+        while after < line_end and text[after] in " \t":
+            after += 1
+        if after >= line_end:
+            return pos
+        pos = after
+    return pos
+
+
+def _runs_on(text: str, key: int, node: int) -> bool | None:
+    """Whether ``yaml``'s lexer reads the key at ``key`` (its node at ``node``, after properties) as
+    going on past its line, which makes the error "Implicit keys need to be on a single line".
+
+    A quoted scalar goes on when its closing quote is not on the line. A plain one goes on over
+    blank lines to the next line holding content (not a comment) that is indented at least as far
+    as the lexer then expects: the key's own column when the line's second character is not blank
+    (``yaml`` lowers its expected indentation there: ``cc``, ``&a c``), else one column deeper
+    (``c``, ``c d``). ``None`` for a key after ``-``/``?`` indicators, which this does not model.
+    """
+    opener = text[node : node + 1]
+    if opener in ("'", '"'):
+        return _closing_quote(text, node) is None
+    if opener in ("[", "{"):
+        return _closing_bracket(text, node) is None
+    if opener == "*":
+        return False  # an alias ends with its name
+    line_start = start_of_line(text, key)
+    if text[line_start:key].strip(" "):
+        return None
+    indent = key - line_start
+    threshold = indent if text[key + 1 : key + 2] not in ("", " ", "\t", "\n", "\r") else indent + 1
+    pos = end_of_line(text, key) + 1
+    while pos < len(text):
+        line_end = end_of_line(text, pos)
+        line = text[pos:line_end]
+        content = line.lstrip(" ")
+        if content and not content.startswith("#"):
+            document_marker = line[:3] in ("---", "...") and line[3:4] in ("", " ", "\t")
+            return len(line) - len(content) >= threshold and not (threshold == 0 and document_marker)
+        if content:  # a comment ends the scalar before it
+            return False
+        pos = line_end + 1
+    return False
+
+
+def _at_mapping_key(text: str, pos: int) -> bool:
+    """Whether ``pos`` starts a line's content at the column of a block mapping entry above it (the
+    nearest line not indented deeper, blank and comment lines skipped): where that mapping's next key goes."""
+    line_start = start_of_line(text, pos)
+    if text[line_start:pos].strip(" ") or line_start == 0:
+        return False
+    indent = pos - line_start
+    before = text[: line_start - 1].split("\n")
+    for line in reversed(before):
+        content = line.lstrip(" ")
+        column = len(line) - len(content)
+        if not content or content.startswith("#") or column > indent:
+            continue  # blank, a comment, or inside a deeper collection
+        entry = ": " in content or content.rstrip(" ").endswith(":")
+        return entry and column == indent
+    return False
+
+
+def _closing_quote(text: str, pos: int) -> int | None:
+    """The closing quote of the quoted scalar opening at ``pos``, when it is on the same line."""
+    opener = text[pos]
+    index = pos + 1
+    line_end = end_of_line(text, pos)
+    while index < line_end:
+        char = text[index]
+        if opener == '"' and char == "\\":
+            index += 2
+            continue
+        if char == opener:
+            if opener == "'" and text[index + 1 : index + 2] == "'":
+                index += 2
+                continue
+            return index
+        index += 1
+    return None
+
+
+def _single_line_node_end(text: str, pos: int) -> int:
+    """End of the scalar or flow collection starting at ``pos``, as far as its line goes: after a
+    closing quote or bracket, else the plain token's end (before a comment and trailing blanks)."""
+    line_end = end_of_line(text, pos)
+    opener = text[pos : pos + 1]
+    if opener in ("'", '"'):
+        close = _closing_quote(text, pos)
+        return line_end if close is None else close + 1
+    if opener in ("[", "{"):
+        close = _closing_bracket(text, pos)
+        return line_end if close is None else close + 1
+    return _token_end(text, pos)
+
+
+def _closing_bracket(text: str, pos: int) -> int | None:
+    """The bracket closing the flow collection opening at ``pos``, when it is on the same line."""
+    depth = 0
+    for index in range(pos, end_of_line(text, pos)):
+        if text[index] in "[{":
+            depth += 1
+        elif text[index] in "]}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
 def _key_column(text: str, line_start: int, limit: int) -> int:
     """Column of the innermost block node starting on this line (after ``- `` / ``? `` indicators)."""
     pos = line_start
@@ -230,6 +347,9 @@ def translate_ruamel_error(text: str, exc: Any) -> Failure:
     if "while scanning a quoted scalar" in context and "end of stream" in problem:
         start = ctx_mark.index if ctx_mark is not None else pos
         quote = text[start] if start < len(text) else '"'
+        if "\n" in text[start:] and _at_mapping_key(text, start):
+            # an unclosed quote where a key goes: yaml reads it to the end as a multi-line implicit key
+            return parse_failure("MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line", start)
         return parse_failure("MISSING_CHAR", f"Missing closing {quote}quote", len(text))
     if "mapping values are not allowed here" in problem:
         start = _scalar_start_before(text, pos)
@@ -293,6 +413,14 @@ def translate_ruamel_error(text: str, exc: Any) -> Failure:
         if "found '?'" in problem and not in_mapping and pos > line_start:
             return parse_failure("BAD_INDENT", "All mapping items must start at the same column", line_start)
         return _unexpected_scalar(text, pos)
+    if "could not find expected ':'" in problem and "simple key" in context and ctx_mark is not None:
+        # A key on its own line (``a: b`` / ``c``): ruamel stops at the line's end, ``yaml`` points at the key.
+        start = _after_properties(text, ctx_mark.index)
+        runs_on = _runs_on(text, ctx_mark.index, start)
+        if runs_on or (runs_on is None and "\n" in text[start:pos]):
+            return parse_failure("MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line", start)
+        end = _single_line_node_end(text, start)
+        return parse_failure("MISSING_CHAR", "Implicit map keys need to be followed by map values", start, end)
     if "expected '<document start>'" in problem:
         return _unexpected_scalar(text, pos)
     text_out = problem or str(exc).strip().splitlines()[0]
