@@ -137,7 +137,10 @@ we follow yaml (each pinned by an oracle golden, `ours/yaml-*`):
   2021-02-14), with yaml's zone rule (a zone under 30 is hours: `+00:15` is 15 hours); text that is no
   date is yaml's error at the tag;
 - `!!binary` is `Buffer.from(text, "base64")`: junk skipped, the first `=` ends it, a string holding a
-  character beyond U+00FF read by each UTF-16 unit's low byte (`lsp_server/js/buffers.py`).
+  character beyond U+00FF read by each UTF-16 unit's low byte (`lsp_server/js/buffers.py`);
+- a line of tabs, or a comment indented with tabs, is no content (ruamel calls the tab indentation),
+  except where a block scalar may go on: there yaml reads a content line less indented than the first;
+  in a flow collection's continuation lines, indentation is spaces only and tabs after them separate.
 
 Known residual differences:
 

@@ -479,16 +479,22 @@ def flow_message(is_seq: bool, in_block: bool) -> str:
 
 
 def flow_indent_violation(text: str, start: int, end: int, parent_column: int) -> int | None:
-    """First content on a continuation line of a flow collection indented no deeper than its parent."""
+    """First content on a continuation line of a flow collection indented no deeper than its parent.
+
+    Indentation is spaces only; tabs after them separate, so a line of blanks and tabs, or one whose
+    content is a comment, is no continuation line (``yaml`` skips it)."""
     pos = text.find("\n", start, end)
     while pos >= 0:
         first = pos + 1
-        content = first
-        while content < len(text) and text[content] == " ":
+        indent = first
+        while indent < len(text) and text[indent] == " ":
+            indent += 1
+        content = indent
+        while content < len(text) and text[content] in " \t":
             content += 1
         if content >= end:
             return None
-        if content < len(text) and text[content] not in "\n#" and content - first <= parent_column:
+        if content < len(text) and text[content] not in "\n#" and indent - first <= parent_column:
             return content
         pos = text.find("\n", first, end)
     return None

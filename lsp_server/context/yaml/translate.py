@@ -14,6 +14,7 @@ in ``docs/rules.md`` and in the tests.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -272,9 +273,41 @@ def replace_separating_tab(text: str, exc: Any) -> str | None:
     if pos >= len(text) or text[pos] != "\t":
         return None
     line_start = start_of_line(text, pos)
-    if not text[line_start:pos].strip(" \t"):
-        return None  # a tab in the indentation: yaml rejects it too
+    if not text[line_start:pos].strip(" \t") and not (
+        _blank_or_comment_line(text, pos) and not _after_block_scalar(text, line_start)
+    ):
+        return None  # a tab in the indentation: yaml rejects it too (unless the line holds no content)
     return text[:pos] + " " + text[pos + 1 :]
+
+
+def _blank_or_comment_line(text: str, pos: int) -> bool:
+    """Whether the line holding ``pos`` has only blanks, or blanks and a comment, from ``pos`` on."""
+    rest = text[pos : end_of_line(text, pos)].lstrip(" \t")
+    return not rest or rest.startswith("#")
+
+
+_BLOCK_SCALAR_HEADER = re.compile(r"(?:^|[ \t])[|>][1-9+-]{0,2}[ \t]*(?:#.*)?$")
+
+
+def _after_block_scalar(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` comes where a block scalar (``|``, ``>``) may go on: right
+    after its header, or after its content lines with only blank lines between. ``yaml`` reads such
+    a line as a content line that is less indented than the first (an error), not as a comment."""
+    lines = text[: max(line_start - 1, 0)].split("\n") if line_start else []
+    content_indent: int | None = None  # the least indentation of the lines after the one looked at
+    for line in reversed(lines):
+        stripped = line.lstrip(" ")
+        if not stripped.strip(" \t"):
+            continue
+        indent = len(line) - len(stripped)
+        if content_indent is not None and indent >= content_indent:
+            continue  # deeper or as deep: still inside what the content lines belong to
+        if _BLOCK_SCALAR_HEADER.search(line) and (content_indent is None or indent < content_indent):
+            return True
+        if content_indent is not None:
+            return False  # the content lines belong to a line that opens no block scalar
+        content_indent = indent
+    return False
 
 
 def _scalar_start_before(text: str, pos: int) -> int:
@@ -364,7 +397,12 @@ def translate_ruamel_error(text: str, exc: Any) -> Failure:
             start,
         )
     if _is_tab_error(exc):
-        return parse_failure("TAB_AS_INDENT", "Tabs are not allowed as indentation", start_of_line(text, pos))
+        line_start = start_of_line(text, pos)
+        if _blank_or_comment_line(text, pos) and _after_block_scalar(text, line_start):
+            return parse_failure(
+                "BAD_INDENT", "Block scalar lines must not be less indented than their first line", pos
+            )
+        return parse_failure("TAB_AS_INDENT", "Tabs are not allowed as indentation", line_start)
     if "cannot start any token" in problem and pos < len(text):
         char = text[pos]
         if char in "@`":
