@@ -140,7 +140,12 @@ we follow yaml (each pinned by an oracle golden, `ours/yaml-*`):
   character beyond U+00FF read by each UTF-16 unit's low byte (`lsp_server/js/buffers.py`);
 - a line of tabs, or a comment indented with tabs, is no content (ruamel calls the tab indentation),
   except where a block scalar may go on: there yaml reads a content line less indented than the first;
-  in a flow collection's continuation lines, indentation is spaces only and tabs after them separate.
+  in a flow collection's continuation lines, indentation is spaces only and tabs after them separate;
+- a line indented deeper than its mapping's keys after a finished value (`d: 'x'` then `  c`) is "All
+  mapping items must start at the same column" (in a sequence, "Sequence item without - indicator") at
+  the start of the line after that value's last line;
+- a duplicate key right after a pair whose value was left out on the line before (`o:` then `o: 1`) is
+  reported at the end of that line, where yaml's offset still stands.
 
 Known residual differences:
 

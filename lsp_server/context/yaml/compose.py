@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from lsp_server.context.yaml import limits
-from lsp_server.context.yaml.errors import Failure, YamlWarning, end_of_line, parse_failure
+from lsp_server.context.yaml.errors import Failure, YamlWarning, end_of_line, parse_failure, start_of_line
 from lsp_server.context.yaml.nodes import AliasNode, MapNode, ScalarNode, SeqNode, YamlNode
 from lsp_server.context.yaml.reader import unmask
 from lsp_server.context.yaml.schema import TAG_PREFIX, resolve_plain, resolve_tagged
@@ -227,11 +227,10 @@ class Composer:
             name = key.value if isinstance(key, ScalarNode) and not key.js_object else None
             if isinstance(name, str):  # nearly every key: a string (a set of strings is the fast check)
                 if name in names:
-                    assert isinstance(key, ScalarNode)
-                    raise parse_failure("DUPLICATE_KEY", "Map keys must be unique", key.value_start)
+                    raise parse_failure("DUPLICATE_KEY", "Map keys must be unique", self._key_offset(mapping, key))
                 names.add(name)
-            else:
-                self._check_duplicate(seen, key)
+            elif self._is_duplicate(seen, key):
+                raise parse_failure("DUPLICATE_KEY", "Map keys must be unique", self._key_offset(mapping, key))
             value = node(get())
             if libyaml and value.start == value.end and _is_empty(value):
                 if mapping.flow:
@@ -373,16 +372,32 @@ class Composer:
             self.warnings.append(YamlWarning(f"Unresolved tag: {tag}", node.start, node.start + 1))
 
     @staticmethod
-    def _check_duplicate(seen: set[tuple[Any, ...]], key: YamlNode) -> None:
+    def _is_duplicate(seen: set[tuple[Any, ...]], key: YamlNode) -> bool:
         """``yaml``'s unique keys: two scalar keys whose values are ``===`` (aliases never collide)."""
         if not isinstance(key, ScalarNode) or key.js_object:
-            return  # a Date or Buffer key is a new object, equal to no other key
+            return False  # a Date or Buffer key is a new object, equal to no other key
         canonical = strict_equality_key(key.value)
         if canonical is None:
-            return
+            return False
         if canonical in seen:
-            raise parse_failure("DUPLICATE_KEY", "Map keys must be unique", key.value_start)
+            return True
         seen.add(canonical)
+        return False
+
+    def _key_offset(self, mapping: MapNode, key: YamlNode) -> int:
+        """Where ``yaml`` reports a problem with a block mapping's key: at the key, except after a pair
+        whose value was left out on the line right before (``o:`` then ``o: 1``), where yaml's offset
+        is still the end of that line (the left-out value ends there, and nothing stands between)."""
+        at = key.value_start if isinstance(key, ScalarNode) else key.start
+        if mapping.flow or not mapping.pairs or not _is_empty(mapping.pairs[-1][1]):
+            return at
+        line_start = start_of_line(self.text, at)
+        if line_start == 0 or self.text[line_start:at].strip(" "):
+            return at
+        previous_key = mapping.pairs[-1][0]
+        if previous_key.end < start_of_line(self.text, line_start - 1):
+            return at  # the left-out value's line is not the one right before
+        return line_start - 1 if self.text[previous_key.end : line_start - 1].rstrip(" ") == ":" else at
 
 
 def _check_name_end(text: str, indicator: int, name: str) -> None:

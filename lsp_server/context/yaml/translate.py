@@ -249,6 +249,22 @@ def _key_column(text: str, line_start: int, limit: int) -> int:
     return pos - line_start
 
 
+# What ruamel names a node's first token in "expected <block end>, but found ..."
+_NODE_STARTS = ("<scalar>", "[", "{", "<alias>", "<anchor>", "<tag>")
+
+
+def _line_after_content_before(text: str, line_start: int) -> int:
+    """Start of the line after the last line before ``line_start`` that holds more than blanks and a comment."""
+    pos = line_start
+    while pos > 0:
+        previous = start_of_line(text, pos - 1)
+        line = text[previous : pos - 1].strip(" \t")
+        if line and not line.startswith("#"):
+            return pos
+        pos = previous
+    return pos
+
+
 def _unexpected_scalar(text: str, pos: int) -> Failure:
     char = text[pos] if pos < len(text) else ""
     if char in "'\"":
@@ -450,6 +466,21 @@ def translate_ruamel_error(text: str, exc: Any) -> Failure:
             return parse_failure("MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line", line_start)
         if "found '?'" in problem and not in_mapping and pos > line_start:
             return parse_failure("BAD_INDENT", "All mapping items must start at the same column", line_start)
+        node_found = any(f"found '{what}'" in problem for what in _NODE_STARTS)
+        after_previous = _line_after_content_before(text, line_start)
+        previous_line = text[start_of_line(text, max(after_previous - 1, 0)) : max(after_previous - 1, 0)]
+        if (
+            node_found
+            and pos > line_start
+            and not text[line_start:pos].strip(" ")
+            and not _BLOCK_SCALAR_HEADER.search(previous_line)  # an empty block scalar: its own error
+        ):
+            # a node starting a line indented deeper than the collection's items (``d: 'x'`` then ``  c``):
+            # yaml reports the item at the start of the line after the previous node's last line
+            if in_mapping:
+                return parse_failure("BAD_INDENT", "All mapping items must start at the same column", after_previous)
+            if "block collection" in context:
+                return parse_failure("MISSING_CHAR", "Sequence item without - indicator", after_previous)
         return _unexpected_scalar(text, pos)
     if "could not find expected ':'" in problem and "simple key" in context and ctx_mark is not None:
         # A key on its own line (``a: b`` / ``c``): ruamel stops at the line's end, ``yaml`` points at the key.
