@@ -145,7 +145,9 @@ we follow yaml (each pinned by an oracle golden, `ours/yaml-*`):
   mapping items must start at the same column" (in a sequence, "Sequence item without - indicator") at
   the start of the line after that value's last line;
 - a duplicate key right after a pair whose value was left out on the line before (`o:` then `o: 1`) is
-  reported at the end of that line, where yaml's offset still stands.
+  reported at the end of that line, where yaml's offset still stands;
+- a stray quote after a finished flow node (`tags: [a] "`) is "Unexpected double-quoted-scalar at node
+  end" at the quote, with yaml's excerpt running to the end (its line counter stops in an open quote).
 
 Known residual differences:
 

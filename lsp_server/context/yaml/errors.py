@@ -55,17 +55,24 @@ class YamlWarning:
 class Failure(Exception):
     """Raised inside the parse where ``yaml`` would report an error; ``start`` -1 = no position."""
 
-    def __init__(self, name: str, code: str, text: str, start: int, end: int | None = None) -> None:
+    def __init__(
+        self, name: str, code: str, text: str, start: int, end: int | None = None, *, lines_until: int | None = None
+    ) -> None:
         super().__init__(text)
         self.name = name
         self.code = code
         self.text = text
         self.start = start
         self.end = start + 1 if end is None else end
+        # yaml's line counter knows no line start after this offset (a quoted scalar left open runs to
+        # the end as one token): the excerpt and the carets then run on over the later lines.
+        self.lines_until = lines_until
 
 
-def parse_failure(code: str, text: str, start: int, end: int | None = None) -> Failure:
-    return Failure("YAMLParseError", code, text, start, end)
+def parse_failure(
+    code: str, text: str, start: int, end: int | None = None, *, lines_until: int | None = None
+) -> Failure:
+    return Failure("YAMLParseError", code, text, start, end, lines_until=lines_until)
 
 
 def start_of_line(text: str, pos: int) -> int:
@@ -92,6 +99,9 @@ def render_error(text: str, failure: Failure) -> YamlError:
     col = _utf16_col(text, first, start)
     message = f"{failure.text} at line {line}, column {col}"
     next_nl = text.find("\n", start)
+    unknown_lines = failure.lines_until is not None and next_nl >= failure.lines_until
+    if unknown_lines:
+        next_nl = len(text.rstrip("\n\r"))
     line_str = to_code_units(text[first : len(text) if next_nl < 0 else next_nl])
     ci = col - 1
     if ci >= 60 and len(line_str) > 80:
@@ -108,7 +118,7 @@ def render_error(text: str, failure: Failure) -> YamlError:
         line_str = prev + line_str
     if re.search(r"[^ ]", line_str):
         count = 1
-        end_line = text.count("\n", 0, min(end, len(text))) + 1
+        end_line = line if unknown_lines else text.count("\n", 0, min(end, len(text))) + 1
         if end_line == line:
             end_col = _utf16_col(text, first, min(end, len(text)))
             if end_col > col:

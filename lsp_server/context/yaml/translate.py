@@ -396,6 +396,12 @@ def translate_ruamel_error(text: str, exc: Any) -> Failure:
     if "while scanning a quoted scalar" in context and "end of stream" in problem:
         start = ctx_mark.index if ctx_mark is not None else pos
         quote = text[start] if start < len(text) else '"'
+        if text[start_of_line(text, start) : start].rstrip(" ").endswith(("'", '"', "]", "}")):
+            # a stray quote after a finished flow node (``d: 'x' "``): yaml stops at the second node first
+            kind = "single-quoted-scalar" if quote == "'" else "double-quoted-scalar"
+            return parse_failure(
+                "UNEXPECTED_TOKEN", f"Unexpected {kind} at node end", start, len(text), lines_until=start
+            )
         if "\n" in text[start:] and _at_mapping_key(text, start):
             # an unclosed quote where a key goes: yaml reads it to the end as a multi-line implicit key
             return parse_failure("MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line", start)
