@@ -45,10 +45,10 @@ import time
 import uuid
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from lsp_server.base.fsread import node_error_message
+from lsp_server.js.dates import iso_string
 from lsp_server.js.strings import js_trim, node_utf8
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits, open_session, too_large_message
@@ -90,9 +90,8 @@ def new_entry_id(existing: Container[Any], random_uuid: Callable[[], str] | None
 
 
 def iso_timestamp(ms: int) -> str:
-    """``new Date(ms).toISOString()``: UTC with milliseconds and ``Z``."""
-    moment = datetime.fromtimestamp(ms // 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    """``new Date(ms).toISOString()``: UTC with milliseconds and ``Z``, as Pi stamps entries."""
+    return iso_string(ms)
 
 
 def now_ms() -> int:
