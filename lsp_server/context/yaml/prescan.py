@@ -19,23 +19,23 @@ import re
 _BLOCK_SCALAR = re.compile(r"[|>][0-9+-]*\s*(?:#.*)?$")
 
 
-def _skip_quoted(text: str, i: int) -> int:
-    """Index after the quoted scalar starting at ``text[i]`` (or the end of the text)."""
+def quoted_end(text: str, i: int, end: int) -> int | None:
+    """Index after the quoted scalar starting at ``text[i]``, when it closes before ``end``
+    (``\\`` escapes in double quotes, ``''`` in single quotes); ``None`` when it does not."""
     quote = text[i]
     i += 1
-    n = len(text)
-    while i < n:
+    while i < end:
         c = text[i]
         if quote == '"' and c == "\\":
             i += 2
             continue
         if c == quote:
-            if quote == "'" and i + 1 < n and text[i + 1] == "'":
+            if quote == "'" and i + 1 < end and text[i + 1] == "'":
                 i += 2
                 continue
             return i + 1
         i += 1
-    return n
+    return None
 
 
 def flow_depth_overflow(text: str, limit: int) -> int | None:
@@ -72,7 +72,7 @@ def flow_depth_overflow(text: str, limit: int) -> int | None:
             after_indicator = False
             continue
         if c in "\"'":
-            i = _skip_quoted(text, i)
+            i = quoted_end(text, i, n) or n
             node_may_start = False
             continue
         if c == "#" and (i == 0 or text[i - 1] in " \t\n"):

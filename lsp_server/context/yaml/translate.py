@@ -21,6 +21,7 @@ from typing import Any
 
 from lsp_server.context.yaml.compose import flow_indent_violation, flow_message
 from lsp_server.context.yaml.errors import Failure, end_of_line, parse_failure, start_of_line
+from lsp_server.context.yaml.prescan import quoted_end
 from lsp_server.context.yaml.reader import ruamel_parser
 
 
@@ -193,21 +194,8 @@ def _at_mapping_key(text: str, pos: int) -> bool:
 
 def _closing_quote(text: str, pos: int) -> int | None:
     """The closing quote of the quoted scalar opening at ``pos``, when it is on the same line."""
-    opener = text[pos]
-    index = pos + 1
-    line_end = end_of_line(text, pos)
-    while index < line_end:
-        char = text[index]
-        if opener == '"' and char == "\\":
-            index += 2
-            continue
-        if char == opener:
-            if opener == "'" and text[index + 1 : index + 2] == "'":
-                index += 2
-                continue
-            return index
-        index += 1
-    return None
+    after = quoted_end(text, pos, end_of_line(text, pos))
+    return None if after is None else after - 1
 
 
 def _single_line_node_end(text: str, pos: int) -> int:
