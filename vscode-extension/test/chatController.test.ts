@@ -708,6 +708,28 @@ test("Undo on a write: the file as read when the model finished the call comes b
   assert.equal(code.files.get(kept), 'old text\n');
 });
 
+test("a write's end that arrives while the file is still being read waits for the read: Undo still has the before", async () => {
+  const kept = path.join(START.cwd, 'KEPT.md');
+  const { controller, server, code, timers } = await started((_s, c) => {
+    c.files.set(kept, 'old text\n');
+  });
+  const args = { path: 'KEPT.md', content: 'new text\n' };
+  const events: Json[] = [
+    { type: 'agent_start' },
+    { type: 'message_update', assistantMessageEvent: { type: 'toolcall_end', contentIndex: 0, toolCall: { type: 'toolCall', id: 'w9', name: 'write', arguments: args } } },
+    { type: 'tool_execution_start', toolCallId: 'w9', toolName: 'write', args },
+    { type: 'tool_execution_end', toolCallId: 'w9', toolName: 'write', result: { content: [{ type: 'text', text: 'ok' }] }, isError: false },
+  ];
+  // every event in one go: the host's read of the file has not finished when the write's end arrives
+  events.forEach((event, i) => server.notify('pi/chat/event', { chatId: START.chatId, seq: i + 1, event }));
+  await settle();
+  timers.run();
+  code.files.set(kept, 'new text\n'); // what Pi wrote
+  assert.equal((code.shownItems().get('t-w9') as Json).undo, 'available');
+  await controller.onMessage({ type: 'undo', itemId: 't-w9' });
+  assert.equal(code.files.get(kept), 'old text\n');
+});
+
 test("editing a message sent with attachments gives its chips back and its text to the input", async () => {
   const points = recorded<{ messages: { entryId: string; text: string }[] }>('pi/chat/forkPoints');
   const first = points.messages[0];

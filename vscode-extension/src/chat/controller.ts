@@ -104,6 +104,8 @@ export class ChatController {
   private readonly undoRecords = new Map<string, UndoRecord | { unknown: string; path: string }>();
   /** A write's file as read when the model finished the call, before Pi ran it (null: no file), by tool call id. */
   private readonly writeBefore = new Map<string, string | null>();
+  /** The reads of `writeBefore` still under way, by tool call id (a write's end waits for its read). */
+  private readonly writeReads = new Map<string, Promise<void>>();
 
   private budget: ContextBudgetResult | null = null;
   /** `pi/turnLedger`'s price of the next request on the chat's session: the header's lens. */
@@ -613,7 +615,9 @@ export class ChatController {
       void this.buildEditDiff(`t-${String(event.toolCallId)}`); // right after Pi wrote it: the reversal is exact
     }
     if (event.type === 'tool_execution_end' && event.toolName === 'write' && event.isError !== true) {
-      this.recordWrite(`t-${String(event.toolCallId)}`, String(event.toolCallId));
+      // after the read of the file before the write, when that read is still under way
+      const id = String(event.toolCallId);
+      void (this.writeReads.get(id) ?? Promise.resolve()).then(() => this.recordWrite(`t-${id}`, id));
     }
     if (event.type === 'compaction_end' && this.lifecycle.chat?.session) {
       void this.ports.workspace.rememberCompactionAfter(this.lifecycle.chat.session, this.transcript.compactionAfter);
@@ -1063,7 +1067,16 @@ export class ChatController {
     if (call.name !== 'write' || typeof call.id !== 'string' || typeof args?.path !== 'string') {
       return;
     }
-    const file = this.resolvePath(args.path);
+    const id = call.id;
+    const reading = this.readBeforeWrite(id, this.resolvePath(args.path));
+    this.writeReads.set(id, reading);
+    await reading;
+    if (this.writeReads.get(id) === reading) {
+      this.writeReads.delete(id);
+    }
+  }
+
+  private async readBeforeWrite(id: string, file: string): Promise<void> {
     let before: string | null;
     try {
       before = (await this.ports.workspace.exists(file)) ? await this.ports.workspace.readFile(file) : null;
@@ -1071,7 +1084,7 @@ export class ChatController {
       this.ports.log.debug(`undo: reading ${file} before the write: ${errorText(e)}`);
       return;
     }
-    this.writeBefore.set(call.id, before);
+    this.writeBefore.set(id, before);
     for (const old of [...this.writeBefore.keys()].slice(0, Math.max(0, this.writeBefore.size - MAX_UNDO))) {
       this.writeBefore.delete(old); // a write that never ended (an error, an abort)
     }
