@@ -72,11 +72,17 @@ def _manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
 
 
 def _package_files() -> dict[str, bytes]:
-    """This checkout's package files, as the wheel must hold them (tracked by git, no caches)."""
+    """This checkout's package files, as the wheel must hold them (tracked by git, no caches; the C
+    sources are compiled, not packed)."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--", "lsp_server"], capture_output=True, cwd=ROOT, check=True
     ).stdout.split(b"\0")
-    return {name.decode(): (ROOT / name.decode()).read_bytes() for name in listed if name}
+    return {name.decode(): (ROOT / name.decode()).read_bytes() for name in listed if name and not name.endswith(b".c")}
+
+
+def _c_sources() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "--", "lsp_server/*.c"], capture_output=True, cwd=ROOT, check=True)
+    return listed.stdout.decode().split()
 
 
 def test_the_bundled_wheel_is_this_checkout(vsix: Path) -> None:
@@ -92,6 +98,15 @@ def test_the_bundled_wheel_is_this_checkout(vsix: Path) -> None:
         meta_name = next(n for n in wz.namelist() if n.endswith(".dist-info/METADATA"))
         assert Parser().parsestr(wz.read(meta_name).decode())["Version"] == __version__
         packaged = {n: wz.read(n) for n in wz.namelist() if n.startswith("lsp_server/") and not n.endswith("/")}
+    compiled = sorted(name for name in packaged if name.endswith((".so", ".pyd")))
+    if manifest["target"] == _script().this_machine():
+        # built here: every C module compiled in (one abi3 module for every Python), tagged for the target
+        assert compiled == sorted(source[: -len(".c")] + ".abi3.so" for source in _c_sources())
+        assert "-cp311-abi3-" in manifest["wheel"]
+    else:
+        assert compiled == []  # compiled here, they would not load there
+    for name in compiled:
+        del packaged[name]
     checkout = _package_files()
     assert sorted(packaged) == sorted(checkout), "the wheel's package files are not the checkout's"
     changed = [name for name in checkout if packaged[name] != checkout[name]]
@@ -193,6 +208,16 @@ def test_the_bundled_wheels_install_offline_and_the_cli_runs(vsix: Path, tmp_pat
         [str(venv / "bin" / "pi-context"), "--version"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert version.stdout.strip() == f"pi-context {__version__}", version.stderr
+    # The C modules compiled into the wheel load there, and the readers use them.
+    uses_c = (
+        "from lsp_server.context.yaml.libyaml import native_composer\n"
+        "from lsp_server.session import jsonl\n"
+        "print(native_composer() is not None, jsonl._slow_offsets is not jsonl._python_slow_offsets)\n"
+    )
+    loaded = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", uses_c], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert loaded.stdout.split() == ["True", "True"], loaded.stderr
 
 
 def _offline() -> list[str]:

@@ -5,7 +5,10 @@ One download that works: the extension installs its own server, offline, from wh
 This script
 
 1. builds the pi-context wheel from this checkout (``python -m build --wheel`` on a fresh copy of the
-   tracked files: a ``build/`` folder left in the checkout by another build cannot add stale files),
+   tracked files: a ``build/`` folder left in the checkout by another build cannot add stale files).
+   For this machine's target the optional C modules are compiled in (one abi3 wheel for every
+   Python, libyaml linked in, retagged manylinux when their glibc needs allow); for another target
+   they are left out and the server runs the pure-Python paths,
 2. downloads the wheels of its runtime dependencies for the target platform and every Python the
    extension accepts (``pip download --only-binary=:all:``: pure-Python wheels where they exist,
    the platform's binary wheel otherwise), plus a pip wheel that installs them without network,
@@ -30,6 +33,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -98,15 +102,21 @@ def source_copy(dest: Path, root: Path = ROOT) -> Path:
     in the working tree (the tests compare the wheel with them). ``python -m build`` on the checkout
     itself would reuse its ``build/`` folder, whose leftovers (a deleted module) setuptools would pack."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--", *SOURCE_PATHS], cwd=root, capture_output=True,
-                                check=True).stdout.decode().split("\0")
+        listed = (
+            subprocess.run(["git", "ls-files", "-z", "--", *SOURCE_PATHS], cwd=root, capture_output=True, check=True)
+            .stdout.decode()
+            .split("\0")
+        )
         files = [name for name in listed if name and (root / name).is_file()]
     except (OSError, subprocess.CalledProcessError):
         files = []
     if not files:  # not a git checkout (an sdist): everything under SOURCE_PATHS but caches and builds
-        files = [str(p.relative_to(root)) for name in SOURCE_PATHS for p in
-                 ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
-                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+        files = [
+            str(p.relative_to(root))
+            for name in SOURCE_PATHS
+            for p in ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        ]
     for name in files:
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -122,13 +132,60 @@ def run(cmd: list[str], *, cwd: Path = ROOT) -> None:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}")
 
 
+COMPILED = (".so", ".pyd")  # the optional C modules' builds (their .c sources are not packed)
+
+
 def package_hash(wheel: Path) -> str:
-    """sha256 over the wheel's package files (sorted names and contents): what tests compare with the checkout."""
+    """sha256 over the wheel's package files (sorted names and contents) but the compiled C modules:
+    what tests compare with the checkout's files (but the C sources)."""
     digest = hashlib.sha256()
     with zipfile.ZipFile(wheel) as zf:
-        for name in sorted(n for n in zf.namelist() if n.startswith(PACKAGE_DIR) and not n.endswith("/")):
+        for name in sorted(n for n in zf.namelist() if n.startswith(PACKAGE_DIR) and not n.endswith(("/", *COMPILED))):
             digest.update(name.encode() + b"\0" + hashlib.sha256(zf.read(name)).digest())
     return digest.hexdigest()
+
+
+def without_c_modules(pyproject: Path) -> None:
+    """Drop the optional C modules from the copy the wheel is built from: for another platform than
+    this machine's, a module compiled here would not load there (the pure-Python paths do the work)."""
+    kept: list[str] = []
+    skipping = False
+    for line in pyproject.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("["):
+            skipping = line.strip() in ("[[tool.setuptools.ext-modules]]", "[tool.distutils.bdist_wheel]")
+        if not skipping:
+            kept.append(line)
+    pyproject.write_text("".join(kept), encoding="utf-8")
+
+
+# The oldest glibc the manylinux tag below promises; a C module that needs a newer one keeps the wheel's
+# plain linux tag (which no target accepts: the test of the bundle's tags fails, not the user's install).
+MANYLINUX_GLIBC = (2, 17)
+MANYLINUX_TAG = "manylinux_2_17_{arch}.manylinux2014_{arch}"
+
+
+def glibc_needed(wheel: Path) -> tuple[int, int]:
+    """The newest ``GLIBC_x.y`` symbol version the wheel's compiled modules need (``objdump -T``)."""
+    newest = (0, 0)
+    with tempfile.TemporaryDirectory(prefix="pi-context-so-") as tmp, zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            if name.endswith(".so"):
+                path = zf.extract(name, tmp)
+                dump = subprocess.run(["objdump", "-T", path], capture_output=True, text=True, check=True).stdout
+                for major, minor in re.findall(r"GLIBC_(\d+)\.(\d+)", dump):
+                    newest = max(newest, (int(major), int(minor)))
+    return newest
+
+
+def manylinux_wheel(wheel: Path) -> Path:
+    """A ``linux_<arch>`` wheel (C modules built here, libyaml linked in) retagged manylinux when its
+    modules need no newer glibc than the tag promises; other wheels as they are."""
+    match = re.search(r"-linux_(x86_64|aarch64)\.whl$", wheel.name)
+    if match is None or glibc_needed(wheel) > MANYLINUX_GLIBC:
+        return wheel
+    tag = MANYLINUX_TAG.format(arch=match.group(1))
+    run([sys.executable, "-m", "wheel", "tags", "--remove", "--platform-tag", tag, str(wheel)])
+    return next(p for p in wheel.parent.glob("pi_context-*.whl"))
 
 
 def wheel_metadata(wheel: Path) -> tuple[str, list[str]]:
@@ -143,8 +200,9 @@ def wheel_metadata(wheel: Path) -> tuple[str, list[str]]:
 def commit() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", *SOURCE_PATHS], cwd=ROOT,
-                               capture_output=True, text=True, check=True)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", *SOURCE_PATHS], cwd=ROOT, capture_output=True, text=True, check=True
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
@@ -158,12 +216,45 @@ def download(requirements: list[str], target: Target, versions: tuple[str, ...],
     platforms = [arg for p in target.platforms for arg in ("--platform", p)]
     for version in versions:
         abi = "cp" + version.replace(".", "")
-        run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", *platforms,
-             "--python-version", version, "--implementation", "cp", "--abi", abi, "--abi", "abi3", "--abi", "none",
-             "--dest", str(dest), *requirements])
+        run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--only-binary=:all:",
+                *platforms,
+                "--python-version",
+                version,
+                "--implementation",
+                "cp",
+                "--abi",
+                abi,
+                "--abi",
+                "abi3",
+                "--abi",
+                "none",
+                "--dest",
+                str(dest),
+                *requirements,
+            ]
+        )
     # pip itself, run from its wheel into the new environment: no ensurepip, no network.
-    run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--no-deps", "--dest", str(dest),
-         "pip>=24"])
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--only-binary=:all:",
+            "--no-deps",
+            "--dest",
+            str(dest),
+            "pip>=24",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,24 +262,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default=this_machine(), choices=sorted(TARGETS))
     parser.add_argument("--out", type=Path, help="the .vsix to write (default: dist/pi-context-<target>.vsix)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "pi-context-package")
-    parser.add_argument("--python-versions", help="comma-separated (default: the target's, at most "
-                        + ", ".join(PYTHON_VERSIONS) + ")")
+    parser.add_argument(
+        "--python-versions", help="comma-separated (default: the target's, at most " + ", ".join(PYTHON_VERSIONS) + ")"
+    )
     args = parser.parse_args(argv)
     target = TARGETS[args.target]
-    versions = (tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
-                if args.python_versions else target.python_versions)
+    versions = (
+        tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
+        if args.python_versions
+        else target.python_versions
+    )
     out = (args.out or EXTENSION / "dist" / f"pi-context-{target.vscode}.vsix").resolve()
     started = time.monotonic()
 
     extension_version = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))["version"]
     with tempfile.TemporaryDirectory(prefix="pi-context-wheel-") as tmp:
         source = source_copy(Path(tmp) / "src")
+        if target.vscode != this_machine():
+            without_c_modules(source / "pyproject.toml")
         run([sys.executable, "-m", "build", "--wheel", "--outdir", str(Path(tmp) / "out"), str(source)])
-        wheel = next((Path(tmp) / "out").glob("pi_context-*.whl"))
+        wheel = manylinux_wheel(next((Path(tmp) / "out").glob("pi_context-*.whl")))
         version, requires = wheel_metadata(wheel)
         if version != extension_version:
-            raise SystemExit(f"the wheel is pi-context {version} but the extension is {extension_version}: "
-                             "set lsp_server.__version__ and package.json's version to the same value")
+            raise SystemExit(
+                f"the wheel is pi-context {version} but the extension is {extension_version}: "
+                "set lsp_server.__version__ and package.json's version to the same value"
+            )
         # Keyed by what was asked: the same requirements give the same wheels without asking pip again.
         key = hashlib.sha256(json.dumps([requires, versions, target.platforms]).encode()).hexdigest()[:16]
         deps = args.cache / f"wheels-{target.vscode}-{key}"

@@ -28,12 +28,16 @@ differential test over generated frontmatter of every shape real skills have and
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from typing import Any
 
+from lsp_server.context.yaml import limits
 from lsp_server.context.yaml.compose import Composer, EventTypes, pyyaml_event_types
+from lsp_server.context.yaml.nodes import MapNode, ScalarNode, SeqNode
 from lsp_server.context.yaml.result import YamlResult
+from lsp_server.context.yaml.schema import resolve_plain
 from lsp_server.context.yaml.to_js import to_js
 
 # Characters the fast reader leaves to the full parser: everything but the line feed, printable
@@ -60,14 +64,38 @@ def _parser_class() -> Any | None:
     return CParser
 
 
-def parse_fast(text: str) -> YamlResult | None:
+@cache
+def native_composer() -> Any | None:
+    """The C composer (``_native.c``), or ``None`` when the package was built without it or
+    ``PI_CONTEXT_NATIVE=0`` turns it off (the differential tests and benchmarks compare both)."""
+    if os.environ.get("PI_CONTEXT_NATIVE", "1") == "0":
+        return None
+    try:
+        from lsp_server.context.yaml import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _native.compose
+
+
+def parse_fast(text: str, *, native: bool = True) -> YamlResult | None:
     """What :func:`~lsp_server.context.yaml.parse.parse_yaml`'s full parser gives for ``text`` when
-    the text parses without error and nothing in it is read differently by libyaml; else ``None``."""
+    the text parses without error and nothing in it is read differently by libyaml; else ``None``.
+
+    The C composer answers first where it is sure (``native=False`` skips it: the differential
+    tests compare it with the Python composer), the Python composer over PyYAML's events otherwise.
+    """
     parser_class = _parser_class()
     if parser_class is None or "\t" in text or "\r" in text or text.startswith(_DOCUMENT_LEVEL):
         return None
     if "\n%" in text or "\n---" in text or "\n..." in text or _LEFT_TO_THE_FULL_PARSER.search(text):
         return None
+    compose_in_c = native_composer() if native else None
+    if compose_in_c is not None:
+        composed = compose_in_c(
+            text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
+        )
+        if composed is not None:
+            return YamlResult(composed[1], composed[0])
     try:
         composer = Composer(text, parser_class(text).get_event, {}, text, _event_types())
         node = composer.compose()

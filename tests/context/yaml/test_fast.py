@@ -21,24 +21,33 @@ from collections.abc import Callable
 
 import pytest
 
-from lsp_server.context.yaml import parse_yaml
+from lsp_server.context.yaml import limits, parse_yaml
 from lsp_server.context.yaml.fast import parse_simple
-from lsp_server.context.yaml.libyaml import parse_fast
+from lsp_server.context.yaml.libyaml import native_composer, parse_fast
+from lsp_server.context.yaml.nodes import MapNode, ScalarNode, SeqNode
+from lsp_server.context.yaml.schema import resolve_plain
 from tests.context.yaml.frontmatter_gen import frontmatter, realistic
 
 Generator = Callable[[random.Random], str]
 
 
 def differences(seed: int, count: int, generators: tuple[Generator, ...]) -> tuple[int, int, list[str]]:
-    """(documents the regular expressions read, documents libyaml read, documents where the result differs)."""
+    """(documents the regular expressions read, documents libyaml read, documents where a result differs).
+
+    A document differs when the fast readers' result is not the full parser's, or when the C
+    composer answers and its result is not the Python composer's over the same events.
+    """
     rng = random.Random(seed)
     simple_hits = libyaml_hits = 0
     wrong: list[str] = []
     for index in range(count):
         text = generators[index % len(generators)](rng)
         simple_hits += parse_simple(text) is not None
-        libyaml_hits += parse_fast(text) is not None
-        if repr(parse_yaml(text)) != repr(parse_yaml(text, fast=False)):
+        in_c, in_python = parse_fast(text), parse_fast(text, native=False)
+        libyaml_hits += in_c is not None
+        if repr(parse_yaml(text)) != repr(parse_yaml(text, fast=False)) or (
+            in_c is not None and repr(in_c) != repr(in_python)
+        ):
             wrong.append(text)
     return simple_hits, libyaml_hits, wrong
 
@@ -135,3 +144,83 @@ def test_the_other_shapes_take_libyaml(text: str) -> None:
 def test_everything_else_falls_back_to_the_full_parser(text: str) -> None:
     assert parse_simple(text) is None
     assert parse_fast(text) is None
+
+
+needs_native = pytest.mark.skipif(native_composer() is None, reason="built without the C composer (_native.c)")
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: x # comment\n",
+        "a: x\n\nb: y\n",
+        "a: 'it''s'\n",
+        'a: "e\\n\\u00e9\\/"\n',
+        "a: x\n  continued\n",
+        "a: [1, {b: c}, [d]]\n",
+        "- a\n- b\n",
+        "d: >-\n  folded\n  text\n\n  more\nl: |+\n  kept\n\n",
+        "allowed-tools:\n  - Read\n  - Bash(git:*)\n",
+        "name: démo 日本語 🚀\ndescription: 'x'\n# c\nm:\n  tags: [é, 2]\n",
+        "n: 0x1F\nf: 1e3\ni: .inf\nz: ~\nt: true\ny: yes\nneg: -0\n",
+        "a: [b,\n  c]\n",
+        "# only a comment\n",
+        "a: |\n  x",  # a block scalar at the end of text without a line break keeps one (yaml)
+        "a: >+\n  x\n  y",
+        "a: |-\n  x",
+        "a: |2 # c\n   x",
+        "a: |\n",
+        "a:\nb: 1\n",  # left-out values, moved to ruamel's places as the Python composer moves them
+        "a: \n# c\n\n  # d\nb:\nm:\n  x:\n  y: [z]\nlast:",
+    ],
+)
+def test_the_c_composer_gives_the_python_composers_nodes_and_value(text: str) -> None:
+    composed = native_composer()(  # type: ignore[misc]
+        text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
+    )
+    assert composed is not None
+    assert repr(parse_fast(text)) == repr(parse_fast(text, native=False))
+    assert repr(parse_fast(text)) == repr(parse_yaml(text, fast=False))
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",  # anchors and aliases: the Python composer shares the target
+        "k: !!str 1\n",  # tags
+        "true: 1\n",  # a key that is not a string
+        "? [a]\n: v\n",  # a collection as a key
+        "m: {a: , b}\n",  # an empty flow value: the Python composer moves it to ruamel's place
+        "- \n- a\n",  # an empty sequence item
+        "? \n: v\n",  # an empty key
+        "a:\n? b\n: c\n",  # an empty value before an explicit key
+        "a: x\nb: y\na: z\n",  # a duplicate key
+        "a: 'q'# c\n",  # a comment not separated from the quote
+        "k:\n  - 'a\n  b'\n",  # a quoted line no deeper than its block parent
+        "k:\n  - [a,\n  b]\n",  # a flow line no deeper than its block parent
+        "a: |+# c\n  x\n",  # a block scalar header ruamel reads otherwise
+        "a: [1, 2\n",  # a libyaml error
+    ],
+)
+def test_the_c_composer_leaves_the_other_rules_to_the_python_composer(text: str) -> None:
+    composed = native_composer()(  # type: ignore[misc]
+        text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
+    )
+    assert composed is None
+    assert repr(parse_yaml(text)) == repr(parse_yaml(text, fast=False))
+
+
+@needs_native
+def test_the_c_composer_stops_at_the_limits() -> None:
+    deep = "a: " + "[" * 10 + "]" * 10 + "\n"
+    compose = native_composer()
+    assert compose is not None
+    args = (ScalarNode, MapNode, SeqNode, resolve_plain)
+    assert compose(deep, *args, 11, 1000, 1000) is not None
+    assert compose(deep, *args, 10, 1000, 1000) is None  # 11 collections deep
+    assert compose("a: [1, 2, 3]\n", *args, 10, 6, 1000) is not None
+    assert compose("a: [1, 2, 3]\n", *args, 10, 5, 1000) is None  # 6 nodes: a mapping, a key, a list of 3
+    assert compose("a: 1\nb: 2\n", *args, 10, 100, 2) is not None
+    assert compose("a: 1\nb: 2\nc: 3\n", *args, 10, 100, 2) is None  # 3 keys
