@@ -36,9 +36,9 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, cast
 
 import orjson
 
@@ -285,7 +285,19 @@ def _integer_literal(data: bytes, shape: bytes, at: int, end: int) -> bool:
     return not _in_string(data, data.rfind(b"\n", 0, at) + 1, at)
 
 
-def _slow_offsets(data: bytes, start: int, end: int) -> list[int]:
+def _native_slow_offsets() -> Callable[[bytes, int, int], list[int]] | None:
+    """The C version of :func:`_python_slow_offsets` (``_native.c``: one pass, ``memchr`` through
+    strings), or ``None`` when the package was built without it or ``PI_CONTEXT_NATIVE=0``."""
+    if os.environ.get("PI_CONTEXT_NATIVE", "1") == "0":
+        return None
+    try:
+        from lsp_server.session import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return cast(Callable[[bytes, int, int], list[int]], _native.slow_offsets)
+
+
+def _python_slow_offsets(data: bytes, start: int, end: int) -> list[int]:
     """Where in ``data[start:end]`` a number needs ``JSON.parse``'s own rules, in order.
 
     Long integer literals: one ``translate`` to the number shape (``_SHAPE``) and a ``find``; ``-0``
@@ -315,6 +327,9 @@ def _slow_offsets(data: bytes, start: int, end: int) -> list[int]:
             hits.append(at)
     hits.sort()
     return hits
+
+
+_slow_offsets: Final = _native_slow_offsets() or _python_slow_offsets
 
 
 def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLines, max_line_bytes: int | None) -> int:

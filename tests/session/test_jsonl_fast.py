@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -108,19 +109,49 @@ def test_js_numbers_survive_the_fast_path() -> None:
     assert repr(entry) == "{'big': 9007199254740992.0, 'neg0': -0.0, 'inf': inf, 'small': 5}"
 
 
-def _slow_lines(data: bytes) -> list[int]:
+Finder = Callable[[bytes, int, int], list[int]]
+# The number check in Python and, when the package was built with it, in C (``session/_native.c``).
+FINDERS: list[Finder] = [jsonl._python_slow_offsets]
+if jsonl._native_slow_offsets() is not None:
+    FINDERS.append(jsonl._native_slow_offsets())  # type: ignore[arg-type]
+
+
+def _slow_lines(data: bytes, finder: Finder = jsonl._slow_offsets) -> list[int]:
     """The 0-based lines of ``data`` that ``parse_bytes`` sends to the standard decoder."""
     starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
-    hits = jsonl._slow_offsets(data, 0, len(data))
+    hits = finder(data, 0, len(data))
     return sorted({max(i for i, start in enumerate(starts) if start <= hit) for hit in hits})
 
 
-def test_a_simple_line_takes_the_fast_path() -> None:
+def test_the_c_number_check_is_the_one_parse_bytes_uses_when_built() -> None:
+    assert jsonl._slow_offsets is FINDERS[-1]
+
+
+@pytest.mark.parametrize("finder", FINDERS, ids=lambda finder: finder.__module__)
+def test_a_simple_line_takes_the_fast_path(finder: Finder) -> None:
     data = b'{"type": "message", "n": 12}\n{"n": 12345678901234567}\n{"n": -0}\n{"n": "a"}\n{"n": 1e-0}\n'
-    assert _slow_lines(data) == [1, 2]  # 17 digits and -0; 1e-0 is a float to both readers
+    assert _slow_lines(data, finder) == [1, 2]  # 17 digits and -0; 1e-0 is a float to both readers
 
 
-def test_only_long_integer_literals_and_minus_zero_take_the_standard_decoder() -> None:
+@pytest.mark.parametrize("seed", range(3))
+def test_the_number_checks_in_c_and_python_take_the_same_json_lines(seed: int) -> None:
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(3000):
+        candidate = line(rng)
+        try:
+            json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue  # not JSON: orjson refuses the line whatever the check says
+        lines.append(candidate)
+    data = b"\n".join(lines) + b"\n"
+    answers = [_slow_lines(data, finder) for finder in FINDERS]
+    assert answers[0]  # the generator does make long integers and -0
+    assert all(answer == answers[0] for answer in answers)
+
+
+@pytest.mark.parametrize("finder", FINDERS, ids=lambda finder: finder.__module__)
+def test_only_long_integer_literals_and_minus_zero_take_the_standard_decoder(finder: Finder) -> None:
     """Pi's cost floats (16+ fraction digits), long digit runs in strings and exponents stay on orjson."""
     lines = [
         b'{"cost": {"input": 0.013875000000000002, "total": 0.017400000000000002}}',  # fraction digits
@@ -133,7 +164,7 @@ def test_only_long_integer_literals_and_minus_zero_take_the_standard_decoder() -
         b"12345678901234567890",  # a bare number line, at the buffer's start
     ]
     data = b"\n".join(lines[-1:] + lines[:-1]) + b"\n"
-    assert _slow_lines(data) == [0, 5, 6, 7]
+    assert _slow_lines(data, finder) == [0, 5, 6, 7]
     fast, _ = parse_bytes(data)
     slow = slow_parse(data)
     assert repr(fast.entries) == repr(slow.entries)
