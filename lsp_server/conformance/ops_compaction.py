@@ -47,7 +47,6 @@ from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.llm.client import CancelToken
 from lsp_server.llm.types import AssistantReply, CompletionRequest, RetryCallback, TextProgress, Usage
 from lsp_server.prompt.sections import DEFAULT_SELECTED_TOOLS
-from lsp_server.session.entries import CURRENT_SESSION_VERSION
 from lsp_server.session.messages import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
@@ -55,6 +54,7 @@ from lsp_server.session.messages import (
     COMPACTION_SUMMARY_SUFFIX,
 )
 from lsp_server.session.projection import SessionProjection
+from lsp_server.session.raw import CURRENT_SESSION_VERSION
 from lsp_server.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
 from lsp_server.vocabulary.compaction import (
     DEFAULT_BRANCH_RESERVE_TOKENS,

@@ -26,7 +26,6 @@ from lsp_server.js.errors import cannot_read
 from lsp_server.js.strings import js_len, js_slice, node_utf8
 from lsp_server.js.values import UNDEFINED, is_nullish, js_get, js_join_part, js_to_string
 from lsp_server.prompt.system_messages import current_system_message, system_message_text
-from lsp_server.session.entries import Entry
 from lsp_server.session.estimates import (
     calculate_context_tokens,
     estimate_context_tokens,
@@ -43,6 +42,7 @@ from lsp_server.session.jsonl import (
 )
 from lsp_server.session.messages import convert_to_llm
 from lsp_server.session.projection import build_session_projection
+from lsp_server.session.raw import Entry
 from lsp_server.truncate import format_size, truncate_head, truncate_line, truncate_tail
 from lsp_server.vocabulary.compaction import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 

@@ -30,8 +30,8 @@ from lsp_server.conformance.ops_session import as_json
 from lsp_server.js.strings import js_trim
 from lsp_server.js.values import UNDEFINED, js_get, js_truthy
 from lsp_server.prompt.system_messages import current_system_message
-from lsp_server.session.entries import CURRENT_SESSION_VERSION, Entry
 from lsp_server.session.projection import build_session_projection
+from lsp_server.session.raw import CURRENT_SESSION_VERSION, Entry
 from lsp_server.session.tree import Label, TreeNode, build_tree
 from lsp_server.session.writer import (
     ID_ATTEMPTS,
