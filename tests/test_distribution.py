@@ -81,6 +81,15 @@ def test_wheel_and_sdist_build_and_pass_twine_check(tmp_path: Path) -> None:
         members = tf.getnames()
     assert any(m.endswith("/LICENSE") for m in members)
     assert any(m.endswith("/lsp_server/__init__.py") for m in members)
+    # The optional C modules: their sources in the sdist (a build there compiles them), not in the wheel,
+    # which holds them compiled when this machine can build them (.ci/run makes sure it can).
+    sources = sorted(m.split("/", 1)[1] for m in members if m.endswith(".c"))
+    assert sources == ["lsp_server/context/yaml/_native.c", "lsp_server/session/_native.c"]
+    assert not [n for n in names if n.endswith(".c")]
+    compiled = sorted(n for n in names if n.endswith(".so"))
+    if compiled:
+        assert compiled == [source[: -len(".c")] + ".abi3.so" for source in sources]
+        assert "-cp311-abi3-" in wheel.name
 
 
 def _git(cwd: Path, *args: str) -> None:
