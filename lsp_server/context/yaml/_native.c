@@ -26,6 +26,7 @@
 #define Py_LIMITED_API 0x030B0000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 #include <yaml.h>
 
 enum { OK = 0, FAILED = -1, UNSURE = 1 };
@@ -129,12 +130,40 @@ static int count_node(Composer *c) {
     return c->nodes > c->max_nodes ? UNSURE : OK;
 }
 
-/* schema.py's _MAY_RESOLVE: a plain scalar starting otherwise is a string whatever the core schema says */
-static int may_resolve(const yaml_event_t *e) {
-    if (e->data.scalar.length == 0) return 1;
-    unsigned char first = e->data.scalar.value[0];
-    return (first >= '0' && first <= '9') || first == '~' || first == 'n' || first == 'N' || first == 't' ||
-           first == 'T' || first == 'f' || first == 'F' || first == '+' || first == '-' || first == '.';
+enum { STRING, NUMBER, RESOLVED };
+
+/* What the core schema makes of a plain scalar (schema.py's patterns, in yaml's order): a scalar
+ * starting with a digit, a sign or a dot may be a number (schema.resolve_plain decides); the null
+ * and bool words are resolved here (``*word``); anything else is a string. */
+static int resolve_word(const yaml_event_t *e, PyObject **word) {
+    const char *text = (const char *)e->data.scalar.value;
+    size_t length = e->data.scalar.length;
+    static const char *nulls[] = {"~", "null", "Null", "NULL"};
+    static const char *trues[] = {"true", "True", "TRUE"};
+    static const char *falses[] = {"false", "False", "FALSE"};
+    size_t i;
+    if (length == 0) {
+        *word = Py_None;
+        return RESOLVED;
+    }
+    if ((text[0] >= '0' && text[0] <= '9') || text[0] == '+' || text[0] == '-' || text[0] == '.') return NUMBER;
+    for (i = 0; i < 4; i++) {
+        if (length == strlen(nulls[i]) && memcmp(text, nulls[i], length) == 0) {
+            *word = Py_None;
+            return RESOLVED;
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        if (length == strlen(trues[i]) && memcmp(text, trues[i], length) == 0) {
+            *word = Py_True;
+            return RESOLVED;
+        }
+        if (length == strlen(falses[i]) && memcmp(text, falses[i], length) == 0) {
+            *word = Py_False;
+            return RESOLVED;
+        }
+    }
+    return STRING;
 }
 
 static int compose_node(Composer *c, PyObject **node, PyObject **value);
@@ -208,11 +237,21 @@ static int compose_scalar(Composer *c, PyObject **node, PyObject **value) {
         if (joined == NULL) return FAILED;
         source = joined;
     }
-    if (style == Py_None && may_resolve(e)) {
-        resolved = PyObject_CallFunctionObjArgs(c->resolve_plain, source, NULL);
-        if (resolved == NULL) {
-            Py_DECREF(source);
-            return FAILED;
+    if (style == Py_None) {
+        PyObject *word = NULL;
+        switch (resolve_word(e, &word)) {
+        case NUMBER:
+            resolved = PyObject_CallFunctionObjArgs(c->resolve_plain, source, NULL);
+            if (resolved == NULL) {
+                Py_DECREF(source);
+                return FAILED;
+            }
+            break;
+        case RESOLVED:
+            resolved = Py_NewRef(word);
+            break;
+        default:
+            resolved = Py_NewRef(source);
         }
     } else {
         resolved = Py_NewRef(source);
