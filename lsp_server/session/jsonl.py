@@ -162,7 +162,7 @@ def _describe_value(value: Any) -> str:
 
 # Where orjson's number could differ from JSON.parse's: an integer literal of 16+ digits (beyond
 # 2**53 it must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript).
-# The search runs on the buffer mapped to its number shape (digits -> "0"; ".", "e", "E", "+" -> "e";
+# The C module (``_native.c``) tokenizes each line in one pass; without it, the Python search runs on the buffer mapped to its number shape (digits -> "0"; ".", "e", "E", "+" -> "e";
 # the rest -> " ", newlines and minus signs included), so one ``translate`` and one C-speed ``find``
 # do it for many lines at once: an integer literal is 16 "0"s after a " ", where a fraction's or an
 # exponent's digits follow an "e" (Pi's cost floats never match). A hit in a string (a quote count
