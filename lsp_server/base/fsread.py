@@ -111,13 +111,13 @@ def _read_bytes(path: str, expected: int, max_bytes: int) -> bytes:
 
     Sized by the ``stat`` just taken (plus one byte to see a file that grew), not by ``max_bytes``:
     a buffered ``read(max_bytes + 1)`` sets up a 64 MiB buffer for every small skill file.
-    ``O_NONBLOCK``: a FIFO put in the file's place since the ``stat`` does not block the open.
+    ``O_NONBLOCK``: a FIFO put in the file's place since the ``stat`` does not block the open; on the
+    regular file it is checked to be, the flag changes nothing (open(2)), so it stays.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        os.set_blocking(fd, True)
         limit = max_bytes + 1
         chunks: list[bytes] = []
         total = 0
