@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from lsp_server.base.fsread import ReadResult, exists, read_text
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.base.paths import (
     canonicalize_path,
     default_agent_dir,
@@ -236,7 +237,8 @@ def load_skills_from_dir(directory: str, source: str, budget: WalkBudget | None 
     skills: list[Skill] = []
     diagnostics: list[PiDiagnostic] = []
     budget = budget if budget is not None else WalkBudget()
-    _walk(directory, source, skills, diagnostics, None, budget)
+    with collector_paused():  # frontmatter nodes and values hold no cycles
+        _walk(directory, source, skills, diagnostics, None, budget)
     return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics)
 
 
@@ -246,7 +248,8 @@ def load_skills_from_dir_detailed(directory: str, source: str) -> tuple[LoadSkil
     diagnostics: list[PiDiagnostic] = []
     files: list[SkillFileResult] = []
     budget = WalkBudget()
-    _walk(directory, source, skills, diagnostics, files, budget)
+    with collector_paused():
+        _walk(directory, source, skills, diagnostics, files, budget)
     return LoadSkillsResult(skills, _walk_notes(budget) + diagnostics), files
 
 

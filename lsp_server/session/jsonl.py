@@ -30,8 +30,6 @@ and ``debug eval``'s Pi-style text reader (:func:`parse_session_text`, :func:`re
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
@@ -44,6 +42,7 @@ import orjson
 
 from lsp_server.base.findings import Finding, Range, Severity
 from lsp_server.base.fsread import node_error_message
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import js_trim, js_trim_start
@@ -162,9 +161,10 @@ def _describe_value(value: Any) -> str:
 
 # Where orjson's number could differ from JSON.parse's: an integer literal of 16+ digits (beyond
 # 2**53 it must round to a double), or "-0" (an integer 0 for orjson, negative zero for JavaScript).
-# The C module (``_native.c``) tokenizes each line in one pass; without it, the Python search runs on the buffer mapped to its number shape (digits -> "0"; ".", "e", "E", "+" -> "e";
-# the rest -> " ", newlines and minus signs included), so one ``translate`` and one C-speed ``find``
-# do it for many lines at once: an integer literal is 16 "0"s after a " ", where a fraction's or an
+# The C module (``_native.c``) tokenizes each line in one pass. Without it, the Python search runs
+# on the buffer mapped to its number shape (digits -> "0"; ".", "e", "E", "+" -> "e"; the rest ->
+# " ", newlines and minus signs included), so one ``translate`` and one C-speed ``find`` do it for
+# many lines at once: an integer literal is 16 "0"s after a " ", where a fraction's or an
 # exponent's digits follow an "e" (Pi's cost floats never match). A hit in a string (a quote count
 # on its line says so), after "e-" or followed by a fraction or an exponent is no integer literal.
 _SHAPE: Final = bytes(
@@ -374,28 +374,6 @@ def _parse_complete(data: bytes, start: int, end: int, line: int, out: ParsedLin
         start = newline + 1
         line += 1
     return line
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while lines are parsed, on again after (if it was on).
-
-    Parsed JSON holds no reference cycles, so the collector finds nothing to free in it; but a big
-    session creates hundreds of thousands of dicts, and the collector would walk all of them again
-    and again as they pile up: a third of the parse time of a 100 MB session (and as much again in
-    the first collections after the parse, which the move to the oldest generation avoids).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # What was parsed is long-lived: straight into the oldest generation (a list splice, no walk),
-        # or the first young collections after this would walk every new dict again.
-        gc.freeze()
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
 
 
 def parse_bytes(

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Final, Literal
 
 from lsp_server.base.findings import Finding, Range, Severity
 from lsp_server.base.fsread import node_error_message, open_regular
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.values import UNDEFINED
 from lsp_server.session.bounds import (
@@ -43,7 +44,6 @@ from lsp_server.session.jsonl import (
     Migration,
     NonObject,
     ParsedLines,
-    collector_paused,
     decode_line,
     migrated_array_node,
     parse_line,

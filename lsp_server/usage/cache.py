@@ -25,8 +25,8 @@ from typing import Any, Final
 
 import orjson
 
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.session.bounds import DEFAULT_LIMITS, SessionReadLimits
-from lsp_server.session.jsonl import collector_paused
 from lsp_server.usage.reading import FileIdentity, FileRead, Resume, read_file
 from lsp_server.usage.records import SessionHead, UsageRecord
 

@@ -10,8 +10,8 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.cost.ledger import PricesFor
-from lsp_server.session.jsonl import collector_paused
 from lsp_server.usage.cache import UsageCache
 from lsp_server.usage.discover import discover_sessions
 from lsp_server.usage.lineage import Attribution, attribute

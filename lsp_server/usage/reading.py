@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Final
 
 from lsp_server.base.fsread import node_error_message, open_regular
+from lsp_server.base.gcpause import collector_paused
 from lsp_server.session.bounds import DEFAULT_LIMITS, TAIL_BYTES, SessionReadLimits, too_large_message
 from lsp_server.session.jsonl import (
     NOT_A_SESSION,
     ParsedLines,
-    collector_paused,
     decode_line,
     parse_line,
     read_chunks,
