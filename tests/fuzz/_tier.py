@@ -2,19 +2,23 @@
 
 A property states both counts (``@cases(default=..., fuzz=...)``): the default tier keeps the
 whole suite fast, the fuzz tier (``--hypothesis-profile=fuzz``) is sized so that all properties
-together run 100,000+ cases in about 15 minutes on two cores (measured figures in docs/fuzzing.md).
-Every case is timed with :func:`timed`; the slowest per property and the process's peak memory are
-printed at the end of the run (``tests/fuzz/conftest.py``), and written as JSON when
-``PI_CONTEXT_FUZZ_REPORT`` names a file. Timing is reported, never asserted.
+together run 100,000+ cases in about 13 minutes on two pytest-xdist workers (``-n 2``; docs/fuzzing.md).
+Every case is timed with :func:`timed`; the slowest per property and the peak memory are printed at
+the end of the run (``tests/conftest.py``), and written as JSON when ``PI_CONTEXT_FUZZ_REPORT`` names
+a file. Timing is reported, never asserted. Under pytest-xdist (``-n 2``) each worker process keeps
+its own :data:`REPORT` and :data:`CORPUS`, sends them as :func:`export` when it finishes, and the
+controller, which prints the report, adds each with :func:`merge`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from hypothesis import settings
 
@@ -42,6 +46,11 @@ class PropertyStats:
 @dataclass
 class Report:
     properties: dict[str, PropertyStats] = field(default_factory=dict)
+    # What the xdist workers merged in reported (empty when the tests ran in this process): each one's
+    # peak RSS in MB, and the tiers they ran (the hypothesis profile each loaded from the command line).
+    worker_peaks_mb: list[float] = field(default_factory=list)
+    worker_tiers: set[str] = field(default_factory=set)
+    workers_lost: int = 0  # workers that crashed, so sent no report
 
     @property
     def cases(self) -> int:
@@ -77,3 +86,31 @@ def timed(name: str, case: str) -> Iterator[None]:
         stats.total_s += elapsed
         if elapsed > stats.slowest_s:
             stats.slowest_s, stats.slowest_case = elapsed, case[:200]
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (``ru_maxrss``, KB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def export() -> dict[str, Any]:
+    """This process's report and corpus runs as plain data: what an xdist worker sends the controller."""
+    return {
+        "tier": "fuzz" if fuzz_tier() else "default",
+        "properties": {name: asdict(stats) for name, stats in REPORT.properties.items()},
+        "corpus": [asdict(run) for run in CORPUS],
+        "peakRssMb": peak_rss_mb(),
+    }
+
+
+def merge(data: dict[str, Any]) -> None:
+    """Add a worker's :func:`export` to this process's report (a property run on several workers adds up)."""
+    for name, fields in data["properties"].items():
+        stats = REPORT.properties.setdefault(name, PropertyStats())
+        stats.cases += fields["cases"]
+        stats.total_s += fields["total_s"]
+        if fields["slowest_s"] > stats.slowest_s:
+            stats.slowest_s, stats.slowest_case = fields["slowest_s"], fields["slowest_case"]
+    CORPUS.extend(CorpusRun(**run) for run in data["corpus"])
+    REPORT.worker_peaks_mb.append(data["peakRssMb"])
+    REPORT.worker_tiers.add(data["tier"])
