@@ -85,17 +85,12 @@ def parse_fast(text: str, *, native: bool = True) -> YamlResult | None:
     tests compare it with the Python composer), the Python composer over PyYAML's events otherwise.
     """
     parser_class = _parser_class()
-    if parser_class is None or "\t" in text or "\r" in text or text.startswith(_DOCUMENT_LEVEL):
+    if parser_class is None or not _libyaml_reads_it(text):
         return None
-    if "\n%" in text or "\n---" in text or "\n..." in text or _LEFT_TO_THE_FULL_PARSER.search(text):
-        return None
-    compose_in_c = native_composer() if native else None
-    if compose_in_c is not None:
-        composed = compose_in_c(
-            text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
-        )
+    if native:
+        composed = _compose_in_c(text)
         if composed is not None:
-            return YamlResult(composed[1], composed[0])
+            return composed
     try:
         composer = Composer(text, parser_class(text).get_event, {}, text, _event_types())
         node = composer.compose()
@@ -105,3 +100,26 @@ def parse_fast(text: str, *, native: bool = True) -> YamlResult | None:
     if composer.expanded_overflow is not None:
         return None
     return YamlResult(value, node, None, tuple(composer.warnings))
+
+
+def parse_in_c(text: str) -> YamlResult | None:
+    """:func:`parse_fast`'s answer when the C composer gives it; ``None`` when it leaves the text to
+    the Python composer or the full parser, or is not built (the benchmarks count who reads what)."""
+    return _compose_in_c(text) if _libyaml_reads_it(text) else None
+
+
+def _libyaml_reads_it(text: str) -> bool:
+    """Nothing in ``text`` that libyaml reads otherwise than the full parser (see the module's list)."""
+    if "\t" in text or "\r" in text or text.startswith(_DOCUMENT_LEVEL):
+        return False
+    return not ("\n%" in text or "\n---" in text or "\n..." in text or _LEFT_TO_THE_FULL_PARSER.search(text))
+
+
+def _compose_in_c(text: str) -> YamlResult | None:
+    compose = native_composer()
+    if compose is None:
+        return None
+    composed = compose(
+        text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
+    )
+    return None if composed is None else YamlResult(composed[1], composed[0])
