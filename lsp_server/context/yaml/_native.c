@@ -463,7 +463,11 @@ static PyObject *compose(PyObject *Py_UNUSED(module), PyObject *args) {
                           &c.max_depth, &c.max_nodes, &c.max_keys))
         return NULL;
     c.text = (const unsigned char *)PyUnicode_AsUTF8AndSize(text_obj, &c.size);
-    if (c.text == NULL) return NULL;
+    if (c.text == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear(); /* a lone surrogate: no UTF-8 for libyaml, the full parser reads the text */
+        return Py_NewRef(Py_None);
+    }
     c.length = PyUnicode_GetLength(text_obj);
     if (c.length < 0) return NULL;
     if (c.max_depth < 1 || c.max_depth > 10000) {

@@ -208,6 +208,7 @@ def test_the_c_composer_gives_the_python_composers_nodes_and_value(text: str) ->
         "k:\n  - [a,\n  b]\n",  # a flow line no deeper than its block parent
         "a: |+# c\n  x\n",  # a block scalar header ruamel reads otherwise
         "a: [1, 2\n",  # a libyaml error
+        "a: \ud800\n",  # a lone surrogate (no UTF-8 for libyaml)
     ],
 )
 def test_the_c_composer_leaves_the_other_rules_to_the_python_composer(text: str) -> None:
