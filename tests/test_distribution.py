@@ -84,7 +84,7 @@ def test_wheel_and_sdist_build_and_pass_twine_check(tmp_path: Path) -> None:
     # The optional C modules: their sources in the sdist (a build there compiles them), not in the wheel,
     # which holds them compiled when this machine can build them (.ci/run makes sure it can).
     sources = sorted(m.split("/", 1)[1] for m in members if m.endswith(".c"))
-    assert sources == ["lsp_server/context/yaml/_native.c", "lsp_server/session/_native.c"]
+    assert sources == ["lsp_server/base/_native.c", "lsp_server/context/yaml/_native.c", "lsp_server/session/_native.c"]
     assert not [n for n in names if n.endswith(".c")]
     compiled = sorted(n for n in names if n.endswith(".so"))
     if compiled:
