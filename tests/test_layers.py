@@ -43,6 +43,10 @@ ENVIRONMENT_FALLBACKS: Mapping[tuple[str, str], str] = {
         "flight: every writer of a session shares it, whichever front end runs"
     ),
     ("lsp_server.cost.catalog_snapshot", "main"): "a maintainer's script (python -m), a front end of its own",
+    ("lsp_server.base.native", "native_module"): (
+        "$PI_CONTEXT_NATIVE=0 turns the optional C modules off for the whole process (the tests and benchmarks "
+        "compare them with the Python paths): how the code runs, not what it answers"
+    ),
 }
 
 

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
+from lsp_server.base.native import native_module
 from lsp_server.js.strings import node_dir_sort_key
 
 # Files above this size are not read at all (a finding says so). Pi would try; a language
@@ -123,13 +124,8 @@ def _not_regular_error() -> OSError:
 def _native_read() -> Callable[[str, int], tuple[int, Any, int]] | None:
     """``read_regular`` of ``_native.c``, or ``None`` when the package was built without it or
     ``PI_CONTEXT_NATIVE=0`` (the tests run both)."""
-    if os.environ.get("PI_CONTEXT_NATIVE", "1") == "0":
-        return None
-    try:
-        from lsp_server.base import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return cast(Callable[[str, int], tuple[int, Any, int]], _native.read_regular)
+    module = native_module("lsp_server.base._native")
+    return None if module is None else cast(Callable[[str, int], tuple[int, Any, int]], module.read_regular)
 
 
 def read_text_python(p: str, max_bytes: int = MAX_READ_BYTES) -> ReadResult:

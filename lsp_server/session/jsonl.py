@@ -43,6 +43,7 @@ import orjson
 from lsp_server.base.findings import Finding, Range, Severity
 from lsp_server.base.fsread import node_error_message
 from lsp_server.base.gcpause import collector_paused
+from lsp_server.base.native import native_module
 from lsp_server.js.errors import cannot_create, cannot_read, is_primitive
 from lsp_server.js.json import JS_JSON
 from lsp_server.js.strings import js_trim, js_trim_start
@@ -288,13 +289,8 @@ def _integer_literal(data: bytes, shape: bytes, at: int, end: int) -> bool:
 def _native_slow_offsets() -> Callable[[bytes, int, int], list[int]] | None:
     """The C version of :func:`_python_slow_offsets` (``_native.c``: one pass, ``memchr`` through
     strings), or ``None`` when the package was built without it or ``PI_CONTEXT_NATIVE=0``."""
-    if os.environ.get("PI_CONTEXT_NATIVE", "1") == "0":
-        return None
-    try:
-        from lsp_server.session import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return cast(Callable[[bytes, int, int], list[int]], _native.slow_offsets)
+    module = native_module("lsp_server.session._native")
+    return None if module is None else cast(Callable[[bytes, int, int], list[int]], module.slow_offsets)
 
 
 def _python_slow_offsets(data: bytes, start: int, end: int) -> list[int]:

@@ -28,13 +28,13 @@ differential test over generated frontmatter of every shape real skills have and
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
 from typing import Any
 
-from lsp_server.context.yaml import limits
+from lsp_server.base.native import native_module
 from lsp_server.context.yaml.compose import Composer, EventTypes, pyyaml_event_types
+from lsp_server.context.yaml.limits import DEPTH, KEYS, NODES
 from lsp_server.context.yaml.nodes import MapNode, ScalarNode, SeqNode
 from lsp_server.context.yaml.result import YamlResult
 from lsp_server.context.yaml.schema import resolve_plain
@@ -68,13 +68,8 @@ def _parser_class() -> Any | None:
 def native_composer() -> Any | None:
     """The C composer (``_native.c``), or ``None`` when the package was built without it or
     ``PI_CONTEXT_NATIVE=0`` turns it off (the differential tests and benchmarks compare both)."""
-    if os.environ.get("PI_CONTEXT_NATIVE", "1") == "0":
-        return None
-    try:
-        from lsp_server.context.yaml import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _native.compose
+    module = native_module("lsp_server.context.yaml._native")
+    return None if module is None else module.compose
 
 
 def parse_fast(text: str, *, native: bool = True) -> YamlResult | None:
@@ -119,7 +114,5 @@ def _compose_in_c(text: str) -> YamlResult | None:
     compose = native_composer()
     if compose is None:
         return None
-    composed = compose(
-        text, ScalarNode, MapNode, SeqNode, resolve_plain, limits.DEPTH.value, limits.NODES.value, limits.KEYS.value
-    )
+    composed = compose(text, ScalarNode, MapNode, SeqNode, resolve_plain, DEPTH.value, NODES.value, KEYS.value)
     return None if composed is None else YamlResult(composed[1], composed[0])
