@@ -15,7 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* stat and fstat straight to the kernel on Linux: glibc 2.33 made them symbols of its own version, and a
+ * module calling them would need glibc 2.33 where the platform .vsix promises manylinux_2_17 (the kernel's
+ * struct stat is glibc's on x86_64 and on the 64-bit generic layout arm64 uses). */
+static int stat_path(const char *path, struct stat *st) {
+#if defined(__linux__) && defined(SYS_newfstatat)
+    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
+#else
+    return stat(path, st);
+#endif
+}
+
+static int stat_fd(int fd, struct stat *st) {
+#if defined(__linux__) && defined(SYS_fstat)
+    return (int)syscall(SYS_fstat, fd, st);
+#else
+    return fstat(fd, st);
+#endif
+}
 
 /* What read_regular returns first (fsread.py's _NATIVE_* names them). */
 enum { READ = 0, STAT_FAILED = 1, DIRECTORY = 2, NOT_REGULAR = 3, TOO_LARGE = 4, OPEN_FAILED = 5, SWAPPED = 6 };
@@ -64,7 +84,7 @@ static PyObject *read_regular(PyObject *Py_UNUSED(module), PyObject *args) {
 
     Py_BEGIN_ALLOW_THREADS
     do {
-        rc = stat(path, &st);
+        rc = stat_path(path, &st);
     } while (rc != 0 && errno == EINTR);
     if (rc != 0) {
         outcome = STAT_FAILED;
@@ -81,7 +101,7 @@ static PyObject *read_regular(PyObject *Py_UNUSED(module), PyObject *args) {
             do {
                 fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
             } while (fd < 0 && errno == EINTR);
-            if (fd < 0 || fstat(fd, &st) != 0) {
+            if (fd < 0 || stat_fd(fd, &st) != 0) {
                 outcome = OPEN_FAILED;
                 error = errno;
             } else if (!S_ISREG(st.st_mode)) {
