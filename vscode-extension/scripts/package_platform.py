@@ -102,21 +102,15 @@ def source_copy(dest: Path, root: Path = ROOT) -> Path:
     in the working tree (the tests compare the wheel with them). ``python -m build`` on the checkout
     itself would reuse its ``build/`` folder, whose leftovers (a deleted module) setuptools would pack."""
     try:
-        listed = (
-            subprocess.run(["git", "ls-files", "-z", "--", *SOURCE_PATHS], cwd=root, capture_output=True, check=True)
-            .stdout.decode()
-            .split("\0")
-        )
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *SOURCE_PATHS], cwd=root, capture_output=True,
+                                check=True).stdout.decode().split("\0")
         files = [name for name in listed if name and (root / name).is_file()]
     except (OSError, subprocess.CalledProcessError):
         files = []
     if not files:  # not a git checkout (an sdist): everything under SOURCE_PATHS but caches and builds
-        files = [
-            str(p.relative_to(root))
-            for name in SOURCE_PATHS
-            for p in ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-        ]
+        files = [str(p.relative_to(root)) for name in SOURCE_PATHS for p in
+                 ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))
+                 if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
     for name in files:
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -200,9 +194,8 @@ def wheel_metadata(wheel: Path) -> tuple[str, list[str]]:
 def commit() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", *SOURCE_PATHS], cwd=ROOT, capture_output=True, text=True, check=True
-        )
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *SOURCE_PATHS], cwd=ROOT,
+                               capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
@@ -216,45 +209,12 @@ def download(requirements: list[str], target: Target, versions: tuple[str, ...],
     platforms = [arg for p in target.platforms for arg in ("--platform", p)]
     for version in versions:
         abi = "cp" + version.replace(".", "")
-        run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--only-binary=:all:",
-                *platforms,
-                "--python-version",
-                version,
-                "--implementation",
-                "cp",
-                "--abi",
-                abi,
-                "--abi",
-                "abi3",
-                "--abi",
-                "none",
-                "--dest",
-                str(dest),
-                *requirements,
-            ]
-        )
+        run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", *platforms,
+             "--python-version", version, "--implementation", "cp", "--abi", abi, "--abi", "abi3", "--abi", "none",
+             "--dest", str(dest), *requirements])
     # pip itself, run from its wheel into the new environment: no ensurepip, no network.
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--only-binary=:all:",
-            "--no-deps",
-            "--dest",
-            str(dest),
-            "pip>=24",
-        ]
-    )
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--no-deps", "--dest", str(dest),
+         "pip>=24"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,16 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default=this_machine(), choices=sorted(TARGETS))
     parser.add_argument("--out", type=Path, help="the .vsix to write (default: dist/pi-context-<target>.vsix)")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "pi-context-package")
-    parser.add_argument(
-        "--python-versions", help="comma-separated (default: the target's, at most " + ", ".join(PYTHON_VERSIONS) + ")"
-    )
+    parser.add_argument("--python-versions", help="comma-separated (default: the target's, at most "
+                        + ", ".join(PYTHON_VERSIONS) + ")")
     args = parser.parse_args(argv)
     target = TARGETS[args.target]
-    versions = (
-        tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
-        if args.python_versions
-        else target.python_versions
-    )
+    versions = (tuple(v.strip() for v in args.python_versions.split(",") if v.strip())
+                if args.python_versions else target.python_versions)
     out = (args.out or EXTENSION / "dist" / f"pi-context-{target.vscode}.vsix").resolve()
     started = time.monotonic()
 
@@ -284,10 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         wheel = manylinux_wheel(next((Path(tmp) / "out").glob("pi_context-*.whl")))
         version, requires = wheel_metadata(wheel)
         if version != extension_version:
-            raise SystemExit(
-                f"the wheel is pi-context {version} but the extension is {extension_version}: "
-                "set lsp_server.__version__ and package.json's version to the same value"
-            )
+            raise SystemExit(f"the wheel is pi-context {version} but the extension is {extension_version}: "
+                             "set lsp_server.__version__ and package.json's version to the same value")
         # Keyed by what was asked: the same requirements give the same wheels without asking pip again.
         key = hashlib.sha256(json.dumps([requires, versions, target.platforms]).encode()).hexdigest()[:16]
         deps = args.cache / f"wheels-{target.vscode}-{key}"
