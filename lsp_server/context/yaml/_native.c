@@ -280,22 +280,23 @@ static int open_collection(Composer *c, int flow) {
     return OK;
 }
 
-static int close_collection(Composer *c, int flow, Py_ssize_t start, Py_ssize_t end) {
+/* Leave a collection (the event is its end) and build its node from its children (items or pairs). */
+static int close_collection(Composer *c, PyObject *cls, int flow, Py_ssize_t start, PyObject *children, PyObject **node) {
+    Py_ssize_t end = (Py_ssize_t)c->event.end_mark.index;
     c->depth--;
     if (!flow) {
         c->ncolumns--;
-        return OK;
-    }
-    c->flow_depth--;
-    if (c->flow_depth == 0 && c->ncolumns &&
-        flow_indent_violation(c, byte_at(c, start), byte_at(c, end), c->columns[c->ncolumns - 1]))
+    } else if (--c->flow_depth == 0 && c->ncolumns &&
+               flow_indent_violation(c, byte_at(c, start), byte_at(c, end), c->columns[c->ncolumns - 1])) {
         return UNSURE;
-    return OK;
+    }
+    *node = PyObject_CallFunction(cls, "nnOO", start, end, children, flow ? Py_True : Py_False);
+    return *node == NULL ? FAILED : OK;
 }
 
 static int compose_sequence(Composer *c, PyObject **node, PyObject **value) {
     yaml_event_t *e = &c->event;
-    Py_ssize_t start = (Py_ssize_t)e->start_mark.index, end;
+    Py_ssize_t start = (Py_ssize_t)e->start_mark.index;
     int flow = e->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE, status;
     PyObject *items, *values;
     if (e->data.sequence_start.anchor || e->data.sequence_start.tag) return UNSURE;
@@ -313,10 +314,7 @@ static int compose_sequence(Composer *c, PyObject **node, PyObject **value) {
         Py_DECREF(item_value);
         if (status) goto done;
     }
-    end = (Py_ssize_t)c->event.end_mark.index;
-    if ((status = close_collection(c, flow, start, end))) goto done;
-    *node = PyObject_CallFunction(c->seq_cls, "nnOO", start, end, items, flow ? Py_True : Py_False);
-    if (*node == NULL) goto failed;
+    if ((status = close_collection(c, c->seq_cls, flow, start, items, node))) goto done;
     Py_DECREF(items);
     *value = values;
     return OK;
@@ -330,7 +328,7 @@ done:
 
 static int compose_mapping(Composer *c, PyObject **node, PyObject **value) {
     yaml_event_t *e = &c->event;
-    Py_ssize_t start = (Py_ssize_t)e->start_mark.index, end, empty_at = 0;
+    Py_ssize_t start = (Py_ssize_t)e->start_mark.index, empty_at = 0;
     int flow = e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE, status;
     PyObject *pairs, *mapping, *empty = NULL; /* a left-out value, placed at the next event */
     if (e->data.mapping_start.anchor || e->data.mapping_start.tag) return UNSURE;
@@ -387,10 +385,7 @@ static int compose_mapping(Composer *c, PyObject **node, PyObject **value) {
         Py_DECREF(item_value);
         if (status) goto done;
     }
-    end = (Py_ssize_t)c->event.end_mark.index;
-    if ((status = close_collection(c, flow, start, end))) goto done;
-    *node = PyObject_CallFunction(c->map_cls, "nnOO", start, end, pairs, flow ? Py_True : Py_False);
-    if (*node == NULL) goto failed;
+    if ((status = close_collection(c, c->map_cls, flow, start, pairs, node))) goto done;
     Py_DECREF(pairs);
     *value = mapping;
     return OK;
