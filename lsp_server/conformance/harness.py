@@ -11,13 +11,17 @@ asking the oracle), so a request can hold "a guideline equal to a built-in rule"
 
 Ops live in ``ops_*.py`` modules next to this one; each registers its handlers in its own table
 (``OPS``, an :class:`~lsp_server.conformance.op_table.OpTable`) and imports only
-:mod:`.op_table`, never this module. :data:`OP_MODULES` lists them: a new op module is added to
-that list (``tests/conformance/test_harness_ops.py`` fails for a module left out).
+:mod:`.op_table` and other op modules, never this module. :data:`OP_HOMES` names the module of
+every op, so that a request imports only the module that answers it: the ops' imports differ by
+tens of megabytes (``compact``'s model client and asyncio against ``prepare_compaction``'s session
+reader), and the smallest is what ``debug eval`` should cost next to a 200 MB session.
+``tests/conformance/test_harness_ops.py`` fails for an op or a module left out of that table.
 """
 
 from __future__ import annotations
 
 import base64
+import importlib
 import os
 import shutil
 import sys
@@ -28,15 +32,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lsp_server import __version__
-from lsp_server.conformance import (
-    ops_compaction,
-    ops_context,
-    ops_cost,
-    ops_prompt,
-    ops_session,
-    ops_session_script,
-    ops_skills,
-)
 from lsp_server.conformance.op_table import EvalContext, Json, OpError, OpSpec, map_strings
 from lsp_server.js.errors import JsTypeError
 from lsp_server.js.json import js_json_stringify
@@ -45,22 +40,62 @@ from lsp_server.vocabulary.pi_releases import CURRENT, PiRules
 # A request string ``{pi-prose:<role>}`` names the built-in sentence of that role (prompt_mask.py):
 # the implementation answering puts in its own wording (regen_goldens.py puts in Pi's).
 PROSE_REFERENCE = "{pi-prose:"
-OP_MODULES = (
-    ops_compaction,
-    ops_context,
-    ops_cost,
-    ops_prompt,
-    ops_session,
-    ops_session_script,
-    ops_skills,
-)
-"""Every module of ops, in one list (``tests/conformance/test_harness_ops.py`` fails for a module left out)."""
+OP_HOMES: dict[str, str] = {
+    "constants": "ops_compaction",
+    "find_cut_point": "ops_compaction",
+    "find_turn_start_index": "ops_compaction",
+    "prepare_compaction": "ops_compaction",
+    "load_context_files": "ops_context",
+    "load_resources": "ops_context",
+    "calculate_cost": "ops_cost",
+    "prompt_cache_ttl": "ops_cost",
+    "build_sections": "ops_prompt",
+    "build_system_prompt": "ops_prompt",
+    "diff_sections": "ops_prompt",
+    "format_skills_for_prompt": "ops_prompt",
+    "replay_system_messages": "ops_prompt",
+    "build_session_context": "ops_session",
+    "calculate_context_tokens": "ops_session",
+    "compute_file_lists": "ops_session",
+    "convert_to_llm": "ops_session",
+    "estimate_tokens": "ops_session",
+    "format_size": "ops_session",
+    "get_last_assistant_usage": "ops_session",
+    "load_session_file": "ops_session",
+    "parse_session_jsonl": "ops_session",
+    "serialize_conversation": "ops_session",
+    "should_compact": "ops_session",
+    "truncate_head": "ops_session",
+    "truncate_line": "ops_session",
+    "truncate_tail": "ops_session",
+    "session_script": "ops_session_script",
+    "load_skills": "ops_skills",
+    "parse_frontmatter": "ops_skills",
+    "collect_entries_for_branch_summary": "ops_summaries",
+    "compact": "ops_summaries",
+    "prepare_branch_entries": "ops_summaries",
+    "branch_summary": "ops_summaries",
+}
+"""Every op, by name, and the module (of this package) that answers it."""
+
+
+def op_spec(name: str) -> OpSpec | None:
+    """The op ``name``, importing only the module that answers it; ``None`` for a name no module answers."""
+    home = OP_HOMES.get(name)
+    if home is None:
+        return None
+    module = importlib.import_module(f"{__package__}.{home}")
+    spec: OpSpec | None = module.OPS.ops.get(name)
+    if spec is None:
+        raise RuntimeError(f"op {name!r} is listed under {home}, which does not answer it")
+    return spec
 
 
 def load_ops() -> dict[str, OpSpec]:
-    """Every op of :data:`OP_MODULES` by name; a name two modules answer is a bug."""
+    """Every op of every module of :data:`OP_HOMES`, by name; a name two modules answer is a bug."""
     ops: dict[str, OpSpec] = {}
-    for module in OP_MODULES:
+    for home in sorted(set(OP_HOMES.values())):
+        module = importlib.import_module(f"{__package__}.{home}")
         for name, spec in module.OPS.ops.items():
             if name in ops:
                 raise RuntimeError(f"op {name!r} registered twice")
@@ -115,9 +150,13 @@ def _patched_env(env: dict[str, Any]) -> Iterator[None]:
                 os.environ[key] = old
 
 
-def handle(raw: dict[str, Any], rules: PiRules = CURRENT) -> dict[str, Any]:
-    """Answer one request as the release of ``rules`` would; never raises (errors become ``ok: false``)."""
-    ops = load_ops()
+def handle(raw: dict[str, Any], rules: PiRules = CURRENT, *, retained: list[Any] | None = None) -> dict[str, Any]:
+    """Answer one request as the release of ``rules`` would; never raises (errors become ``ok: false``).
+
+    ``retained``, when given, receives what the op read (a session's values: :meth:`EvalContext.retain`),
+    for the caller to drop once the answer is written. Freeing the values of a 100 MB session takes
+    about a tenth of the time reading it did; Pi's collector frees them after its answer too.
+    """
     name = raw.get("op") if isinstance(raw, dict) else None
     tmp: Path | None = None
     fixtures = default_fixtures_dir()
@@ -136,9 +175,9 @@ def handle(raw: dict[str, Any], rules: PiRules = CURRENT) -> dict[str, Any]:
             materialize_fs(req.get("fs") or {}, tmp)
             tmp_str = str(tmp)
             req = map_strings(req, lambda s: s.replace("${TMP}", tmp_str))
-        spec = ops.get(str(name))
+        spec = op_spec(str(name))
         if spec is None:
-            raise OpError(f"unknown op: {name}. Known: {', '.join(sorted(ops))}")
+            raise OpError(f"unknown op: {name}. Known: {', '.join(sorted(OP_HOMES))}")
         ctx = EvalContext(tmp=tmp, fixtures=fixtures, package_dir=req.get("packageDir"), rules=rules)
         clock = req.get("clock")
         if isinstance(clock, dict):
@@ -154,7 +193,11 @@ def handle(raw: dict[str, Any], rules: PiRules = CURRENT) -> dict[str, Any]:
             ctx.__post_init__()
         ctx.deterministic_ids = req.get("deterministicIds") is not False
         with _patched_env(dict(req.get("env") or {})):
-            result = spec.handler(req, ctx)
+            try:
+                result = spec.handler(req, ctx)
+            finally:
+                if retained is not None:
+                    retained.extend(ctx.retained)
         if req.get("relativize") is not False:
             result = relativize(result, tmp, fixtures)
         return {"ok": True, "op": name, "implementation": f"pi-context {__version__}", "result": result}
@@ -181,7 +224,7 @@ def relativize(result: Json, tmp: Path | None, fixtures: Path) -> Json:
 def is_answerable(raw: Any) -> bool:
     """A request names an op we have. ``ok: false`` for it is then an answer (Pi throws there too);
     for anything else it is a request nobody can answer, and the exit status says so."""
-    return isinstance(raw, dict) and str(raw.get("op")) in load_ops()
+    return isinstance(raw, dict) and str(raw.get("op")) in OP_HOMES
 
 
 def run_jsonl(stdin: TextIO, stdout: TextIO, rules: PiRules = CURRENT) -> int:
@@ -201,8 +244,10 @@ def run_jsonl(stdin: TextIO, stdout: TextIO, rules: PiRules = CURRENT) -> int:
             continue
         if not is_answerable(req):
             status = 2
-        stdout.write(js_json_stringify(handle(req, rules)) + "\n")
+        retained: list[Any] = []
+        stdout.write(js_json_stringify(handle(req, rules, retained=retained)) + "\n")
         stdout.flush()
+        del retained  # what the op read is freed once its answer is out
     return status
 
 
@@ -214,9 +259,12 @@ def run_one(stdin: TextIO, stdout: TextIO, pretty: bool = True, rules: PiRules =
     except json.JSONDecodeError as exc:
         stdout.write(js_json_stringify({"ok": False, "error": f"invalid JSON request: {exc}"}) + "\n")
         return 2
-    answer = handle(req, rules)
+    retained: list[Any] = []
+    answer = handle(req, rules, retained=retained)
     indent = 1 if pretty and isinstance(req, dict) and req.get("pretty") is not False else None
     stdout.write(js_json_stringify(answer, indent=indent) + "\n")
+    stdout.flush()
+    del retained  # what the op read is freed once its answer is out
     return 0 if is_answerable(req) else 2
 
 

@@ -65,9 +65,16 @@ class EvalContext:
     deterministic_ids: bool = True
     _clock_now: int = field(default=0, init=False)
     _id_counter: int = field(default=0, init=False)
+    retained: list[Any] = field(default_factory=list, init=False)
+    """What the op read, kept past its return (:meth:`retain`)."""
 
     def __post_init__(self) -> None:
         self._clock_now = self.clock_start_ms
+
+    def retain(self, value: Any) -> None:
+        """Keep ``value`` alive until the harness's caller has written the answer (``handle(retained=...)``):
+        a large session's values then cost their freeing after the answer, not before it."""
+        self.retained.append(value)
 
     def now_ms(self) -> int:
         """The oracle's fake clock: starts at ``clock.start`` and advances on every read."""

@@ -72,6 +72,7 @@ def decode_entries(req: dict[str, Any], ctx: EvalContext, key: str = "entries") 
         file_entries = read_session_values(req["jsonlFile"]).values
     else:
         raise OpError(f"missing {key} (array) or jsonl (string) or jsonlFile (path)")
+    ctx.retain(file_entries)
     header = next((e for e in file_entries if js_get(e, "type") == "session"), None)
     if req.get("migrate") is not False and header is not None:
         migrate_session_entries(file_entries)

@@ -17,7 +17,7 @@ from lsp_server.compaction.branch import (
 )
 from lsp_server.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from lsp_server.compaction.summarize import SummaryFailure
-from lsp_server.conformance.ops_compaction import ScriptedClient
+from lsp_server.conformance.ops_summaries import ScriptedClient
 from tests.compaction._sessions import Chain
 
 

@@ -19,7 +19,7 @@ from lsp_server.compaction.summarize import (
     compact,
     uuid7,
 )
-from lsp_server.conformance.ops_compaction import ScriptedClient
+from lsp_server.conformance.ops_summaries import ScriptedClient
 from lsp_server.llm.client import CancelToken
 from lsp_server.vocabulary.compaction import CompactionSettings
 from tests.compaction._sessions import Chain

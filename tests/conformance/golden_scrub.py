@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from lsp_server.conformance.harness import map_strings
-from lsp_server.conformance.ops_compaction import split_prompt_text
+from lsp_server.conformance.ops_summaries import split_prompt_text
 from lsp_server.conformance.prompt_mask import replace_pi_prose, request_package_dir
 from tests.support.pi_prose import stand_in
 

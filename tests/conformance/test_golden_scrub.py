@@ -16,7 +16,8 @@ import pytest
 
 from lsp_server.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT, branch_prompt, history_prompt
 from lsp_server.conformance.harness import handle, load_ops
-from lsp_server.conformance.ops_compaction import mask_constants, mask_prompt_text, mask_summary_prompts
+from lsp_server.conformance.ops_compaction import mask_constants
+from lsp_server.conformance.ops_summaries import mask_prompt_text, mask_summary_prompts
 from lsp_server.conformance.prompt_mask import mask_prompt_result
 from lsp_server.js.strings import js_len
 from tests.conformance.golden_scrub import (
