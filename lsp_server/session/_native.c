@@ -10,6 +10,9 @@
  * of 16 or more digits (beyond 2**53 it rounds to a double, which orjson does not do for integers)
  * or the integer -0 (orjson's 0, JavaScript's negative zero). The answer is exact for lines that
  * are JSON; on the others orjson fails anyway and the line takes the standard decoder.
+ *
+ * share_strings: jsonl.py's _share_strings (the repeated short values of an entry replaced by their
+ * interned copies), which the reader calls on every entry: in Python it was a tenth of the load.
  */
 #define Py_LIMITED_API 0x030B0000
 #define PY_SSIZE_T_CLEAN
@@ -98,15 +101,73 @@ static PyObject *slow_offsets(PyObject *Py_UNUSED(module), PyObject *args) {
     return hits;
 }
 
+/* The keys whose values are shared (jsonl.py's _SHARED_MESSAGE_KEYS, in that order), then "type" and
+ * "message"; made once, by the module's init. */
+#define SHARED_KEYS 6
+#define SHARED_MAX 64
+static const char *const key_names[SHARED_KEYS + 2] = {"role", "api", "provider", "model", "stopReason", "toolName",
+                                                       "type", "message"};
+static PyObject *keys[SHARED_KEYS + 2];
+
+/* Put the interned copy of dict[key]'s value in its place when it is a str (exactly) of at most
+ * ``max`` code points (-1: any length). 0, or -1 with an exception set. */
+static int share_value(PyObject *dict, PyObject *key, Py_ssize_t max) {
+    PyObject *value = PyDict_GetItemWithError(dict, key); /* borrowed */
+    if (value == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyUnicode_CheckExact(value)) return 0;
+    if (max >= 0 && PyUnicode_GetLength(value) > max) return 0;
+    Py_INCREF(value);
+    PyUnicode_InternInPlace(&value);
+    if (value == NULL) return -1;
+    {
+        int failed = PyDict_SetItem(dict, key, value); /* an existing key: its place is kept */
+        Py_DECREF(value);
+        return failed;
+    }
+}
+
+PyDoc_STRVAR(share_strings_doc,
+             "share_strings(entry)\n"
+             "--\n\n"
+             "Replace the repeated short values of ``entry`` (a dict) by their interned copies: its\n"
+             "``type``, and its message's role, api, provider, model, stopReason and toolName of at most 64\n"
+             "code points. Values and key order are unchanged.");
+
+static PyObject *share_strings(PyObject *Py_UNUSED(module), PyObject *entry) {
+    PyObject *message;
+    int i;
+    if (!PyDict_CheckExact(entry)) {
+        PyErr_SetString(PyExc_TypeError, "share_strings() takes a dict");
+        return NULL;
+    }
+    if (share_value(entry, keys[SHARED_KEYS], -1)) return NULL;
+    message = PyDict_GetItemWithError(entry, keys[SHARED_KEYS + 1]); /* borrowed */
+    if (message == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (!PyDict_CheckExact(message)) Py_RETURN_NONE;
+    Py_INCREF(message); /* a key's hash or a comparison cannot run Python code for str keys, but keep it alive */
+    for (i = 0; i < SHARED_KEYS; i++) {
+        if (share_value(message, keys[i], SHARED_MAX)) {
+            Py_DECREF(message);
+            return NULL;
+        }
+    }
+    Py_DECREF(message);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"slow_offsets", slow_offsets, METH_VARARGS, slow_offsets_doc},
+    {"share_strings", share_strings, METH_O, share_strings_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     "lsp_server.session._native",
-    "The session reader's number check in C (see lsp_server/session/jsonl.py).",
+    "The session reader's number check and string sharing in C (see lsp_server/session/jsonl.py).",
     0,
     methods,
     NULL,
@@ -115,4 +176,10 @@ static struct PyModuleDef module_def = {
     NULL,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module_def); }
+PyMODINIT_FUNC PyInit__native(void) {
+    int i;
+    for (i = 0; i < SHARED_KEYS + 2; i++) {
+        if (keys[i] == NULL && (keys[i] = PyUnicode_InternFromString(key_names[i])) == NULL) return NULL;
+    }
+    return PyModule_Create(&module_def);
+}

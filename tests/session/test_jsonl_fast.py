@@ -12,8 +12,10 @@ from __future__ import annotations
 import io
 import json
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,3 +211,64 @@ def test_reading_in_chunks_equals_parsing_the_whole_file(step: int) -> None:
         assert read.parsed.others == whole.others
         assert (read.size, read.head, read.tail) == (len(data), data[:16], data[-16:])
         assert read.last_line == (None if data.endswith(b"\n") else data[data.rfind(b"\n") + 1 :])
+
+
+Sharer = Callable[[dict[str, Any]], None]
+# The string sharing in Python and, when built, in C (``session/_native.c``'s ``share_strings``).
+SHARERS: list[Sharer] = [jsonl._python_share_strings]
+if jsonl._native_share_strings() is not None:
+    SHARERS.append(jsonl._native_share_strings())  # type: ignore[arg-type]
+
+
+def _fresh(text: str) -> str:
+    """An equal string that is not the interned object (``json.loads`` of a key makes a new one)."""
+    value: str = json.loads(json.dumps(text))
+    return value
+
+
+def test_the_c_string_sharing_is_the_one_the_reader_uses_when_built() -> None:
+    assert jsonl._share_strings is SHARERS[-1]
+
+
+@pytest.mark.parametrize("share", SHARERS, ids=lambda share: share.__module__)
+def test_sharing_interns_the_repeated_short_values_and_leaves_the_rest(share: Sharer) -> None:
+    class Text(str):
+        pass
+
+    long_model = "m" * 65
+    message = {
+        "role": _fresh("assistant"),
+        "content": [{"type": _fresh("text"), "text": _fresh("hello")}],
+        "api": _fresh("anthropic-messages"),
+        "provider": Text("anthropic"),  # a subclass of str: left as it is
+        "model": _fresh(long_model),  # 65 code points: over the limit
+        "stopReason": 3,
+        "toolName": _fresh("é" * 64),  # 64 code points (128 bytes): shared
+    }
+    entry = {"type": _fresh("message"), "id": _fresh("abc"), "message": message}
+    before = json.dumps(entry)
+    share(entry)
+    assert json.dumps(entry) == before  # the same values, keys in the same order
+    assert entry["type"] is sys.intern("message")
+    assert message["role"] is sys.intern("assistant")
+    assert message["api"] is sys.intern("anthropic-messages")
+    assert message["toolName"] is sys.intern("é" * 64)
+    assert type(message["provider"]) is Text
+    assert message["model"] is not sys.intern(long_model)
+    assert entry["id"] is not sys.intern("abc")  # not a shared key
+    assert message["content"][0]["type"] is not sys.intern("text")  # content blocks are left alone
+
+
+@pytest.mark.parametrize("share", SHARERS, ids=lambda share: share.__module__)
+@pytest.mark.parametrize("entry", [{}, {"type": 5}, {"message": "text"}, {"message": None}, {"message": {}}])
+def test_sharing_leaves_entries_without_shared_strings_as_they_are(share: Sharer, entry: dict[str, Any]) -> None:
+    before = repr(entry)
+    share(entry)
+    assert repr(entry) == before
+
+
+def test_the_c_string_sharing_refuses_what_is_not_a_dict() -> None:
+    if len(SHARERS) < 2:
+        pytest.skip("built without the C modules")
+    with pytest.raises(TypeError, match="takes a dict"):
+        SHARERS[-1]([])  # type: ignore[arg-type]
