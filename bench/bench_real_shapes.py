@@ -105,11 +105,12 @@ if how == "cli":
                "messagesToSummarize": len(prep.messages_to_summarize),
                "turnPrefixMessages": len(prep.turn_prefix_messages)}
 else:
-    from lsp_server.conformance.harness import handle, load_ops
-    load_ops()
+    from lsp_server.conformance.harness import handle, op_spec
+    op_spec("prepare_compaction")  # its module imported before the clock starts, as Pi's code is
     request = {"op": "prepare_compaction", "jsonlFile": path, "brief": True, "settings": {"keepRecentTokens": keep}}
+    retained = []  # what the op read, freed after the answer is out (as `debug eval` does)
     wall, used = time.perf_counter(), time.process_time()
-    answer = handle(request)
+    answer = handle(request, retained=retained)
     json.dumps(answer)
     loaded = None
     result = answer["result"]
