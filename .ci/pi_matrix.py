@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import os
 import re
@@ -204,6 +205,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--install", action="store_true", help="install every known release that is missing")
     parser.add_argument("--run", action="store_true", help="run one column per release, newest first")
     parser.add_argument("--only", nargs="*", help="only these releases")
+    parser.add_argument("--jobs", type=int, default=1, help="run this many columns at once (default: 1)")
     args = parser.parse_args(argv)
     known = [release.version for release in RELEASES]
     wanted = [v for v in known if not args.only or v in args.only]
@@ -218,13 +220,17 @@ def main(argv: list[str]) -> int:
         return 0
     columns, npm_note = npm_columns(npm_releases(), known)
     env = dict(os.environ)
-    for version in wanted:
-        if version == NEWEST.version:
-            continue  # the main test run is its column
-        print(f"== Pi {version}", flush=True)
+    versions = [version for version in wanted if version != NEWEST.version]  # the main test run is its column
+
+    def run(version: str) -> Column:
         column = run_column(version, env)
-        print(f"   {column.status}: {column.counts} in {column.seconds:.0f} s {column.note}", flush=True)
-        columns.append(column)
+        print(f"== Pi {version}: {column.status}: {column.counts} in {column.seconds:.0f} s {column.note}", flush=True)
+        return column
+
+    # Each column is its own pytest process, with its own temporary homes and agent folders, so two can
+    # run at once: a column is one process busy on one core (real Pi processes starting), and CI has two.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        columns += list(pool.map(run, versions))  # the report keeps the order newest first
     report = table(columns, "every test, and test_real_capabilities.py for every release", npm_note)
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(report, encoding="utf-8")
