@@ -9,12 +9,16 @@ Run: ``python bench/bench_lsp.py [--runs N] [--skills K] [--edits E] [--json]``,
 * **save**: in the same workspace (project trusted, so the K skills are in the prompt), a save of
   AGENTS.md (didChange + write + didSave) -> ``pi/promptSectionsChanged``; and, for comparison, a
   save of one SKILL.md, which walks the skill folders again (an AGENTS.md save reuses the skills).
-* **edit**: in a workspace of K skills, a didChange of one SKILL.md -> the
-  ``textDocument/publishDiagnostics`` for it (only when the rules are installed: the server's
-  checker is not ``none``). Each edit flips the file between broken and fixed so every edit
-  publishes. Also the time from spawn until all K skills are checked, and the server's resident
-  memory then. Then a burst: 500 didChanges sent without waiting, the number of checks the
-  server ran for them and the time until the last version's diagnostics arrived.
+* **edit**: in a workspace of K skills (``--shapes real``, the default: the realistic frontmatter
+  mix of ``corpora.py`` in a 12-level tree; ``--shapes plain``: two-line frontmatter), a didChange
+  of one SKILL.md -> the ``textDocument/publishDiagnostics`` for it (only when the rules are
+  installed: the server's checker is not ``none``). Each edit flips the file between broken and
+  fixed so every edit publishes. Edits are ``--edit-gap-ms`` apart (default 100, a fast typist's
+  pace). Back to back (0), each edit arrives within the last check's time, and the scheduler
+  coalesces it by design: it waits twice that time for the burst to end (``workspace/scheduler.py``).
+  Also the time from spawn until all K skills are checked, and the server's resident memory then.
+  Then a burst: 500 didChanges sent without waiting, the number of checks the server ran for them
+  and the time until the last version's diagnostics arrived.
 
   With it, the server's own time on a CPU until ``initialize`` is answered, and its time waiting
   for one (``/proc/PID/task/*/schedstat``): on the shared machine the wall time is mostly waiting.
@@ -61,6 +65,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpora import realistic_skills
 
 SERVER = [sys.executable, "-m", "lsp_server", "serve"]
 
@@ -207,14 +214,40 @@ def skill_text(name: str, broken: bool) -> str:
     return f"---\nname: {name}\n{description}---\n\n# {name}\n"
 
 
-async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
+def edit_workspace(root: Path, skills: int, shapes: str) -> tuple[Path, list[str]]:
+    """The edit workspace's skills, the SKILL.md the edits go to, and its two texts (fixed, broken).
+
+    ``real``: ``corpora.realistic_skills``, the mix of frontmatter shapes real skills have (a 12-level
+    tree; folded and literal descriptions, quoted values, ``allowed-tools``, nested ``metadata``); the
+    edits go to the first skill whose frontmatter is not of the plain kind, and break it by giving it
+    a name in capitals (a finding: not its folder's name, characters a name may not have).
+    ``plain``: two-line ``name`` / ``description`` frontmatter, the edits drop the description.
+    """
+    skills_dir = root / ".pi" / "skills"
+    if shapes == "plain":
+        for n in range(skills):
+            path = skills_dir / f"skill-{n:04d}" / "SKILL.md"
+            path.parent.mkdir(parents=True)
+            path.write_text(skill_text(f"skill-{n:04d}", broken=False), encoding="utf-8")
+        target = skills_dir / "skill-0000" / "SKILL.md"
+        return target, [skill_text("skill-0000", broken=False), skill_text("skill-0000", broken=True)]
+    skills_dir.mkdir(parents=True)
+    paths, _ = realistic_skills(skills_dir, skills)
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        frontmatter = text.split("\n---\n", 1)[0]
+        block_description = "description: >" in frontmatter or "description: |" in frontmatter
+        if block_description and "metadata:" in frontmatter and "allowed-tools:" in frontmatter:
+            name = path.parent.name
+            return path, [text, text.replace(f"name: {name}\n", f"name: {name.upper()}\n", 1)]
+    raise RuntimeError("the realistic corpus has no skill with a block description, allowed-tools and metadata")
+
+
+async def bench_edit(skills: int, edits: int, shapes: str = "real", gap_s: float = 0.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         root, home = Path(tmp, "ws"), Path(tmp, "home")
         home.mkdir()
-        for n in range(skills):
-            path = root / ".pi" / "skills" / f"skill-{n:04d}" / "SKILL.md"
-            path.parent.mkdir(parents=True)
-            path.write_text(skill_text(f"skill-{n:04d}", broken=False), encoding="utf-8")
+        target, texts = edit_workspace(root, skills, shapes)
         began = time.perf_counter()
         client, _, _ = await start_client(root, home)
         state = await client.workspace_execute_command_async(
@@ -225,7 +258,6 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
         if state["checker"] == "none":
             await stop_client(client)
             return {"edit_to_diagnostics": "skipped: no rules installed (checker 'none')"}
-        target = root / ".pi" / "skills" / "skill-0000" / "SKILL.md"
         uri = from_fs_path(str(target)) or ""
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -236,6 +268,7 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
         timings: list[float] = []
         on_cpu: list[float] = []  # the server's own CPU time per edit: what the latency is on an idle machine
         for version in range(2, edits + 2):
+            await asyncio.sleep(gap_s)
             while not queue.empty():
                 queue.get_nowait()
             cpu_before = server_schedstat(client)
@@ -243,9 +276,7 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
             client.text_document_did_change(
                 types.DidChangeTextDocumentParams(
                     text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                    content_changes=[
-                        types.TextDocumentContentChangeWholeDocument(skill_text("skill-0000", broken=version % 2 == 0))
-                    ],
+                    content_changes=[types.TextDocumentContentChangeWholeDocument(texts[version % 2 == 0])],
                 )
             )
             while True:
@@ -257,10 +288,10 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
             if cpu_before is not None and cpu_after is not None:
                 on_cpu.append(cpu_after[0] - cpu_before[0])
         debounce = state["settings"]["debounceMs"]
-        burst = await _burst(client, uri, target, edits + 2)
+        burst = await _burst(client, uri, target, texts, edits + 2)
         await stop_client(client)
     return {
-        "edit_to_diagnostics": {**summary(timings), "skills": skills, "debounce_ms": debounce},
+        "edit_to_diagnostics": {**summary(timings), "skills": skills, "shapes": shapes, "debounce_ms": debounce},
         "server_on_cpu_per_edit": summary(on_cpu) if on_cpu else None,
         "burst_of_500_edits": burst,
         "start_to_workspace_checked_ms": scan_ms,
@@ -271,7 +302,9 @@ async def bench_edit(skills: int, edits: int) -> dict[str, Any]:
 SECTIONS_CHANGED = "pi/promptSectionsChanged"
 
 
-async def _burst(client: LanguageClient, uri: str, target: Path, first_version: int) -> dict[str, Any]:
+async def _burst(
+    client: LanguageClient, uri: str, target: Path, texts: list[str], first_version: int
+) -> dict[str, Any]:
     """500 didChanges sent without waiting: how many checks ran, and the time to the last one's diagnostics."""
 
     async def state() -> dict[str, Any]:
@@ -296,9 +329,7 @@ async def _burst(client: LanguageClient, uri: str, target: Path, first_version: 
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangeWholeDocument(skill_text("skill-0000", broken=version % 2 == 0))
-                ],
+                content_changes=[types.TextDocumentContentChangeWholeDocument(texts[version % 2 == 0])],
             )
         )
     # The last version's diagnostics arrive as a publish of that version, unless they equal what the
@@ -613,7 +644,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results = {"load_before": load_average(), **await bench_start(args.runs)}
     if args.start_only:
         return results
-    results.update(await bench_edit(args.skills, args.edits))
+    results.update(await bench_edit(args.skills, args.edits, args.shapes, args.edit_gap_ms / 1000))
     results.update(await bench_save(args.skills, args.saves))
     return results
 
@@ -623,6 +654,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="server starts to time (default 10)")
     parser.add_argument("--skills", type=int, default=1000, help="skills in the edit workspace (default 1000)")
     parser.add_argument("--edits", type=int, default=20, help="edits to time (default 20)")
+    parser.add_argument(
+        "--edit-gap-ms",
+        type=float,
+        default=100.0,
+        help="pause between two timed edits (default 100: a fast typist; 0: back to back, which coalesces)",
+    )
+    parser.add_argument(
+        "--shapes",
+        choices=("real", "plain"),
+        default="real",
+        help="the edit workspace's skills: real-shaped frontmatter (bench/corpora.py, default) or two-line",
+    )
     parser.add_argument("--saves", type=int, default=20, help="AGENTS.md saves to time (default 20)")
     parser.add_argument("--folders", type=int, default=0, help="only the multi-root workspace of F folders")
     parser.add_argument("--folder-skills", type=int, default=5, help="skills per folder with --folders (default 5)")
