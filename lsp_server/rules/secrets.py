@@ -34,7 +34,9 @@ superset of what the plugins match); the own scans are regular expressions over 
 the first :data:`MAX_LINE_CHARS` characters of a line, :data:`MAX_SCAN_CHARS` characters and
 :data:`MAX_FINDINGS` secrets per file, and base64 blobs of at most :data:`MAX_BLOB_CHARS` characters.
 detect-secrets is imported on the first line that passes the gate (it takes half a second or more,
-mostly for ``requests``), so workspaces without candidates never pay for it.
+mostly for ``requests``), so workspaces without candidates never pay for it. What a line holds is
+remembered by its text, its type and the line above it (:data:`CACHED_LINES` lines of at most
+:data:`CACHED_LINE_CHARS` characters), so a check on every keystroke rescans only the lines an edit changed.
 
 A hit carries its kind ("AWS Access Key", "Anthropic API Key (base64-encoded)") and its columns;
 the secret's value never leaves this module (not in the finding's message or data).
@@ -369,42 +371,85 @@ def _query_hits(line: str) -> list[Span]:
     return hits
 
 
+# An edit changes a line or two of a file that is checked again on every keystroke, so what a line holds
+# is remembered by its text: the rest of the file costs a dictionary look-up. A line's hits depend on the
+# line, the type it is read as and, through the allowlist's ``pragma: allowlist nextline secret``, the line
+# above it (detect-secrets hands its plugins the lines around as well, but only verification reads them,
+# and verification is never run). Lines longer than :data:`CACHED_LINE_CHARS` are scanned every time, so
+# the caches hold at most ``CACHED_LINES * CACHED_LINE_CHARS`` characters of keys each.
+CACHED_LINES = 4096
+CACHED_LINE_CHARS = 512
+
+_Claims = tuple[tuple[Span, ...], tuple[Span, ...], bool]  # the first spans, the last spans, past the gate
+
+
+def _claims(line: str) -> _Claims | None:
+    """What the own scans find on ``line`` (cut to MAX_LINE_CHARS) before and after detect-secrets, and
+    whether detect-secrets must read it; ``None`` when neither (most lines)."""
+    prefixed = ANY_PREFIX.search(line) is not None
+    specific, generic = _key_hits(line, prefixed)
+    first = specific + _decoded_hits(line)
+    last = generic + _assignment_hits(line) + _query_hits(line)
+    gated = prefixed or _gate(line)
+    if not (gated or first or last):
+        return None
+    return tuple(first), tuple(last), gated
+
+
+_cached_claims = lru_cache(maxsize=CACHED_LINES)(_claims)
+
+
+def _line_hits(raw: str, filename: str, above: str) -> tuple[Span, ...]:
+    """The places and kinds of the secrets on ``raw`` read as ``filename``'s type, ``above`` being the line
+    before it cut to MAX_LINE_CHARS (``""`` for the first line), one hit per place."""
+    line = raw[:MAX_LINE_CHARS]
+    claims = _cached_claims(line) if len(line) <= CACHED_LINE_CHARS else _claims(line)
+    if claims is None:
+        return ()
+    first, last, gated = claims
+    found = _detector().scan([above, line] if above else [line], 1 if above else 0, filename, plugins=gated)
+    if found is None:
+        return ()  # allowlisted ('pragma: allowlist secret')
+    spans = list(first)
+    for kind, secret in found:
+        value = _value_of(secret)
+        if value:
+            start, end, token = _place(raw, value)
+            if not is_placeholder(own_part(token)):
+                spans.append((start, end, kind))
+    kept: list[Span] = []
+    for start, end, kind in spans + list(last):
+        if not any(a < end and start < b for a, b, _ in kept):
+            kept.append((start, end, kind))  # one hit per place: the first kind that claimed it
+    return tuple(kept)
+
+
+_cached_line_hits = lru_cache(maxsize=CACHED_LINES)(_line_hits)
+
+
 def find_secrets(lines: Sequence[str], first_line: int = 0, *, yaml_lines: range = range(0)) -> list[SecretHit]:
     """The secrets in ``lines`` (``yaml_lines``: the indexes of frontmatter lines), bounded as above."""
     hits: list[SecretHit] = []
     names: list[str] | None = None
-    cut: list[str] | None = None
     scanned = 0
     for index, raw in enumerate(lines):
         scanned += len(raw) + 1
         if scanned > MAX_SCAN_CHARS:
             break
-        line = raw[:MAX_LINE_CHARS]
-        prefixed = ANY_PREFIX.search(line) is not None
-        specific, generic = _key_hits(line, prefixed)
-        first = specific + _decoded_hits(line)
-        last = generic + _assignment_hits(line) + _query_hits(line)
-        gated = prefixed or _gate(line)
-        if not (gated or first or last):
+        short = len(raw) <= CACHED_LINE_CHARS
+        line = raw if short else raw[:MAX_LINE_CHARS]
+        if (_cached_claims(line) if short else _claims(line)) is None:
             continue
-        if names is None or cut is None:
+        if names is None:
             names = _filenames(lines, yaml_lines)
-            cut = [text[:MAX_LINE_CHARS] for text in lines]
-        found = _detector().scan(cut, index, names[index], plugins=gated)
-        if found is None:
-            continue  # allowlisted ('pragma: allowlist secret')
-        spans = list(first)
-        for kind, secret in found:
-            value = _value_of(secret)
-            if value:
-                start, end, token = _place(raw, value)
-                if not is_placeholder(own_part(token)):
-                    spans.append((start, end, kind))
-        taken: list[tuple[int, int]] = []
-        for start, end, kind in spans + last:
-            if any(a < end and start < b for a, b in taken):
-                continue  # one hit per place: the first kind that claimed it
-            taken.append((start, end))
+        above = lines[index - 1][:MAX_LINE_CHARS] if index else ""
+        if "pragma" not in above:
+            above = ""  # only a nextline pragma above the line changes what it holds
+        if short and len(above) <= CACHED_LINE_CHARS:
+            spans = _cached_line_hits(raw, names[index], above)
+        else:
+            spans = _line_hits(raw, names[index], above)
+        for start, end, kind in spans:
             hits.append(SecretHit(first_line + index, start, end, kind))
             if len(hits) >= MAX_FINDINGS:
                 return hits

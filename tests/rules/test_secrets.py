@@ -189,3 +189,97 @@ def test_no_placeholder_is_a_secret_in_any_place(place: str) -> None:
 def test_a_real_password_beside_a_placeholder_is_still_reported() -> None:
     text = "```bash\nqpdf --password=Zq8vL2mN4pR7sT1x --decrypt a.pdf b.pdf\nexport DB_PASSWORD=changeme\n```\n"
     assert spans(secrets(text)) == [(1, 16, 32, "Secret Keyword")]
+
+
+# -- what a line holds is remembered by its text (an edit rescans only the lines it changed) -------------
+
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+HEX = "a8f5f167f44f4964e6c998dee827110c"
+PASSWORD_LINE = "password: Zq8vL2mN4pR7sT1xK9"  # a keyword value without quotes: a secret in YAML, not in prose
+
+
+def uncached(lines: list[str], monkeypatch: pytest.MonkeyPatch, **kwargs: object) -> list[object]:
+    """``find_secrets`` with every line scanned afresh: no line is short enough to be remembered."""
+    from lsp_server.rules import secrets as module
+
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "CACHED_LINE_CHARS", -1)
+        return list(module.find_secrets(lines, **kwargs))  # type: ignore[arg-type]
+
+
+def test_the_same_line_is_read_as_the_type_of_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lsp_server.rules.secrets import find_secrets
+
+    prose = ["# Notes", PASSWORD_LINE]
+    fenced = ["```yaml", PASSWORD_LINE, "```"]
+    for lines in (prose, fenced, prose, fenced):
+        assert find_secrets(lines) == uncached(lines, monkeypatch)
+    assert [hit.kind for hit in find_secrets(fenced)] == ["Secret Keyword"]
+    assert find_secrets(prose) == []  # prose needs quotes around the value
+
+
+def test_a_nextline_pragma_above_a_remembered_line_still_allows_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lsp_server.rules.secrets import find_secrets
+
+    line = f"Deploy with {GITHUB} today."
+    plain = ["intro", line]
+    allowed = ["# pragma: allowlist nextline secret", line]
+    for lines in (plain, allowed, plain, allowed):
+        assert find_secrets(lines) == uncached(lines, monkeypatch)
+    assert [hit.line for hit in find_secrets(plain)] == [1]
+    assert find_secrets(allowed) == []
+
+
+def test_an_edit_finds_the_secret_it_adds_and_forgets_the_one_it_removes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lsp_server.rules.secrets import find_secrets
+
+    lines = [f"Line {n} of the guide, see references/ref-{n}.md." for n in range(40)]
+    assert find_secrets(lines) == uncached(lines, monkeypatch) == []
+    lines[17] = f"Line 17 of the guide, call it with {ANTHROPIC}."
+    assert [(hit.line, hit.kind) for hit in find_secrets(lines, 10)] == [(27, "Anthropic API Key")]
+    assert find_secrets(lines, 10) == uncached(lines, monkeypatch, first_line=10)
+    lines[17] = "Line 17 of the guide, see references/ref-17.md."
+    assert find_secrets(lines) == []
+
+
+def test_remembered_lines_give_what_a_fresh_scan_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Documents drawn from lines that repeat across places (prose, fences of several types, frontmatter,
+    under a nextline pragma), with keys, placeholders and lines past the remembered length: the scan with
+    its memory shared across all of them equals a scan that remembers nothing, document by document."""
+    from lsp_server.rules import secrets as module
+
+    rng = random.Random(21)
+    keys = [real_looking_key(shape, rng) for shape in KEY_SHAPES[:6]]
+    pool = [
+        PASSWORD_LINE,
+        f"export DB_PASSWORD={keys[0]}",
+        f'api_key = "{HEX}"',
+        "See [the reference](references/ref-1.md).",
+        "# pragma: allowlist nextline secret",
+        'password = "Zq8vL2mN4pR7sT1x"  # pragma: allowlist secret',
+        "Plain prose without anything in it.",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "x" * (module.CACHED_LINE_CHARS - 30) + f" {keys[1]}",
+        "y" * (module.CACHED_LINE_CHARS + 10) + f" {keys[2]}",
+        "z" * module.MAX_LINE_CHARS + f" {keys[3]}",
+        *(disguise(key) for disguise in DISGUISES.values() for key in keys[4:]),
+        *(place(value) for place in PLACEHOLDER_PLACES.values() for value in PLACEHOLDER_VALUES[:4]),
+    ]
+    fences = ["```", "```bash", "```yaml", "```python", "~~~js", "```text"]
+    found = 0
+    for _ in range(300):
+        lines: list[str] = []
+        fence = ""
+        for _ in range(rng.randrange(1, 25)):
+            if rng.random() < 0.15:
+                opening = rng.choice(fences)
+                lines.append(fence[:3] if fence else opening)  # close the open fence, else open one
+                fence = "" if fence else opening
+            else:
+                lines.extend(rng.choice(pool).split("\n"))
+        yaml_lines = range(rng.randrange(0, 4))
+        first = rng.randrange(0, 5)
+        warm = module.find_secrets(lines, first, yaml_lines=yaml_lines)
+        assert warm == uncached(lines, monkeypatch, first_line=first, yaml_lines=yaml_lines), lines
+        found += len(warm)
+    assert found > 300  # the documents hold secrets: the comparison is not between two empty lists
