@@ -133,7 +133,9 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     server = create_server(debug=args.debug, keys=keys)
     if address is None:
-        server.start_io(stdin, stdout)
+        from lsp_server.server.stdio import serve_stdio
+
+        serve_stdio(server, stdin, stdout)
     else:
         host, port = address
         print(f"pi-context: listening on {host}:{port}", file=sys.stderr, flush=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from lsp_server import __version__
@@ -64,28 +65,46 @@ def _field(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
 
 
+READ_CHUNK = 1 << 16
+
+
 def _read_message(stream: BinaryIO) -> tuple[bytes, Any]:
-    """The first message's bytes as read, and its JSON (``None`` when it cannot be read as one)."""
-    raw = b""
+    """Every byte read (the first message and whatever came with it), and the first message's JSON
+    (``None`` when it cannot be read as one).
+
+    Read with ``read1`` alone: a ``BufferedReader`` (``sys.stdin.buffer``) then keeps nothing in its
+    own buffer, so the bytes returned are all the bytes taken from the stream, and the transport may go
+    on reading its file descriptor (:mod:`lsp_server.server.stdio`).
+    """
+    read1: Callable[[int], bytes] = stream.read1  # type: ignore[attr-defined]
+    data = b""
+    start = 0  # where the next header line begins
     length: int | None = None
     for _ in range(_MAX_HEADER_LINES):
-        line = stream.readline()
-        raw += line
-        if not line or line in (b"\r\n", b"\n"):
+        while (newline := data.find(b"\n", start)) < 0:
+            chunk = read1(READ_CHUNK)
+            if not chunk:
+                return data, None  # the stream ended inside the headers
+            data += chunk
+        line, start = data[start : newline + 1], newline + 1
+        if line in (b"\r\n", b"\n"):
             break
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length" and value.strip().isdigit():
             length = int(value.strip())
     else:
-        return raw, None
-    if not raw.endswith(b"\n") or length is None:
-        return raw, None
-    body = stream.read(length)
-    raw += body
+        return data, None
+    if length is None:
+        return data, None
+    while len(data) - start < length:
+        chunk = read1(READ_CHUNK)
+        if not chunk:
+            return data, None
+        data += chunk
     try:
-        return raw, json.loads(body)
+        return data, json.loads(data[start : start + length])
     except ValueError:
-        return raw, None
+        return data, None
 
 
 def _frame(message: dict[str, Any]) -> bytes:
@@ -100,6 +119,11 @@ class ReplayingReader:
         self._first = first
         self._stream = stream
 
+    def take_rest(self) -> tuple[bytes, BinaryIO]:
+        """The bytes not given yet and the stream after them (for a transport that reads on its own)."""
+        first, self._first = self._first, b""
+        return first, self._stream
+
     def readline(self) -> bytes:
         if not self._first:
             return self._stream.readline()
@@ -109,6 +133,15 @@ class ReplayingReader:
             return line + self._stream.readline()
         line, self._first = self._first[: newline + 1], self._first[newline + 1 :]
         return line
+
+    def read1(self, size: int = -1, /) -> bytes:
+        """What is at hand: the rest of ``first``, else one read of the stream (``BufferedReader.read1``)."""
+        if not self._first:
+            return self._stream.read1(size)  # type: ignore[attr-defined,no-any-return]
+        if size < 0:
+            size = len(self._first)
+        data, self._first = self._first[:size], self._first[size:]
+        return data
 
     def read(self, size: int = -1) -> bytes:
         if not self._first:
@@ -160,11 +193,11 @@ class AnsweredWriter:
         self._stream.close()
 
 
-def answer_initialize(stdin: BinaryIO, stdout: BinaryIO, *, debug: bool) -> tuple[BinaryIO, BinaryIO]:
+def answer_initialize(stdin: BinaryIO, stdout: BinaryIO, *, debug: bool) -> tuple[ReplayingReader, BinaryIO]:
     """Read the first message; answer it when it is ``initialize``. Returns the stdin and stdout for pygls."""
     raw, message = _read_message(stdin)
     if not (isinstance(message, dict) and message.get("method") == "initialize" and "id" in message):
-        return ReplayingReader(raw, stdin), stdout  # type: ignore[return-value]
+        return ReplayingReader(raw, stdin), stdout
     result = initialize_result(message.get("params"), debug=debug)
     stdout.write(_frame({"jsonrpc": "2.0", "id": message["id"], "result": result}))
     stdout.flush()
