@@ -229,7 +229,7 @@ def _filenames(lines: Sequence[str], yaml_lines: range) -> list[str]:
         if number in yaml_lines:
             names.append(YAML)
             continue
-        match = _FENCE.match(line)
+        match = _FENCE.match(line) if "`" in line or "~" in line else None  # most lines hold neither
         if fence is None and match is not None:
             fence, language = match.group(1), FENCE_LANGUAGES.get(match.group(2).lower(), PROSE)
             names.append(PROSE)
@@ -238,7 +238,7 @@ def _filenames(lines: Sequence[str], yaml_lines: range) -> list[str]:
             names.append(PROSE)
         else:
             name = language if fence is not None else PROSE
-            names.append(ASSIGNMENT if name == PROSE and _ASSIGNMENT_LINE.match(line) else name)
+            names.append(ASSIGNMENT if name == PROSE and "=" in line and _ASSIGNMENT_LINE.match(line) else name)
     return names
 
 

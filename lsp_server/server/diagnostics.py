@@ -23,8 +23,10 @@ SOURCE = "pi-context"
 
 def _client_position(position: Position, lines: Sequence[str], codec: PositionCodec) -> types.Position:
     if 0 <= position.line < len(lines):
-        line = lines[position.line]
-        return types.Position(line=position.line, character=codec.client_num_units(line[: position.column]))
+        before = lines[position.line][: position.column]
+        # ASCII is one unit in every encoding: the codec walks the text a character at a time
+        character = len(before) if before.isascii() else codec.client_num_units(before)
+        return types.Position(line=position.line, character=character)
     return types.Position(line=max(position.line, 0), character=max(position.column, 0))
 
 

@@ -29,6 +29,26 @@ def test_columns_follow_a_negotiated_utf8_encoding() -> None:
     assert (diagnostic.range.start.character, diagnostic.range.end.character) == (2, 3)
 
 
+@pytest.mark.parametrize("encoding", list(types.PositionEncodingKind))
+def test_every_column_is_the_codecs_count_in_every_encoding(encoding: types.PositionEncodingKind) -> None:
+    """ASCII lines are counted by their length (one unit each in every encoding), others by pygls's codec."""
+    codec = PositionCodec(encoding)
+    lines = ["name: plain-ascii words", "é 😀 日本 mixed", "", "tab\there", "\x7f\x80 edge"]
+    findings = [
+        finding(n, start, end)
+        for n, line in enumerate(lines)
+        for start in range(len(line) + 1)
+        for end in (start, len(line))
+    ]
+    for diagnostic, found in zip(to_diagnostics(findings, "\n".join(lines), codec), findings, strict=True):
+        line = lines[found.range.start.line]
+        expected = (
+            codec.client_num_units(line[: found.range.start.column]),
+            codec.client_num_units(line[: found.range.end.column]),
+        )
+        assert (diagnostic.range.start.character, diagnostic.range.end.character) == expected, (encoding, found)
+
+
 def test_positions_past_the_text_are_kept_as_they_are() -> None:
     (diagnostic,) = to_diagnostics([finding(5, 0, 1)], "one line", PositionCodec())
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (5, 0)
