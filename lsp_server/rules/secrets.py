@@ -376,7 +376,7 @@ def _query_hits(line: str) -> list[Span]:
 # line, the type it is read as and, through the allowlist's ``pragma: allowlist nextline secret``, the line
 # above it (detect-secrets hands its plugins the lines around as well, but only verification reads them,
 # and verification is never run). Lines longer than :data:`CACHED_LINE_CHARS` are scanned every time, so
-# the caches hold at most ``CACHED_LINES * CACHED_LINE_CHARS`` characters of keys each.
+# the keys hold at most ``3 * CACHED_LINES`` lines of that length (a line, and a line with the one above).
 CACHED_LINES = 4096
 CACHED_LINE_CHARS = 512
 

@@ -327,7 +327,6 @@ class Workspace:
         propagate = path in self._propagate
         self._propagate.discard(path)
         source = self.documents.read(path)
-        before = self.dependents(path) if propagate else set()
         self.stats.count(path, source.version)
         settings = self.settings
         options = settings.check_options()
@@ -345,6 +344,9 @@ class Workspace:
                 except TimeoutError:
                     self._publish_not_fully_checked(path, source.text, source.version, settings, budget_s)
                     analysis = await work
+        # who depends on the file's entry now, just before apply replaces it: other files may have entered
+        # the index while this check waited for a slot or ran in a thread
+        before = self.dependents(path) if propagate else set()
         findings = self.checker.apply(analysis, options)
         findings = self.projects.place_findings(source.text, findings, settings.rule_profile)
         findings = left_to_the_editor(findings, settings.rule_profile, self.client_name)
