@@ -9,7 +9,8 @@ half a millisecond before the edit is even read, and the wake-ups are what the s
 
 * from a pipe or a socket (what editors give a language server), by the loop itself: the file
   descriptor is put in non-blocking mode and read when epoll says it is readable, with no thread;
-* from anything else (a terminal, a file redirected to stdin, a descriptor stdout shares), by one
+* from anything else (a terminal, a file redirected to stdin, a descriptor stdout shares, any stdin on
+  Windows, whose proactor loop cannot wait for a descriptor), by one
   read in a worker thread per chunk, as pygls does per line. A terminal is never made non-blocking:
   the flag belongs to the terminal, and the shell would inherit it.
 
@@ -39,6 +40,8 @@ from pygls.server import JsonRPCServer
 from lsp_server.server.early import ReplayingReader
 
 CHUNK_BYTES = 1 << 20  # at most this much per read: a 30 MB didOpen takes 30 reads
+# Only a selector loop on POSIX reads a descriptor when it is ready; Windows' proactor loop has no add_reader.
+LOOP_CAN_READ = os.name == "posix"
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +134,8 @@ def loop_readable(stream: BinaryIO, stdout: BinaryIO) -> int | None:
     a shared one would make the writes to stdout fail when the client is slow to read (both ends of one
     pipe look the same from here, so they count as shared too).
     """
+    if not LOOP_CAN_READ:
+        return None
     try:
         fd = stream.fileno()
         mode = os.fstat(fd)

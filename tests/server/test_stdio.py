@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lsp_server.server import early
 from lsp_server.server.stdio import ChunkedReader, loop_fill, loop_readable, thread_fill
 
@@ -197,3 +199,18 @@ def test_the_server_reads_a_file_redirected_to_stdin(tmp_path: Path) -> None:
         )
     assert _answers(done.stdout) == [1, 2, 3], done.stderr.decode()
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_windows_reads_stdin_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proactor loop has no ``add_reader``: even a pipe is read by a worker thread there."""
+    from lsp_server.server import stdio
+
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "rb", closefd=False) as pipe:
+            assert loop_readable(pipe, io.BytesIO()) == read_end
+            monkeypatch.setattr(stdio, "LOOP_CAN_READ", False)
+            assert loop_readable(pipe, io.BytesIO()) is None
+    finally:
+        os.close(read_end)
+        os.close(write_end)
