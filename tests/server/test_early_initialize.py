@@ -19,6 +19,7 @@ import pytest
 import pytest_lsp
 
 from lsp_server.server import early
+from tests.support.lsp_frames import read_frames
 
 RECORDED = sorted((Path(pytest_lsp.__file__).parent / "clients").glob("*.json"))
 SYNTHETIC: list[dict[str, Any]] = [
@@ -58,16 +59,6 @@ def _frame(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
-def _messages(data: bytes) -> list[dict[str, Any]]:
-    out = []
-    while data:
-        header, _, rest = data.partition(b"\r\n\r\n")
-        length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
-        out.append(json.loads(rest[:length]))
-        data = rest[length:]
-    return out
-
-
 _ANSWER_BEFORE_IMPORTS = """
 import io, json, sys
 from lsp_server.server.early import answer_initialize
@@ -84,7 +75,7 @@ def test_initialize_is_answered_before_pygls_and_lsprotocol_are_imported() -> No
     done = subprocess.run([sys.executable, "-c", _ANSWER_BEFORE_IMPORTS], capture_output=True, text=True, check=True)
     out = json.loads(done.stdout)
     assert out["heavy"] == []
-    (answer,) = _messages(out["answer"].encode())
+    (answer,) = read_frames(out["answer"].encode())
     assert answer["id"] == 7
     assert answer["result"]["serverInfo"]["name"] == "pi-context"
     assert answer["result"]["capabilities"]["hoverProvider"] is True
@@ -103,12 +94,12 @@ def test_pygls_reads_the_same_messages_and_its_answer_is_dropped() -> None:
     length = int(replayed.split(b":")[1])
     assert json.loads(reader.read(length)) == request
     assert reader.readline().startswith(b"Content-Length")
-    sent = _messages(stdout.getvalue())
+    sent = read_frames(stdout.getvalue())
     # pygls's own answer to the request is dropped; any other message goes through
     writer.write(_frame({"jsonrpc": "2.0", "id": "init", "result": sent[0]["result"]}))
     writer.write(_frame({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "x"}}))
     writer.write(_frame({"jsonrpc": "2.0", "id": "init", "result": None}))  # only the first answer is dropped
-    assert [message.get("method", message.get("id")) for message in _messages(stdout.getvalue())] == [
+    assert [message.get("method", message.get("id")) for message in read_frames(stdout.getvalue())] == [
         "init",
         "window/logMessage",
         "init",
@@ -151,7 +142,7 @@ def test_the_server_answers_initialize_once_and_works_on(tmp_path: Path) -> None
         timeout=120,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
-    answers = [message for message in _messages(done.stdout) if "id" in message and "method" not in message]
+    answers = [message for message in read_frames(done.stdout) if "id" in message and "method" not in message]
     assert [answer["id"] for answer in answers] == [1, 2]
     assert answers[0]["result"] == early.computed_capabilities({}, debug=False)
     assert b"snapshot is stale" not in done.stderr

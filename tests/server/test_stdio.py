@@ -17,6 +17,7 @@ import pytest
 
 from lsp_server.server import early
 from lsp_server.server.stdio import ChunkedReader, loop_fill, loop_readable, thread_fill
+from tests.support.lsp_frames import read_frames
 
 
 def _frame(message: dict[str, Any]) -> bytes:
@@ -150,13 +151,7 @@ def test_early_reading_leaves_nothing_in_stdins_own_buffer() -> None:
 
 
 def _answers(out: bytes) -> list[Any]:
-    found = []
-    while out:
-        header, _, rest = out.partition(b"\r\n\r\n")
-        length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
-        found.append(json.loads(rest[:length]))
-        out = rest[length:]
-    return [message["id"] for message in found if "id" in message and "method" not in message]
+    return [message["id"] for message in read_frames(out) if "id" in message and "method" not in message]
 
 
 SESSION: list[dict[str, Any]] = [
